@@ -1,0 +1,3 @@
+from aai_gateway.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""Semantic checks shared by the dialects. Each takes a value and its JSON pointer, returns problems."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema_rs
+
+from ..errors import Problem, json_pointer
+from .platforms import ExecutionType, Platform, allowed_execution_types, fits_platform
+from .semver import parse_version
+
+APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
+PATH_PLACEHOLDER = re.compile(r"(?<!\$)\{([^{}]*)\}")
+PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$")
+DRAFT7_URIS = frozenset({"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"})
+
+_DRAFT7_META = jsonschema_rs.Draft7Validator({"$ref": "http://json-schema.org/draft-07/schema#"})
+
+
+def check_app_id(app_id: str, pointer: str) -> Iterator[Problem]:
+    if not APP_ID.match(app_id):
+        yield Problem(
+            pointer,
+            f"app id {app_id!r} is not usable: use reverse-DNS letters, digits, '.', '-' or '_' "
+            "(for example 'com.example.mail'), at most 128 characters",
+        )
+
+
+def check_version(text: str, pointer: str, *, allow_two_part: bool) -> Iterator[Problem]:
+    if parse_version(text, allow_two_part=allow_two_part) is None:
+        form = "MAJOR.MINOR.PATCH or MAJOR.MINOR" if allow_two_part else "MAJOR.MINOR.PATCH"
+        yield Problem(pointer, f"version {text!r} is not a semantic version; write it as {form}, e.g. '1.0.0'")
+
+
+def check_tool_names(named: Iterable[tuple[str, str]]) -> Iterator[Problem]:
+    """`named` holds (tool name, pointer of the tool object) in file order."""
+    first_seen: dict[str, str] = {}
+    for name, tool_pointer in named:
+        pointer = f"{tool_pointer}/name"
+        if not TOOL_NAME.match(name):
+            yield Problem(
+                pointer,
+                f"tool name {name!r} must start with a letter or '_' and use only letters, digits, "
+                "'_', '-' or '.', at most 64 characters",
+            )
+        if name in first_seen:
+            yield Problem(pointer, f"duplicate tool name {name!r} (first defined at {first_seen[name]})")
+        else:
+            first_seen[name] = tool_pointer
+
+
+def _refuse_remote(uri: str) -> Any:
+    raise ValueError(f"remote reference {uri!r} is not allowed; inline it or use a local '#/definitions/...'")
+
+
+def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) -> list[Problem]:
+    """`schema` must be a valid JSON Schema Draft-07 document (and describe an object if asked)."""
+    if not isinstance(schema, dict):
+        return [Problem(pointer, f"{what} must be a JSON Schema object, not {type(schema).__name__}")]
+    declared = schema.get("$schema")
+    if declared is not None and declared not in DRAFT7_URIS:
+        return [
+            Problem(
+                json_pointer_join(pointer, "$schema"),
+                f"{what} declare $schema {declared!r}; AAI schemas are JSON Schema Draft-07 "
+                "(remove $schema or use 'http://json-schema.org/draft-07/schema#')",
+            )
+        ]
+    problems = [
+        Problem(json_pointer_join(pointer, *error.instance_path), _meta_message(error, what))
+        for error in _DRAFT7_META.iter_errors(schema)
+    ]
+    if problems:
+        return problems
+    try:
+        jsonschema_rs.Draft7Validator(schema, retriever=_refuse_remote)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        text = str(exc)
+        reason = text[text.index("remote reference") :] if "remote reference" in text else text.splitlines()[0]
+        return [Problem(pointer, f"{what} cannot be used as a schema: {reason}")]
+    if must_be_object and schema.get("type", "object") != "object":
+        problems.append(
+            Problem(
+                json_pointer_join(pointer, "type"),
+                f"{what} must describe an object (\"type\": \"object\") because arguments are passed by name",
+            )
+        )
+    return problems
+
+
+def _meta_message(error: Any, what: str) -> str:
+    path = list(error.schema_path)
+    if path[-2:] == ["type", "anyOf"] or path[-3:-1] == ["type", "anyOf"]:
+        return (
+            f"not a JSON Schema type: {error.instance!r}; expected one of array, boolean, integer, "
+            "null, number, object, string"
+        )
+    return f"invalid in {what}: {error.message}"
+
+
+def json_pointer_join(pointer: str, *tokens: str | int) -> str:
+    return pointer + json_pointer(*tokens)
+
+
+def property_names(parameters: dict[str, Any]) -> set[str] | None:
+    """Declared top-level parameter names, or None when the schema lists none (free-form)."""
+    properties = parameters.get("properties")
+    return set(properties) if isinstance(properties, dict) else None
+
+
+def template_strings(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """Every string inside a JSON template, with its pointer (keys are not templates)."""
+    if isinstance(value, str):
+        yield value, pointer
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from template_strings(item, json_pointer_join(pointer, key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from template_strings(item, json_pointer_join(pointer, index))
+
+
+def check_placeholders(
+    template: Any, pointer: str, known: set[str] | None, *, path_style: bool = False
+) -> Iterator[Problem]:
+    """`${name}` (and `{name}` in URL paths) must name a declared parameter."""
+    for text, where in template_strings(template, pointer):
+        names = [m.group(1) for m in PLACEHOLDER.finditer(text)]
+        if path_style:
+            names += [m.group(1) for m in PATH_PLACEHOLDER.finditer(text)]
+        for name in names:
+            if not PLACEHOLDER_NAME.match(name):
+                yield Problem(where, f"placeholder {{{name}}} is not a parameter name")
+                continue
+            top = name.split(".", 1)[0]
+            if known is not None and top not in known:
+                listed = ", ".join(sorted(known)) or "none"
+                yield Problem(where, f"placeholder for {top!r} names no declared parameter (declared: {listed})")
+
+
+def check_url(url: str, pointer: str, *, what: str) -> Iterator[Problem]:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        yield Problem(pointer, f"{what} {url!r} must be an absolute http:// or https:// URL")
+    elif parts.username or parts.password:
+        yield Problem(pointer, f"{what} must not carry credentials in the URL; use the auth section")
+
+
+def check_headers(headers: dict[str, str], pointer: str) -> Iterator[Problem]:
+    for name, value in headers.items():
+        where = json_pointer_join(pointer, name)
+        if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+            yield Problem(where, f"header name {name!r} is not a valid HTTP header name")
+        if any(c in value for c in "\r\n\0"):
+            yield Problem(where, "header value contains CR, LF or NUL, which would split the request")
+
+
+def check_fits(execution: ExecutionType, platform: Platform, pointer: str) -> Iterator[Problem]:
+    if not fits_platform(execution, platform):
+        allowed = ", ".join(sorted(t.value for t in allowed_execution_types(platform)))
+        yield Problem(
+            pointer,
+            f"execution type {execution.value!r} cannot run on platform {platform!r} (allowed there: {allowed})",
+        )
+
+
+def check_positive(value: float | None, pointer: str, *, what: str) -> Iterator[Problem]:
+    if value is not None and value <= 0:
+        yield Problem(pointer, f"{what} must be a positive number, not {value}")
+
+
+_BUS_NAME = re.compile(r"^(?=.{1,255}$)[A-Za-z_-][A-Za-z0-9_-]*(?:\.[A-Za-z_-][A-Za-z0-9_-]*)+$")
+_INTERFACE = re.compile(r"^(?=.{1,255}$)[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+_OBJECT_PATH = re.compile(r"^/(?:[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)*)?$")
+_MEMBER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
+
+
+def check_dbus_names(
+    service: str | None, object_path: str | None, interface: str | None, pointer: str, *, keys: tuple[str, str, str] = (
+        "service",
+        "objectPath",
+        "interface",
+    )
+) -> Iterator[Problem]:
+    for value, key, pattern, what in (
+        (service, keys[0], _BUS_NAME, "a DBus bus name like 'org.example.Mail'"),
+        (object_path, keys[1], _OBJECT_PATH, "a DBus object path like '/org/example/Mail'"),
+        (interface, keys[2], _INTERFACE, "a DBus interface name like 'org.example.Mail'"),
+    ):
+        if value is not None and not pattern.match(value):
+            yield Problem(json_pointer_join(pointer, key), f"{value!r} is not {what}")
+
+
+def check_dbus_member(method: str, pointer: str) -> Iterator[Problem]:
+    if not _MEMBER.match(method):
+        yield Problem(pointer, f"{method!r} is not a DBus method name (letters, digits and '_')")

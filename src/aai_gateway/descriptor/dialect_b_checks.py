@@ -1,0 +1,135 @@
+"""Semantic checks for dialect B: every platform section is checked, not only the host's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..errors import Problem, json_pointer
+from . import checks
+from .dialect_b import (
+    BAndroidTool,
+    BAuth,
+    BComAction,
+    BDescriptor,
+    BIos,
+    BIosTool,
+    BLinux,
+    BLinuxTool,
+    BMacosTool,
+    BTool,
+    BWeb,
+    BWebTool,
+    BWindowsTool,
+    PlatformSectionRaw,
+    present_sections,
+)
+
+
+def check(doc: BDescriptor) -> Iterator[Problem]:
+    yield from checks.check_app_id(doc.app_id, "/appId")
+    yield from checks.check_version(doc.version, "/version", allow_two_part=True)
+    sections = present_sections(doc)
+    if not sections:
+        yield Problem("/platforms", "platforms declares no platform; add at least one of macos, windows, linux, web")
+    for platform, section in sections:
+        yield from _check_section(section, json_pointer("platforms", platform))
+
+
+def _check_section(section: PlatformSectionRaw, pointer: str) -> Iterator[Problem]:
+    tools: list[BTool] = list(section.tools)
+    yield from checks.check_tool_names((t.name, f"{pointer}/tools/{i}") for i, t in enumerate(tools))
+    if isinstance(section, BLinux):
+        yield from checks.check_dbus_names(
+            section.service, section.object, section.interface, pointer, keys=("service", "object", "interface")
+        )
+    if isinstance(section, BWeb):
+        yield from checks.check_url(section.base_url, f"{pointer}/base_url", what="base_url")
+        yield from checks.check_headers(section.default_headers or {}, f"{pointer}/default_headers")
+        if section.auth is not None:
+            yield from _check_auth(section.auth, f"{pointer}/auth")
+    for index, tool in enumerate(tools):
+        yield from _check_tool(section, tool, f"{pointer}/tools/{index}")
+
+
+def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
+    if auth.type == "oauth2":
+        for key in ("auth_url", "token_url"):
+            url = getattr(auth, key)
+            if url is None:
+                yield Problem(f"{pointer}/{key}", f"auth type 'oauth2' needs {key}")
+            else:
+                yield from checks.check_url(url, f"{pointer}/{key}", what=key)
+    elif auth.type == "api_key" and auth.key_name is None:
+        yield Problem(f"{pointer}/key_name", "auth type 'api_key' needs key_name (the header or query parameter name)")
+    ignored = {
+        "oauth2": ("env_var", "key_name", "key_placement"),
+        "api_key": ("auth_url", "token_url", "scopes"),
+        "bearer": ("auth_url", "token_url", "scopes", "key_name", "key_placement"),
+    }[auth.type]
+    for key in ignored:
+        if getattr(auth, key) is not None:
+            yield Problem(f"{pointer}/{key}", f"{key} is ignored for auth type {auth.type!r}", "warning")
+
+
+def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Iterator[Problem]:
+    if not tool.description:
+        yield Problem(f"{pointer}/description", "tool has no description; agents choose tools by it", "warning")
+    yield from checks.check_schema(tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True)
+    if tool.returns is not None:
+        yield from checks.check_schema(tool.returns, f"{pointer}/returns", what="returns", must_be_object=False)
+    yield from checks.check_positive(tool.timeout, f"{pointer}/timeout", what="timeout")
+    templates: list[tuple[object, str]] = []
+    if isinstance(tool, BMacosTool):
+        templates.append((tool.script, "script"))
+    elif isinstance(tool, BWindowsTool):
+        yield from _check_com_actions(tool.script, f"{pointer}/script")
+        for i, action in enumerate(tool.script):
+            templates += [(action.value, f"script/{i}/value"), (action.args, f"script/{i}/args")]
+    elif isinstance(tool, BLinuxTool):
+        yield from checks.check_dbus_member(tool.method, f"{pointer}/method")
+    elif isinstance(tool, BAndroidTool):
+        templates.append((tool.extras, "extras"))
+        if tool.result_type == "content_provider" and not tool.result_uri:
+            yield Problem(f"{pointer}/result_uri", "result_type 'content_provider' needs result_uri")
+    elif isinstance(tool, BIosTool):
+        templates.append((tool.url_template, "url_template"))
+        if isinstance(section, BIos) and not tool.url_template.lower().startswith(section.scheme.lower() + ":"):
+            yield Problem(f"{pointer}/url_template", f"url_template does not use the scheme {section.scheme!r}", "warning")
+        if tool.result_type == "app_group" and not tool.app_group_id:
+            yield Problem(f"{pointer}/app_group_id", "result_type 'app_group' needs app_group_id")
+    elif isinstance(tool, BWebTool):
+        templates += [(tool.body, "body"), (tool.query_params, "query_params"), (tool.headers, "headers")]
+        yield from checks.check_headers(tool.headers or {}, f"{pointer}/headers")
+        yield from checks.check_placeholders(
+            tool.endpoint, f"{pointer}/endpoint", checks.property_names(tool.parameters), path_style=True
+        )
+    known = checks.property_names(tool.parameters)
+    for template, key in templates:
+        if template is not None:
+            yield from checks.check_placeholders(template, f"{pointer}/{key}", known)
+
+
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "create": ("var", "progid"),
+    "call": ("object", "method"),
+    "set": ("object", "property"),
+    "get": ("object", "property"),
+    "return": (),
+}
+
+
+def _check_com_actions(actions: list[BComAction], pointer: str) -> Iterator[Problem]:
+    """Each action has the fields its kind needs, and only uses variables set by earlier actions."""
+    defined: set[str] = set()
+    for index, action in enumerate(actions):
+        where = f"{pointer}/{index}"
+        for key in _NEEDS[action.action]:
+            if getattr(action, key) is None:
+                yield Problem(f"{where}/{key}", f"a {action.action!r} action needs {key}")
+        if action.action == "set" and "value" not in action.model_fields_set:
+            yield Problem(f"{where}/value", "a 'set' action needs value")
+        if action.object is not None and action.object not in defined:
+            known = ", ".join(sorted(defined)) or "none yet"
+            yield Problem(f"{where}/object", f"object {action.object!r} is used before an action stores it (defined: {known})")
+        if action.var is not None:
+            defined.add(action.var)

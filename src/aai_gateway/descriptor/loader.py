@@ -1,0 +1,185 @@
+"""Text in, canonical descriptor (or every problem with its pointer) out. No I/O here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import DescriptorError, Problem, json_pointer
+from . import dialect_a, dialect_b, dialect_b_checks, dialect_c
+from .model import AppDescriptor, Dialect, Source
+from .platforms import Platform, host_platform
+from .raw import problems_from_validation, unknown_field_warnings
+
+MAX_DESCRIPTOR_BYTES = 4 * 1024 * 1024
+MAX_NESTING = 64
+
+
+@dataclass
+class LoadResult:
+    descriptor: AppDescriptor | None
+    problems: list[Problem] = field(default_factory=list)
+    dialect: Dialect | None = None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+@dataclass(frozen=True)
+class _DialectSpec:
+    model: type[BaseModel]
+    check: Callable[[Any], Iterator[Problem]]
+    normalize: Callable[[Any, Source, Platform], AppDescriptor]
+
+
+_DIALECTS: dict[Dialect, _DialectSpec] = {
+    "A": _DialectSpec(dialect_a.ADescriptor, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)),
+    "B": _DialectSpec(dialect_b.BDescriptor, dialect_b_checks.check, dialect_b.normalize),
+    "C": _DialectSpec(dialect_c.CDescriptor, dialect_c.check, lambda d, s, _h: dialect_c.normalize(d, s)),
+}
+
+
+def detect_dialect(document: dict[str, Any]) -> Dialect | None:
+    if "appId" in document or "platforms" in document:
+        return "B"
+    if "schemaVersion" in document:
+        return "C"
+    if "schema_version" in document:
+        return "A"
+    return None
+
+
+def load_text(data: str | bytes, source: Source, host: Platform | None = None) -> LoadResult:
+    """Parse, validate and normalize one aai.json. Never raises for bad input."""
+    document, problems = parse_json(data)
+    if document is None:
+        return LoadResult(None, problems)
+    return load_document(document, source, host)
+
+
+def load_document(document: Any, source: Source, host: Platform | None = None) -> LoadResult:
+    if not isinstance(document, dict):
+        return LoadResult(None, [Problem("", f"an aai.json must be a JSON object, not {_json_kind(document)}")])
+    dialect = detect_dialect(document)
+    if dialect is None:
+        return LoadResult(
+            None,
+            [
+                Problem(
+                    "",
+                    "cannot tell which aai.json dialect this is: expected 'schemaVersion' (camelCase dialect), "
+                    "'appId' with 'platforms' (multi-platform dialect), or 'schema_version' with 'app' and "
+                    "'platform' (snake_case dialect); run `aai-gateway schema` for the recommended format",
+                )
+            ],
+        )
+    spec = _DIALECTS[dialect]
+    try:
+        raw = spec.model.model_validate(document)
+    except ValidationError as exc:
+        return LoadResult(None, problems_from_validation(exc), dialect)
+    problems = list(unknown_field_warnings(raw))
+    problems += spec.check(raw)
+    if any(p.severity == "error" for p in problems):
+        return LoadResult(None, problems, dialect)
+    try:
+        descriptor = spec.normalize(raw, source, host or host_platform())
+    except ValidationError as exc:  # a check let through something the canonical model refuses
+        return LoadResult(None, [*problems, *problems_from_validation(exc)], dialect)
+    return LoadResult(descriptor, problems, dialect)
+
+
+def load_descriptor(data: str | bytes, source: Source, host: Platform | None = None) -> AppDescriptor:
+    """Like `load_text`, but raises `DescriptorError` with every problem when the file is unusable."""
+    result = load_text(data, source, host)
+    if result.descriptor is None:
+        raise DescriptorError(source.location, result.problems)
+    return result.descriptor
+
+
+def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
+    if isinstance(data, bytes):
+        if len(data) > MAX_DESCRIPTOR_BYTES:
+            return None, [Problem("", f"file is {len(data)} bytes; descriptors are limited to {MAX_DESCRIPTOR_BYTES}")]
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            return None, [Problem("", f"file is not UTF-8 text (byte {exc.start}: {exc.reason})")]
+    else:
+        text = data.removeprefix("\ufeff")
+    duplicates: list[tuple[int, str]] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                duplicates.append((id(result), key))
+            result[key] = value
+        return result
+
+    try:
+        document = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        return None, [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+    except ValueError as exc:
+        return None, [Problem("", f"invalid JSON: {exc}")]
+    except RecursionError:
+        return None, [Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")]
+    if _depth_exceeds(document, MAX_NESTING):
+        return None, [Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")]
+    if duplicates:
+        where = _pointers_by_id(document)
+        return None, [
+            Problem(json_pointer_of(where.get(obj_id, ()), key), f"key {key!r} appears more than once in this object")
+            for obj_id, key in duplicates
+        ]
+    return document, []
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _depth_exceeds(document: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return False
+
+
+def _pointers_by_id(document: Any) -> dict[int, tuple[str | int, ...]]:
+    found: dict[int, tuple[str | int, ...]] = {}
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            found[id(value)] = path
+            stack.extend((v, (*path, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+    return found
+
+
+def json_pointer_of(path: tuple[str | int, ...], key: str) -> str:
+    return json_pointer(*path, key)
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), "null"
+    )

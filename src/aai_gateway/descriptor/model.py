@@ -1,0 +1,292 @@
+"""The canonical descriptor: what every dialect normalizes into and every later layer reads.
+
+A tool carries two parts of its execution binding: the `channel` (how to reach the app: base
+URL, command, bus name...; shared by the tools of one platform section) and the `call` (what
+this one tool sends: HTTP path, script template, DBus method...). Timeouts are milliseconds.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .names import LocalizedName
+from .platforms import ExecutionType, Platform
+
+JsonObject = dict[str, Any]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- auth
+
+
+class Instructions(_Model):
+    short: str
+    detailed: str | None = None
+    help_url: str | None = None
+    screenshot_url: str | None = None
+
+
+class OAuth2Auth(_Model):
+    type: Literal["oauth2"] = "oauth2"
+    authorization_endpoint: str
+    token_endpoint: str
+    scopes: tuple[str, ...] = ()
+    pkce_method: Literal["S256"] | None = None
+    token_placement: Literal["header", "query"] = "header"
+    token_prefix: str = "Bearer"
+    instructions: Instructions | None = None
+
+
+class ApiKeyAuth(_Model):
+    type: Literal["apiKey"] = "apiKey"
+    location: Literal["header", "query"] = "header"
+    name: str = "Authorization"
+    prefix: str | None = None
+    obtain_url: str | None = None
+    instructions: Instructions | None = None
+    env_var: str | None = None
+    declared_type: str = "apiKey"
+
+
+class AppCredentialAuth(_Model):
+    type: Literal["appCredential"] = "appCredential"
+    token_endpoint: str
+    token_type: Literal["tenantAccessToken", "appAccessToken", "userAccessToken"]
+    expires_in: int = 7200
+    instructions: Instructions | None = None
+
+
+class CookieAuth(_Model):
+    type: Literal["cookie"] = "cookie"
+    login_url: str
+    required_cookies: tuple[str, ...]
+    domain: str
+    instructions: Instructions | None = None
+
+
+Auth = Annotated[OAuth2Auth | ApiKeyAuth | AppCredentialAuth | CookieAuth, Field(discriminator="type")]
+
+
+# --------------------------------------------------------------------------- channels
+
+
+class HttpChannel(_Model):
+    type: Literal[ExecutionType.HTTP] = ExecutionType.HTTP
+    base_url: str
+    default_headers: dict[str, str] = {}
+    auth: Auth | None = None
+    timeout_ms: int | None = None
+
+
+class StdioChannel(_Model):
+    type: Literal[ExecutionType.STDIO] = ExecutionType.STDIO
+    command: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = {}
+    timeout_ms: int | None = None
+
+
+class AcpChannel(_Model):
+    type: Literal[ExecutionType.ACP] = ExecutionType.ACP
+    command: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = {}
+    timeout_ms: int | None = None
+
+
+class AppleEventsChannel(_Model):
+    type: Literal[ExecutionType.APPLE_EVENTS] = ExecutionType.APPLE_EVENTS
+    bundle_id: str
+    event_class: str = "AAI "
+    event_id: str = "call"
+    timeout_ms: int | None = None
+
+
+class ScriptChannel(_Model):
+    """macOS AppleScript or JXA templates (dialect B)."""
+
+    type: Literal[ExecutionType.APPLESCRIPT, ExecutionType.JXA]
+    timeout_ms: int | None = None
+
+
+class DbusChannel(_Model):
+    type: Literal[ExecutionType.DBUS] = ExecutionType.DBUS
+    service: str
+    object_path: str
+    interface: str
+    bus: Literal["session", "system"] = "session"
+    timeout_ms: int | None = None
+
+
+class ComChannel(_Model):
+    type: Literal[ExecutionType.COM] = ExecutionType.COM
+    prog_id: str | None = None
+    timeout_ms: int | None = None
+
+
+class IntentChannel(_Model):
+    type: Literal[ExecutionType.INTENT] = ExecutionType.INTENT
+    package: str
+    timeout_ms: int | None = None
+
+
+class UrlSchemeChannel(_Model):
+    type: Literal[ExecutionType.URL_SCHEME] = ExecutionType.URL_SCHEME
+    scheme: str
+    timeout_ms: int | None = None
+
+
+Channel = Annotated[
+    HttpChannel
+    | StdioChannel
+    | AcpChannel
+    | AppleEventsChannel
+    | ScriptChannel
+    | DbusChannel
+    | ComChannel
+    | IntentChannel
+    | UrlSchemeChannel,
+    Field(discriminator="type"),
+]
+
+
+# --------------------------------------------------------------------------- per-tool calls
+
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+class HttpCall(_Model):
+    kind: Literal["http"] = "http"
+    path: str | None = None
+    method: HttpMethod | None = None
+    headers: dict[str, str] = {}
+    body: Any = None
+    query_params: JsonObject = {}
+    output_parser: Literal["json", "text"] | None = None
+
+
+class ScriptCall(_Model):
+    kind: Literal["script"] = "script"
+    script: str
+    output_parser: Literal["result as text", "result as record"] | None = None
+
+
+class ComAction(_Model):
+    action: Literal["create", "call", "set", "get", "return"]
+    var: str | None = None
+    object: str | None = None
+    progid: str | None = None
+    method: str | None = None
+    property: str | None = None
+    value: Any = None
+    args: tuple[Any, ...] = ()
+
+
+class ComCall(_Model):
+    kind: Literal["com"] = "com"
+    actions: tuple[ComAction, ...]
+    output_parser: Literal["last_result"] | None = None
+
+
+class DbusCall(_Model):
+    kind: Literal["dbus"] = "dbus"
+    method: str
+    output_parser: Literal["json", "string"] | None = None
+
+
+class IntentCall(_Model):
+    kind: Literal["intent"] = "intent"
+    action: str
+    extras: JsonObject = {}
+    result_type: Literal["content_provider", "broadcast"] | None = None
+    result_uri: str | None = None
+
+
+class UrlSchemeCall(_Model):
+    kind: Literal["url_scheme"] = "url_scheme"
+    url_template: str
+    result_type: Literal["app_group", "clipboard"] | None = None
+    app_group_id: str | None = None
+
+
+Call = Annotated[
+    HttpCall | ScriptCall | ComCall | DbusCall | IntentCall | UrlSchemeCall,
+    Field(discriminator="kind"),
+]
+
+
+# --------------------------------------------------------------------------- tools and apps
+
+
+class Tool(_Model):
+    name: str
+    description: str = ""
+    parameters: JsonObject
+    returns: JsonObject | None = None
+    platform: Platform
+    channel: Channel
+    call: Call | None = None
+    timeout_ms: int | None = None
+
+    @property
+    def execution_type(self) -> ExecutionType:
+        return self.channel.type
+
+    @property
+    def effective_timeout_ms(self) -> int | None:
+        return self.timeout_ms if self.timeout_ms is not None else self.channel.timeout_ms
+
+
+class PlatformSection(_Model):
+    """Everything one platform of a descriptor declares (dialects A and C have exactly one)."""
+
+    platform: Platform
+    declared_type: str
+    channel: Channel
+    tools: tuple[Tool, ...]
+
+
+class Source(_Model):
+    kind: Literal["file", "web", "bundled", "inline"]
+    location: str
+    origin: str | None = None
+
+    def describe(self) -> str:
+        return self.location
+
+
+Dialect = Literal["A", "B", "C"]
+
+
+class AppDescriptor(_Model):
+    dialect: Dialect
+    schema_version: str
+    version: str
+    declared_version: str
+    id: str
+    names: LocalizedName
+    description: str
+    aliases: tuple[str, ...] = ()
+    sections: tuple[PlatformSection, ...]
+    platform: Platform | None
+    tools: tuple[Tool, ...]
+    source: Source
+
+    @property
+    def declared_platforms(self) -> tuple[Platform, ...]:
+        return tuple(s.platform for s in self.sections)
+
+    @property
+    def execution_types(self) -> tuple[ExecutionType, ...]:
+        return tuple(dict.fromkeys(t.execution_type for t in self.tools))
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def section(self, platform: Platform) -> PlatformSection | None:
+        return next((s for s in self.sections if s.platform == platform), None)

@@ -1,0 +1,122 @@
+"""Shared machinery for the per-dialect raw models: strict parsing into problems with pointers.
+
+Raw models mirror a dialect's field tables exactly. They are strict (no "1" → 1 coercion) and
+keep unknown fields, which become warnings ("did you mean ...?") rather than silent drops.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from ..errors import Problem, json_pointer
+
+
+class RawModel(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+
+class CamelRawModel(RawModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_alias=True,
+        validate_by_name=False,
+        serialize_by_alias=True,
+    )
+
+
+_JSON_TYPE_NAMES: dict[type, str] = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    list: "an array",
+    dict: "an object",
+    type(None): "null",
+}
+
+_EXPECTED: dict[str, str] = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "bool_type": "a boolean",
+    "list_type": "an array",
+    "tuple_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def describe_json(value: Any) -> str:
+    kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
+    if isinstance(value, str | int | float | bool) and not isinstance(value, dict | list):
+        shown = json.dumps(value, ensure_ascii=False)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return f"{kind} ({shown})"
+    return kind
+
+
+def _field_label(loc: tuple[str | int, ...]) -> str:
+    tail = [str(p) for p in loc if isinstance(p, str)][-2:]
+    if tail[-1:] == ["type"] and tail[:1] in (["execution"], ["auth"]):
+        return f"{tail[0]} type"
+    if tail[-1:] == ["automation"]:
+        return "automation type"
+    return f"'{tail[-1]}'" if tail else "value"
+
+
+def problems_from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[Problem]:
+    problems: list[Problem] = []
+    for item in error.errors(include_url=False):
+        loc = tuple(p for p in item["loc"] if isinstance(p, str | int))
+        pointer = json_pointer(*prefix, *loc)
+        kind = item["type"]
+        given = item.get("input")
+        if kind == "missing":
+            message = f"required field {_field_label(loc)} is missing"
+        elif kind in _EXPECTED:
+            message = f"{_field_label(loc)} must be {_EXPECTED[kind]}, not {describe_json(given)}"
+        elif kind == "literal_error":
+            expected = item.get("ctx", {}).get("expected", "")
+            message = f"unknown {_field_label(loc)} {json.dumps(given, ensure_ascii=False)}; expected {expected}"
+        elif kind in ("too_short", "string_too_short"):
+            message = f"{_field_label(loc)} must not be empty"
+        else:
+            message = item["msg"]
+        problems.append(Problem(pointer, message))
+    return problems
+
+
+ALLOWED_EXTRA_KEYS = frozenset({"$schema", "$comment"})
+
+
+def unknown_field_warnings(model: BaseModel, prefix: tuple[str | int, ...] = ()) -> Iterator[Problem]:
+    """Warn about fields a raw model does not know, recursively, with a spelling suggestion."""
+    known = [info.alias or name for name, info in type(model).model_fields.items()]
+    for key in model.model_extra or {}:
+        if key in ALLOWED_EXTRA_KEYS or key.startswith("x-"):
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
+        yield Problem(json_pointer(*prefix, key), f"unknown field '{key}' is ignored{hint}", "warning")
+    for name, info in type(model).model_fields.items():
+        yield from _walk(getattr(model, name), (*prefix, info.alias or name))
+
+
+def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[Problem]:
+    if isinstance(value, BaseModel):
+        yield from unknown_field_warnings(value, prefix)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _walk(item, (*prefix, index))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, BaseModel):
+                yield from unknown_field_warnings(item, (*prefix, key))

@@ -1,0 +1,89 @@
+"""The JSON Schema of the recommended dialect (C), for editors (`aai-gateway schema`).
+
+Generated from the same raw model the gateway validates with, then tightened for editors:
+unknown properties are flagged (the gateway warns about them), each execution type's required
+settings are spelled out, and tool parameters are checked against the Draft-07 meta-schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dialect_c import CDescriptor
+
+SCHEMA_ID = "https://aai-gateway.dev/schema/aai.schema.json"
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+_REQUIRED_BY_TYPE: dict[str, list[str]] = {
+    "http": ["baseUrl"],
+    "stdio": ["command"],
+    "acp": ["start"],
+    "com": ["progId"],
+}
+_AUTH_SETTINGS = {"oauth2": "oauth2", "apiKey": "apiKey", "appCredential": "appCredential", "cookie": "cookie"}
+_DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("CDescriptor", "schemaVersion"): 'AAI spec version, "1.0".',
+    ("CDescriptor", "version"): "Descriptor version (semver MAJOR.MINOR.PATCH); see `aai-gateway diff`.",
+    ("CDescriptor", "platform"): "Target platform of this file.",
+    ("CApp", "id"): "Reverse-DNS identifier, e.g. com.example.mail.",
+    ("CApp", "name"): "Names by BCP 47 tag, e.g. {\"en\": \"Mail\", \"zh-CN\": \"邮件\"}.",
+    ("CApp", "defaultLang"): "Tag of the default name; must be a key of name.",
+    ("CApp", "description"): "One English sentence for agents.",
+    ("CApp", "aliases"): "Extra keywords agents match user intent against.",
+    ("CExecution", "timeout"): "Execution timeout in milliseconds.",
+    ("CExecution", "bus"): "DBus bus: session (default) or system.",
+    ("CTool", "parameters"): "JSON Schema Draft-07 of the arguments (an object schema).",
+    ("CTool", "returns"): "JSON Schema Draft-07 of the result.",
+    ("CToolExecution", "path"): "URL path appended to baseUrl; {param} placeholders are URL-encoded.",
+}
+
+
+def descriptor_json_schema() -> dict[str, Any]:
+    schema = CDescriptor.model_json_schema(by_alias=True, ref_template="#/definitions/{model}")
+    definitions: dict[str, Any] = schema.pop("$defs", {})
+    definitions["CDescriptor"] = schema
+    for name, definition in definitions.items():
+        _tighten(name, definition)
+    _require_type_settings(definitions["CExecution"])
+    _require_auth_settings(definitions["CAuth"])
+    for key in ("parameters", "returns"):
+        definitions["CTool"]["properties"][key] = {
+            "$ref": DRAFT7,
+            "description": _DESCRIPTIONS[("CTool", key)],
+        }
+    root = definitions.pop("CDescriptor")
+    return {
+        "$schema": DRAFT7,
+        "$id": SCHEMA_ID,
+        "title": "aai.json (AAI descriptor, camelCase dialect)",
+        "description": "Describes one application's tools for AAI gateways.",
+        **{k: v for k, v in root.items() if k != "title"},
+        "definitions": definitions,
+    }
+
+
+def _tighten(name: str, definition: dict[str, Any]) -> None:
+    definition.pop("title", None)
+    if definition.get("type") == "object" and "properties" in definition:
+        definition["additionalProperties"] = False
+        definition["patternProperties"] = {"^x-": {}, "^\\$schema$": {"type": "string"}}
+    for prop_name, prop in definition.get("properties", {}).items():
+        prop.pop("title", None)
+        prop.pop("default", None)
+        description = _DESCRIPTIONS.get((name, prop_name))
+        if description:
+            prop["description"] = description
+
+
+def _require_type_settings(execution: dict[str, Any]) -> None:
+    execution["allOf"] = [
+        {"if": {"properties": {"type": {"const": kind}}}, "then": {"required": fields}}
+        for kind, fields in _REQUIRED_BY_TYPE.items()
+    ]
+
+
+def _require_auth_settings(auth: dict[str, Any]) -> None:
+    auth["allOf"] = [
+        {"if": {"properties": {"type": {"const": kind}}}, "then": {"required": [key]}}
+        for kind, key in _AUTH_SETTINGS.items()
+    ]

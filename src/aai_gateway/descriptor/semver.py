@@ -1,0 +1,63 @@
+"""Semantic versions (semver.org 2.0.0): parsing, ordering, and the two-part form dialect B uses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+_TWO_PART = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True)
+class Version:
+    major: int
+    minor: int
+    patch: int
+    prerelease: tuple[str, ...] = ()
+    build: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.prerelease:
+            text += "-" + ".".join(self.prerelease)
+        if self.build:
+            text += "+" + self.build
+        return text
+
+    def _key(self) -> tuple[int, int, int, int, tuple[tuple[int, int | str], ...]]:
+        # A release sorts after its pre-releases; numeric identifiers sort before alphanumeric ones.
+        pre = tuple((0, int(p)) if p.isdigit() else (1, p) for p in self.prerelease)
+        return (self.major, self.minor, self.patch, 0 if self.prerelease else 1, pre)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() < other._key()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
+def parse_version(text: str, *, allow_two_part: bool = False) -> Version | None:
+    """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed)."""
+    match = _SEMVER.match(text)
+    if match:
+        major, minor, patch, pre, build = match.groups()
+        return Version(int(major), int(minor), int(patch), tuple(pre.split(".")) if pre else (), build or "")
+    if allow_two_part:
+        two = _TWO_PART.match(text)
+        if two:
+            return Version(int(two.group(1)), int(two.group(2)), 0)
+    return None

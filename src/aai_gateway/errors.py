@@ -1,0 +1,120 @@
+"""The one error tree of the gateway.
+
+Every error carries an AAI code (see docs/errors.md for the table and where each code is
+produced). Lower layers raise these; only `server/` turns them into MCP results and only
+`cli/` turns them into exit codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+
+class ErrorCode(StrEnum):
+    # protocol
+    INVALID_REQUEST = "INVALID_REQUEST"
+    UNKNOWN_APP = "UNKNOWN_APP"
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    INVALID_PARAMS = "INVALID_PARAMS"
+    # authorization
+    AUTH_REQUIRED = "AUTH_REQUIRED"
+    AUTH_DENIED = "AUTH_DENIED"
+    AUTH_EXPIRED = "AUTH_EXPIRED"
+    AUTH_INVALID = "AUTH_INVALID"
+    CONSENT_REQUIRED = "CONSENT_REQUIRED"
+    CONSENT_DENIED = "CONSENT_DENIED"
+    # execution
+    TIMEOUT = "TIMEOUT"
+    NOT_FOUND = "NOT_FOUND"
+    RATE_LIMITED = "RATE_LIMITED"
+    SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
+    EXECUTION_FAILED = "EXECUTION_FAILED"
+    # internal
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
+
+
+Severity = Literal["error", "warning"]
+
+
+def escape_pointer_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def json_pointer(*tokens: str | int) -> str:
+    """RFC 6901 pointer; the whole document is the empty string."""
+    return "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong (or worth fixing) in one descriptor file."""
+
+    pointer: str
+    message: str
+    severity: Severity = "error"
+    file: str = ""
+
+    def located(self, file: str) -> Problem:
+        return Problem(self.pointer, self.message, self.severity, file)
+
+    def render(self) -> str:
+        where = self.pointer or "/"
+        prefix = f"{self.file}: " if self.file else ""
+        tag = "" if self.severity == "error" else "warning: "
+        return f"{prefix}{where}: {tag}{self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "file": self.file,
+            "pointer": self.pointer,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+class AaiError(Exception):
+    """Base of every error the gateway reports to a caller."""
+
+    code: ErrorCode = ErrorCode.INTERNAL_ERROR
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data: dict[str, Any] = dict(data or {})
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_payload(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {"code": self.code.value, "message": self.message}
+        if self.data:
+            payload["data"] = self.data
+        return {"error": payload}
+
+
+class DescriptorError(AaiError):
+    """A descriptor file that cannot be used; carries every problem found in it."""
+
+    def __init__(self, file: str, problems: list[Problem]) -> None:
+        self.file = file
+        self.problems = [p if p.file else p.located(file) for p in problems]
+        errors = [p for p in self.problems if p.severity == "error"]
+        first = errors[0].render() if errors else f"{file}: invalid descriptor"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(
+            message=f"invalid aai.json: {first}{more}",
+            data={"file": file, "problems": [p.as_dict() for p in self.problems]},
+            code=ErrorCode.INVALID_REQUEST,
+        )
+
+
+class UsageError(AaiError):
+    """The user asked for something that cannot be done as asked (bad CLI input, bad file)."""
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message=message, data=data, code=ErrorCode.INVALID_REQUEST)
