@@ -80,7 +80,9 @@ class AaiError(Exception):
 
     code: ErrorCode = ErrorCode.INTERNAL_ERROR
 
-    def __init__(self, message: str, data: dict[str, Any] | None = None, code: ErrorCode | None = None) -> None:
+    def __init__(
+        self, message: str, data: dict[str, Any] | None = None, code: ErrorCode | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.data: dict[str, Any] = dict(data or {})

@@ -35,7 +35,9 @@ def check_app_id(app_id: str, pointer: str) -> Iterator[Problem]:
 def check_version(text: str, pointer: str, *, allow_two_part: bool) -> Iterator[Problem]:
     if parse_version(text, allow_two_part=allow_two_part) is None:
         form = "MAJOR.MINOR.PATCH or MAJOR.MINOR" if allow_two_part else "MAJOR.MINOR.PATCH"
-        yield Problem(pointer, f"version {text!r} is not a semantic version; write it as {form}, e.g. '1.0.0'")
+        yield Problem(
+            pointer, f"version {text!r} is not a semantic version; write it as {form}, e.g. '1.0.0'"
+        )
 
 
 def check_tool_names(named: Iterable[tuple[str, str]]) -> Iterator[Problem]:
@@ -79,19 +81,30 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     if problems:
         return problems
     try:
-        jsonschema_rs.Draft7Validator(schema, retriever=_refuse_remote)
+        if _has_ref(schema):  # only references can fail to resolve once the meta-schema passed
+            jsonschema_rs.Draft7Validator(schema, retriever=_refuse_remote)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         text = str(exc)
-        reason = text[text.index("remote reference") :] if "remote reference" in text else text.splitlines()[0]
+        reason = (
+            text[text.index("remote reference") :] if "remote reference" in text else text.splitlines()[0]
+        )
         return [Problem(pointer, f"{what} cannot be used as a schema: {reason}")]
     if must_be_object and schema.get("type", "object") != "object":
         problems.append(
             Problem(
                 json_pointer_join(pointer, "type"),
-                f"{what} must describe an object (\"type\": \"object\") because arguments are passed by name",
+                f'{what} must describe an object ("type": "object") because arguments are passed by name',
             )
         )
     return problems
+
+
+def _has_ref(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "$ref" in value or any(_has_ref(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_ref(v) for v in value)
+    return False
 
 
 def _meta_message(error: Any, what: str) -> str:
@@ -141,7 +154,9 @@ def check_placeholders(
             top = name.split(".", 1)[0]
             if known is not None and top not in known:
                 listed = ", ".join(sorted(known)) or "none"
-                yield Problem(where, f"placeholder for {top!r} names no declared parameter (declared: {listed})")
+                yield Problem(
+                    where, f"placeholder for {top!r} names no declared parameter (declared: {listed})"
+                )
 
 
 def check_url(url: str, pointer: str, *, what: str) -> Iterator[Problem]:
@@ -166,7 +181,8 @@ def check_fits(execution: ExecutionType, platform: Platform, pointer: str) -> It
         allowed = ", ".join(sorted(t.value for t in allowed_execution_types(platform)))
         yield Problem(
             pointer,
-            f"execution type {execution.value!r} cannot run on platform {platform!r} (allowed there: {allowed})",
+            f"execution type {execution.value!r} cannot run on platform {platform!r} "
+            f"(allowed there: {allowed})",
         )
 
 
@@ -182,11 +198,16 @@ _MEMBER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
 
 
 def check_dbus_names(
-    service: str | None, object_path: str | None, interface: str | None, pointer: str, *, keys: tuple[str, str, str] = (
+    service: str | None,
+    object_path: str | None,
+    interface: str | None,
+    pointer: str,
+    *,
+    keys: tuple[str, str, str] = (
         "service",
         "objectPath",
         "interface",
-    )
+    ),
 ) -> Iterator[Problem]:
     for value, key, pattern, what in (
         (service, keys[0], _BUS_NAME, "a DBus bus name like 'org.example.Mail'"),

@@ -110,7 +110,9 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
     yield from checks.check_version(doc.version, "/version", allow_two_part=False)
     declared = doc.execution.type if doc.execution else None
     if doc.platform == "web" and declared == "ipc":
-        yield Problem("/execution/type", "execution type 'ipc' cannot run on platform 'web' (use 'http' with base_url)")
+        yield Problem(
+            "/execution/type", "execution type 'ipc' cannot run on platform 'web' (use 'http' with base_url)"
+        )
     kind = execution_type(doc)
     if kind == ExecutionType.HTTP:
         base_url = doc.execution.base_url if doc.execution else None
@@ -131,20 +133,32 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
             yield Problem("/auth/oauth2", "auth type 'oauth2' needs its settings object 'oauth2'")
         else:
             yield from checks.check_url(
-                doc.auth.oauth2.authorization_endpoint, "/auth/oauth2/authorization_endpoint", what="authorization_endpoint"
+                doc.auth.oauth2.authorization_endpoint,
+                "/auth/oauth2/authorization_endpoint",
+                what="authorization_endpoint",
             )
-            yield from checks.check_url(doc.auth.oauth2.token_endpoint, "/auth/oauth2/token_endpoint", what="token_endpoint")
+            yield from checks.check_url(
+                doc.auth.oauth2.token_endpoint, "/auth/oauth2/token_endpoint", what="token_endpoint"
+            )
     yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(doc.tools))
     for index, tool in enumerate(doc.tools):
         pointer = json_pointer("tools", index)
         if not tool.description:
-            yield Problem(f"{pointer}/description", "tool has no description; agents choose tools by it", "warning")
-        yield from checks.check_schema(tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True)
+            yield Problem(
+                f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"
+            )
+        yield from checks.check_schema(
+            tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True
+        )
         if tool.returns is not None:
-            yield from checks.check_schema(tool.returns, f"{pointer}/returns", what="returns", must_be_object=False)
+            yield from checks.check_schema(
+                tool.returns, f"{pointer}/returns", what="returns", must_be_object=False
+            )
         if tool.execution is not None:
             if kind != ExecutionType.HTTP:
-                yield Problem(f"{pointer}/execution", "tool execution (path, method, headers) applies to http only")
+                yield Problem(
+                    f"{pointer}/execution", "tool execution (path, method, headers) applies to http only"
+                )
                 continue
             if tool.execution.path is not None:
                 known = checks.property_names(tool.parameters)
@@ -168,7 +182,9 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
             call=(
                 HttpCall(path=t.execution.path, method=t.execution.method, headers=t.execution.headers or {})
                 if t.execution
-                else HttpCall() if channel.type == ExecutionType.HTTP else None
+                else HttpCall()
+                if channel.type == ExecutionType.HTTP
+                else None
             ),
         )
         for t in doc.tools
@@ -205,7 +221,9 @@ def _channel(doc: ADescriptor) -> Channel:
                 scopes=tuple(o.scopes),
                 pkce_method=o.pkce.method if o.pkce else None,
             )
-        return HttpChannel(base_url=doc.execution.base_url, default_headers=doc.execution.default_headers or {}, auth=auth)
+        return HttpChannel(
+            base_url=doc.execution.base_url, default_headers=doc.execution.default_headers or {}, auth=auth
+        )
     if kind == ExecutionType.APPLE_EVENTS:
         return AppleEventsChannel(bundle_id=doc.app.id)
     if kind == ExecutionType.DBUS:

@@ -226,7 +226,9 @@ def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
             platform=platform,
             channel=channel,
             call=_call(t),
-            timeout_ms=int(t.timeout) if isinstance(raw, BAndroid) and t.timeout else seconds_to_ms(t.timeout),
+            timeout_ms=int(t.timeout)
+            if isinstance(raw, BAndroid) and t.timeout
+            else seconds_to_ms(t.timeout),
         )
         for t in raw.tools
     )
@@ -239,7 +241,9 @@ def _channel(raw: PlatformSectionRaw) -> Channel:
     if isinstance(raw, BWindows):
         return ComChannel(prog_id=raw.progid)
     if isinstance(raw, BLinux):
-        return DbusChannel(service=raw.service, object_path=raw.object, interface=raw.interface, bus=raw.bus or "session")
+        return DbusChannel(
+            service=raw.service, object_path=raw.object, interface=raw.interface, bus=raw.bus or "session"
+        )
     if isinstance(raw, BAndroid):
         return IntentChannel(package=raw.package)
     if isinstance(raw, BIos):
@@ -269,10 +273,15 @@ def _call(tool: BTool) -> Call:
         return DbusCall(method=tool.method, output_parser=tool.output_parser)
     if isinstance(tool, BAndroidTool):
         return IntentCall(
-            action=tool.action, extras=tool.extras or {}, result_type=tool.result_type, result_uri=tool.result_uri
+            action=tool.action,
+            extras=tool.extras or {},
+            result_type=tool.result_type,
+            result_uri=tool.result_uri,
         )
     if isinstance(tool, BIosTool):
-        return UrlSchemeCall(url_template=tool.url_template, result_type=tool.result_type, app_group_id=tool.app_group_id)
+        return UrlSchemeCall(
+            url_template=tool.url_template, result_type=tool.result_type, app_group_id=tool.app_group_id
+        )
     assert isinstance(tool, BWebTool)
     return HttpCall(
         path=tool.endpoint,
@@ -309,7 +318,9 @@ def _auth(auth: BAuth | None) -> Auth | None:
     return ApiKeyAuth(
         location=placement,
         name="Authorization" if placement == "header" else "access_token",
-        prefix=(auth.token_prefix if auth.token_prefix is not None else "Bearer") if placement == "header" else None,
+        prefix=(auth.token_prefix if auth.token_prefix is not None else "Bearer")
+        if placement == "header"
+        else None,
         env_var=auth.env_var,
         declared_type="bearer",
     )

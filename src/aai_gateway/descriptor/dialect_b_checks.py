@@ -30,7 +30,9 @@ def check(doc: BDescriptor) -> Iterator[Problem]:
     yield from checks.check_version(doc.version, "/version", allow_two_part=True)
     sections = present_sections(doc)
     if not sections:
-        yield Problem("/platforms", "platforms declares no platform; add at least one of macos, windows, linux, web")
+        yield Problem(
+            "/platforms", "platforms declares no platform; add at least one of macos, windows, linux, web"
+        )
     for platform, section in sections:
         yield from _check_section(section, json_pointer("platforms", platform))
 
@@ -40,7 +42,11 @@ def _check_section(section: PlatformSectionRaw, pointer: str) -> Iterator[Proble
     yield from checks.check_tool_names((t.name, f"{pointer}/tools/{i}") for i, t in enumerate(tools))
     if isinstance(section, BLinux):
         yield from checks.check_dbus_names(
-            section.service, section.object, section.interface, pointer, keys=("service", "object", "interface")
+            section.service,
+            section.object,
+            section.interface,
+            pointer,
+            keys=("service", "object", "interface"),
         )
     if isinstance(section, BWeb):
         yield from checks.check_url(section.base_url, f"{pointer}/base_url", what="base_url")
@@ -60,7 +66,9 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
             else:
                 yield from checks.check_url(url, f"{pointer}/{key}", what=key)
     elif auth.type == "api_key" and auth.key_name is None:
-        yield Problem(f"{pointer}/key_name", "auth type 'api_key' needs key_name (the header or query parameter name)")
+        yield Problem(
+            f"{pointer}/key_name", "auth type 'api_key' needs key_name (the header or query parameter name)"
+        )
     ignored = {
         "oauth2": ("env_var", "key_name", "key_placement"),
         "api_key": ("auth_url", "token_url", "scopes"),
@@ -73,10 +81,16 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
 
 def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Iterator[Problem]:
     if not tool.description:
-        yield Problem(f"{pointer}/description", "tool has no description; agents choose tools by it", "warning")
-    yield from checks.check_schema(tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True)
+        yield Problem(
+            f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"
+        )
+    yield from checks.check_schema(
+        tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True
+    )
     if tool.returns is not None:
-        yield from checks.check_schema(tool.returns, f"{pointer}/returns", what="returns", must_be_object=False)
+        yield from checks.check_schema(
+            tool.returns, f"{pointer}/returns", what="returns", must_be_object=False
+        )
     yield from checks.check_positive(tool.timeout, f"{pointer}/timeout", what="timeout")
     templates: list[tuple[object, str]] = []
     if isinstance(tool, BMacosTool):
@@ -93,8 +107,14 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
             yield Problem(f"{pointer}/result_uri", "result_type 'content_provider' needs result_uri")
     elif isinstance(tool, BIosTool):
         templates.append((tool.url_template, "url_template"))
-        if isinstance(section, BIos) and not tool.url_template.lower().startswith(section.scheme.lower() + ":"):
-            yield Problem(f"{pointer}/url_template", f"url_template does not use the scheme {section.scheme!r}", "warning")
+        if isinstance(section, BIos) and not tool.url_template.lower().startswith(
+            section.scheme.lower() + ":"
+        ):
+            yield Problem(
+                f"{pointer}/url_template",
+                f"url_template does not use the scheme {section.scheme!r}",
+                "warning",
+            )
         if tool.result_type == "app_group" and not tool.app_group_id:
             yield Problem(f"{pointer}/app_group_id", "result_type 'app_group' needs app_group_id")
     elif isinstance(tool, BWebTool):
@@ -130,6 +150,9 @@ def _check_com_actions(actions: list[BComAction], pointer: str) -> Iterator[Prob
             yield Problem(f"{where}/value", "a 'set' action needs value")
         if action.object is not None and action.object not in defined:
             known = ", ".join(sorted(defined)) or "none yet"
-            yield Problem(f"{where}/object", f"object {action.object!r} is used before an action stores it (defined: {known})")
+            yield Problem(
+                f"{where}/object",
+                f"object {action.object!r} is used before an action stores it (defined: {known})",
+            )
         if action.var is not None:
             defined.add(action.var)

@@ -159,8 +159,18 @@ _TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "dbus": ("service", "objectPath", "interface", "bus"),
     "com": ("progId",),
 }
-_DEFAULT_TYPE: dict[str, CExecutionType] = {"macos": "apple-events", "linux": "dbus", "windows": "com", "web": "http"}
-_AUTH_KEYS: dict[str, str] = {"oauth2": "oauth2", "apiKey": "api_key", "appCredential": "app_credential", "cookie": "cookie"}
+_DEFAULT_TYPE: dict[str, CExecutionType] = {
+    "macos": "apple-events",
+    "linux": "dbus",
+    "windows": "com",
+    "web": "http",
+}
+_AUTH_KEYS: dict[str, str] = {
+    "oauth2": "oauth2",
+    "apiKey": "api_key",
+    "appCredential": "app_credential",
+    "cookie": "cookie",
+}
 
 
 def execution_type(doc: CDescriptor) -> CExecutionType:
@@ -177,7 +187,9 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
             f"({', '.join(doc.app.name)}); add a name for it or change defaultLang",
         )
     kind = execution_type(doc)
-    yield from checks.check_fits(ExecutionType(kind), doc.platform, "/execution/type" if doc.execution else "/platform")
+    yield from checks.check_fits(
+        ExecutionType(kind), doc.platform, "/execution/type" if doc.execution else "/platform"
+    )
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
     yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(doc.tools))
@@ -230,20 +242,32 @@ def _check_auth(doc: CDescriptor, kind: str) -> Iterator[Problem]:
     if kind != "http":
         yield Problem("/auth", f"auth applies to http execution only, not {kind!r}")
     if getattr(auth, _AUTH_KEYS[auth.type]) is None:
-        yield Problem(f"/auth/{auth.type}", f"auth type {auth.type!r} needs its settings object {auth.type!r}")
+        yield Problem(
+            f"/auth/{auth.type}", f"auth type {auth.type!r} needs its settings object {auth.type!r}"
+        )
     for other, attr in _AUTH_KEYS.items():
         if other != auth.type and getattr(auth, attr) is not None:
-            yield Problem(f"/auth/{other}", f"{other} settings are ignored because auth type is {auth.type!r}", "warning")
+            yield Problem(
+                f"/auth/{other}",
+                f"{other} settings are ignored because auth type is {auth.type!r}",
+                "warning",
+            )
     urls: list[tuple[str | None, str, str]] = []
     if auth.oauth2:
         urls += [
-            (auth.oauth2.authorization_endpoint, "/auth/oauth2/authorizationEndpoint", "authorizationEndpoint"),
+            (
+                auth.oauth2.authorization_endpoint,
+                "/auth/oauth2/authorizationEndpoint",
+                "authorizationEndpoint",
+            ),
             (auth.oauth2.token_endpoint, "/auth/oauth2/tokenEndpoint", "tokenEndpoint"),
         ]
     if auth.api_key:
         urls.append((auth.api_key.obtain_url, "/auth/apiKey/obtainUrl", "obtainUrl"))
     if auth.app_credential:
-        urls.append((auth.app_credential.token_endpoint, "/auth/appCredential/tokenEndpoint", "tokenEndpoint"))
+        urls.append(
+            (auth.app_credential.token_endpoint, "/auth/appCredential/tokenEndpoint", "tokenEndpoint")
+        )
         yield from checks.check_positive(
             auth.app_credential.expires_in, "/auth/appCredential/expiresIn", what="expiresIn (seconds)"
         )
@@ -256,23 +280,38 @@ def _check_auth(doc: CDescriptor, kind: str) -> Iterator[Problem]:
 
 def _check_tool(tool: CTool, pointer: str, kind: str) -> Iterator[Problem]:
     if not tool.description:
-        yield Problem(f"{pointer}/description", "tool has no description; agents choose tools by it", "warning")
-    yield from checks.check_schema(tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True)
+        yield Problem(
+            f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"
+        )
+    yield from checks.check_schema(
+        tool.parameters, f"{pointer}/parameters", what="parameters", must_be_object=True
+    )
     if tool.returns is not None:
-        yield from checks.check_schema(tool.returns, f"{pointer}/returns", what="returns", must_be_object=False)
+        yield from checks.check_schema(
+            tool.returns, f"{pointer}/returns", what="returns", must_be_object=False
+        )
     if tool.execution is None:
         return
     if kind != "http":
-        yield Problem(f"{pointer}/execution", f"tool execution (path, method, headers) applies to http only, not {kind!r}")
+        yield Problem(
+            f"{pointer}/execution",
+            f"tool execution (path, method, headers) applies to http only, not {kind!r}",
+        )
         return
     known = checks.property_names(tool.parameters)
     if tool.execution.path is not None:
-        yield from checks.check_placeholders(tool.execution.path, f"{pointer}/execution/path", known, path_style=True)
+        yield from checks.check_placeholders(
+            tool.execution.path, f"{pointer}/execution/path", known, path_style=True
+        )
     yield from checks.check_headers(tool.execution.headers or {}, f"{pointer}/execution/headers")
 
 
 _ALL_TYPE_FIELDS = tuple(dict.fromkeys(k for keys in _TYPE_FIELDS.values() for k in keys))
-_SNAKE = {name: info_name for info_name, info in CExecution.model_fields.items() for name in [info.alias or info_name]}
+_SNAKE = {
+    name: info_name
+    for info_name, info in CExecution.model_fields.items()
+    for name in [info.alias or info_name]
+}
 
 
 # --------------------------------------------------------------------------- normalize
@@ -303,7 +342,11 @@ def normalize(doc: CDescriptor, source: Source) -> AppDescriptor:
         names=from_tag_map(doc.app.name, doc.app.default_lang),
         description=doc.app.description,
         aliases=tuple(doc.app.aliases),
-        sections=(PlatformSection(platform=doc.platform, declared_type=execution_type(doc), channel=channel, tools=tools),),
+        sections=(
+            PlatformSection(
+                platform=doc.platform, declared_type=execution_type(doc), channel=channel, tools=tools
+            ),
+        ),
         platform=doc.platform,
         tools=tools,
         source=source,
@@ -321,11 +364,16 @@ def _channel(doc: CDescriptor) -> Channel:
     if kind == "http":
         assert ex.base_url is not None
         return HttpChannel(
-            base_url=ex.base_url, default_headers=ex.default_headers or {}, auth=_auth(doc.auth), timeout_ms=timeout
+            base_url=ex.base_url,
+            default_headers=ex.default_headers or {},
+            auth=_auth(doc.auth),
+            timeout_ms=timeout,
         )
     if kind == "stdio":
         assert ex.command is not None
-        return StdioChannel(command=ex.command, args=tuple(ex.args or ()), env=ex.env or {}, timeout_ms=timeout)
+        return StdioChannel(
+            command=ex.command, args=tuple(ex.args or ()), env=ex.env or {}, timeout_ms=timeout
+        )
     if kind == "acp":
         assert ex.start is not None
         env = {**ex.start.env, **(ex.env or {})}
@@ -339,14 +387,22 @@ def _channel(doc: CDescriptor) -> Channel:
         )
     if kind == "dbus":
         service, path, interface = derived_dbus_names(ex.service or doc.app.id, ex.object_path, ex.interface)
-        return DbusChannel(service=service, object_path=path, interface=interface, bus=ex.bus or "session", timeout_ms=timeout)
+        return DbusChannel(
+            service=service,
+            object_path=path,
+            interface=interface,
+            bus=ex.bus or "session",
+            timeout_ms=timeout,
+        )
     return ComChannel(prog_id=ex.prog_id, timeout_ms=timeout)
 
 
 def _instructions(raw: CInstructions | None) -> Instructions | None:
     if raw is None:
         return None
-    return Instructions(short=raw.short, detailed=raw.detailed, help_url=raw.help_url, screenshot_url=raw.screenshot_url)
+    return Instructions(
+        short=raw.short, detailed=raw.detailed, help_url=raw.help_url, screenshot_url=raw.screenshot_url
+    )
 
 
 def _auth(auth: CAuth | None) -> Auth | None:
@@ -363,7 +419,11 @@ def _auth(auth: CAuth | None) -> Auth | None:
     if auth.type == "apiKey" and auth.api_key:
         k = auth.api_key
         return ApiKeyAuth(
-            location=k.location, name=k.name, prefix=k.prefix, obtain_url=k.obtain_url, instructions=_instructions(k.instructions)
+            location=k.location,
+            name=k.name,
+            prefix=k.prefix,
+            obtain_url=k.obtain_url,
+            instructions=_instructions(k.instructions),
         )
     if auth.type == "appCredential" and auth.app_credential:
         a = auth.app_credential

@@ -68,7 +68,9 @@ def load_text(data: str | bytes, source: Source, host: Platform | None = None) -
 
 def load_document(document: Any, source: Source, host: Platform | None = None) -> LoadResult:
     if not isinstance(document, dict):
-        return LoadResult(None, [Problem("", f"an aai.json must be a JSON object, not {_json_kind(document)}")])
+        return LoadResult(
+            None, [Problem("", f"an aai.json must be a JSON object, not {_json_kind(document)}")]
+        )
     dialect = detect_dialect(document)
     if dialect is None:
         return LoadResult(
@@ -76,7 +78,8 @@ def load_document(document: Any, source: Source, host: Platform | None = None) -
             [
                 Problem(
                     "",
-                    "cannot tell which aai.json dialect this is: expected 'schemaVersion' (camelCase dialect), "
+                    "cannot tell which aai.json dialect this is: expected 'schemaVersion' "
+                    "(camelCase dialect), "
                     "'appId' with 'platforms' (multi-platform dialect), or 'schema_version' with 'app' and "
                     "'platform' (snake_case dialect); run `aai-gateway schema` for the recommended format",
                 )
@@ -109,7 +112,9 @@ def load_descriptor(data: str | bytes, source: Source, host: Platform | None = N
 def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     if isinstance(data, bytes):
         if len(data) > MAX_DESCRIPTOR_BYTES:
-            return None, [Problem("", f"file is {len(data)} bytes; descriptors are limited to {MAX_DESCRIPTOR_BYTES}")]
+            return None, [
+                Problem("", f"file is {len(data)} bytes; descriptors are limited to {MAX_DESCRIPTOR_BYTES}")
+            ]
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -117,15 +122,28 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     else:
         text = data.removeprefix("\ufeff")
     duplicates: list[tuple[int, str]] = []
+    depth_of: dict[int, int] = {}
+
+    def nesting(value: Any) -> int:
+        if isinstance(value, dict):
+            return depth_of.get(id(value), 1)
+        if isinstance(value, list):
+            return 1 + max((nesting(item) for item in value), default=0)
+        return 0
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}
+        deepest = 0
         for key, value in pairs:
             if key in result:
                 duplicates.append((id(result), key))
             result[key] = value
+            if isinstance(value, dict | list):
+                deepest = max(deepest, nesting(value))
+        depth_of[id(result)] = deepest + 1
         return result
 
+    too_deep = Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")
     try:
         document = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
@@ -133,13 +151,16 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     except ValueError as exc:
         return None, [Problem("", f"invalid JSON: {exc}")]
     except RecursionError:
-        return None, [Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")]
-    if _depth_exceeds(document, MAX_NESTING):
-        return None, [Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")]
+        return None, [too_deep]
+    if nesting(document) > MAX_NESTING:
+        return None, [too_deep]
     if duplicates:
         where = _pointers_by_id(document)
         return None, [
-            Problem(json_pointer_of(where.get(obj_id, ()), key), f"key {key!r} appears more than once in this object")
+            Problem(
+                json_pointer_of(where.get(obj_id, ()), key),
+                f"key {key!r} appears more than once in this object",
+            )
             for obj_id, key in duplicates
         ]
     return document, []
@@ -147,19 +168,6 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
-
-
-def _depth_exceeds(document: Any, limit: int) -> bool:
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
-        elif isinstance(value, list):
-            stack.extend((v, depth + 1) for v in value)
-    return False
 
 
 def _pointers_by_id(document: Any) -> dict[int, tuple[str | int, ...]]:

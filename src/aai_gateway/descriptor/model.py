@@ -37,8 +37,8 @@ class OAuth2Auth(_Model):
     token_endpoint: str
     scopes: tuple[str, ...] = ()
     pkce_method: Literal["S256"] | None = None
-    token_placement: Literal["header", "query"] = "header"
-    token_prefix: str = "Bearer"
+    token_placement: Literal["header", "query"] = "header"  # noqa: S105 (a location, not a secret)
+    token_prefix: str = "Bearer"  # noqa: S105
     instructions: Instructions | None = None
 
 

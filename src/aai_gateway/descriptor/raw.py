@@ -7,7 +7,9 @@ keep unknown fields, which become warnings ("did you mean ...?") rather than sil
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import typing
 from collections.abc import Iterator
 from typing import Any
 
@@ -55,7 +57,7 @@ _EXPECTED: dict[str, str] = {
 
 def describe_json(value: Any) -> str:
     kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
-    if isinstance(value, str | int | float | bool) and not isinstance(value, dict | list):
+    if isinstance(value, str | int | float | bool):
         shown = json.dumps(value, ensure_ascii=False)
         if len(shown) > 60:
             shown = shown[:57] + "..."
@@ -85,7 +87,9 @@ def problems_from_validation(error: ValidationError, prefix: tuple[str | int, ..
             message = f"{_field_label(loc)} must be {_EXPECTED[kind]}, not {describe_json(given)}"
         elif kind == "literal_error":
             expected = item.get("ctx", {}).get("expected", "")
-            message = f"unknown {_field_label(loc)} {json.dumps(given, ensure_ascii=False)}; expected {expected}"
+            message = (
+                f"unknown {_field_label(loc)} {json.dumps(given, ensure_ascii=False)}; expected {expected}"
+            )
         elif kind in ("too_short", "string_too_short"):
             message = f"{_field_label(loc)} must not be empty"
         else:
@@ -106,8 +110,24 @@ def unknown_field_warnings(model: BaseModel, prefix: tuple[str | int, ...] = ())
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
         yield Problem(json_pointer(*prefix, key), f"unknown field '{key}' is ignored{hint}", "warning")
-    for name, info in type(model).model_fields.items():
-        yield from _walk(getattr(model, name), (*prefix, info.alias or name))
+    for name, alias in _model_bearing_fields(type(model)):
+        yield from _walk(getattr(model, name), (*prefix, alias))
+
+
+@functools.cache
+def _model_bearing_fields(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """Fields whose type can hold a raw model: the only ones worth descending into."""
+    return tuple(
+        (name, info.alias or name)
+        for name, info in cls.model_fields.items()
+        if _mentions_model(info.annotation)
+    )
+
+
+def _mentions_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_mentions_model(arg) for arg in typing.get_args(annotation))
 
 
 def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[Problem]:
@@ -118,5 +138,4 @@ def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[Problem]:
             yield from _walk(item, (*prefix, index))
     elif isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(item, BaseModel):
-                yield from unknown_field_warnings(item, (*prefix, key))
+            yield from _walk(item, (*prefix, key))

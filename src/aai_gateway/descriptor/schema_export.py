@@ -20,13 +20,18 @@ _REQUIRED_BY_TYPE: dict[str, list[str]] = {
     "acp": ["start"],
     "com": ["progId"],
 }
-_AUTH_SETTINGS = {"oauth2": "oauth2", "apiKey": "apiKey", "appCredential": "appCredential", "cookie": "cookie"}
+_AUTH_SETTINGS = {
+    "oauth2": "oauth2",
+    "apiKey": "apiKey",
+    "appCredential": "appCredential",
+    "cookie": "cookie",
+}
 _DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("CDescriptor", "schemaVersion"): 'AAI spec version, "1.0".',
     ("CDescriptor", "version"): "Descriptor version (semver MAJOR.MINOR.PATCH); see `aai-gateway diff`.",
     ("CDescriptor", "platform"): "Target platform of this file.",
     ("CApp", "id"): "Reverse-DNS identifier, e.g. com.example.mail.",
-    ("CApp", "name"): "Names by BCP 47 tag, e.g. {\"en\": \"Mail\", \"zh-CN\": \"邮件\"}.",
+    ("CApp", "name"): 'Names by BCP 47 tag, e.g. {"en": "Mail", "zh-CN": "邮件"}.',
     ("CApp", "defaultLang"): "Tag of the default name; must be a key of name.",
     ("CApp", "description"): "One English sentence for agents.",
     ("CApp", "aliases"): "Extra keywords agents match user intent against.",
@@ -57,7 +62,7 @@ def descriptor_json_schema() -> dict[str, Any]:
         "$id": SCHEMA_ID,
         "title": "aai.json (AAI descriptor, camelCase dialect)",
         "description": "Describes one application's tools for AAI gateways.",
-        **{k: v for k, v in root.items() if k != "title"},
+        **{k: v for k, v in root.items() if k not in ("title", "description")},
         "definitions": definitions,
     }
 

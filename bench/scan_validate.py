@@ -1,0 +1,157 @@
+"""Scan + validate + normalize N generated descriptors, against reading the same files with json.load.
+
+Run: .venv/bin/python bench/scan_validate.py [--count 1000] [--repeat 5]
+Prints the best-of-N time per descriptor for both, and their ratio (the gateway's cost of
+validation and normalization on top of simply parsing the JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+
+
+def _tool(rng: random.Random, index: int, camel: bool) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "query": {"type": "string", "description": "Text to look for"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+        "mode": {"type": "string", "enum": ["fast", "full"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "filter": {"type": "object", "properties": {"since": {"type": "string", "format": "date"}}},
+    }
+    chosen = dict(rng.sample(sorted(properties.items()), k=rng.randint(2, 5)))
+    name = f"tool{index}Action" if camel else f"tool_{index}_action"
+    return {
+        "name": name,
+        "description": f"Performs action number {index} on the app's items.",
+        "parameters": {"type": "object", "properties": chosen, "required": [next(iter(chosen))]},
+    }
+
+
+def descriptor(rng: random.Random, number: int) -> dict[str, Any]:
+    dialect = number % 3
+    app_id = f"dev.bench.app{number}"
+    tools_a = [_tool(rng, i, camel=False) for i in range(rng.randint(3, 10))]
+    if dialect == 0:
+        return {
+            "schemaVersion": "1.0",
+            "version": "1.2.3",
+            "platform": "linux",
+            "app": {
+                "id": app_id,
+                "name": {"en": f"App {number}", "zh-CN": f"应用 {number}"},
+                "defaultLang": "en",
+                "description": "A generated app",
+                "aliases": ["bench"],
+            },
+            "execution": {"type": "stdio", "command": "adapter", "args": ["--exec"]},
+            "tools": [_tool(rng, i, camel=True) for i in range(rng.randint(3, 10))],
+        }
+    if dialect == 1:
+        return {
+            "schema_version": "1.0",
+            "version": "1.0.0",
+            "platform": "web",
+            "app": {
+                "id": app_id,
+                "name": f"App {number}|应用 {number}",
+                "description": "A generated web app",
+            },
+            "execution": {"type": "http", "base_url": f"https://app{number}.example.com/api"},
+            "tools": tools_a,
+        }
+    for tool in tools_a:
+        tool["method"] = "Call"
+    return {
+        "schema_version": "1.0",
+        "appId": app_id,
+        "name": f"App {number}",
+        "description": "A generated desktop app",
+        "version": "1.0",
+        "platforms": {
+            "linux": {
+                "automation": "dbus",
+                "service": f"dev.bench.App{number}",
+                "object": f"/dev/bench/App{number}",
+                "interface": f"dev.bench.App{number}",
+                "tools": tools_a,
+            }
+        },
+    }
+
+
+def write_descriptors(directory: Path, count: int) -> int:
+    rng = random.Random(20261122)
+    total = 0
+    for number in range(count):
+        app_dir = directory / f"app{number:05d}"
+        app_dir.mkdir()
+        text = json.dumps(descriptor(rng, number), ensure_ascii=False, indent=2)
+        (app_dir / "aai.json").write_text(text, encoding="utf-8")
+        total += len(text.encode())
+    return total
+
+
+def plain_json_load(directory: Path) -> int:
+    loaded = 0
+    for path in sorted(directory.glob("*/aai.json")):
+        with path.open("rb") as handle:
+            json.load(handle)
+        loaded += 1
+    return loaded
+
+
+def gateway_scan(directory: Path) -> int:
+    sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[directory], no_default_paths=True))
+    catalog = build_catalog(sources, "linux")
+    if catalog.skipped:
+        raise SystemExit(f"benchmark descriptors were rejected: {catalog.skipped[0]}")
+    return len(catalog.entries)
+
+
+def best_of(repeat: int, action: Any, *args: Any) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action(*args)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
+        directory = Path(tmp)
+        size = write_descriptors(directory, args.count)
+        assert plain_json_load(directory) == gateway_scan(directory) == args.count
+        baseline = best_of(args.repeat, plain_json_load, directory)
+        gateway = best_of(args.repeat, gateway_scan, directory)
+    per = 1e6 / args.count
+    print(
+        f"descriptors: {args.count} ({size / args.count / 1024:.1f} KiB average, 3 dialects), "
+        f"best of {args.repeat}"
+    )
+    print(
+        f"{'json.load (baseline)':<34}{baseline * per:>10.1f} µs/descriptor  {baseline * 1000:>8.1f} ms total"
+    )
+    print(
+        f"{'gateway scan+validate+normalize':<34}{gateway * per:>10.1f} µs/descriptor  "
+        f"{gateway * 1000:>8.1f} ms total"
+    )
+    print(f"ratio gateway/baseline: {gateway / baseline:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""What every command shares: discovery options, the user's locale, logging, output helpers.
+
+This package is the only place that reads environment variables and configures logging.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..descriptor.platforms import PLATFORMS, Platform, host_platform
+from ..discovery import Catalog, DiscoveryOptions, Layout, build_catalog, discovery_sources, paths_from_env
+
+ENV_PATH = "AAI_GATEWAY_PATH"
+
+
+def add_discovery_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("discovery")
+    group.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help=(
+            "also read DIR/*.json and DIR/*/aai.json, before the default places "
+            f"(repeatable; also ${ENV_PATH})"
+        ),
+    )
+    group.add_argument(
+        "--no-default-paths",
+        action="store_true",
+        help="only use --path / $AAI_GATEWAY_PATH (ignore ~/.aai, XDG dirs, /Applications, ...)",
+    )
+    group.add_argument("--dev", action="store_true", help="macOS: also scan Xcode DerivedData build products")
+    group.add_argument(
+        "--platform",
+        choices=[p for p in PLATFORMS if p != "web"],
+        default=None,
+        help="pretend the gateway runs on this OS (default: this machine's)",
+    )
+
+
+def add_locale_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--locale", default=None, help="language for app names, e.g. zh-CN (default: $LC_ALL/$LANG)"
+    )
+
+
+def user_locale(explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable, "")
+        if value and value not in ("C", "POSIX") and not value.startswith("C."):
+            return value
+    return None
+
+
+def chosen_platform(args: argparse.Namespace) -> Platform:
+    platform: Platform | None = getattr(args, "platform", None)
+    return platform or host_platform()
+
+
+def discovery_options(args: argparse.Namespace) -> DiscoveryOptions:
+    paths = [Path(p) for p in args.path] + paths_from_env(os.environ.get(ENV_PATH))
+    return DiscoveryOptions(paths=paths, no_default_paths=args.no_default_paths, dev=args.dev)
+
+
+def load_catalog(args: argparse.Namespace) -> Catalog:
+    platform = chosen_platform(args)
+    layout = Layout.for_host()
+    if platform in ("linux", "macos", "windows"):
+        layout = dataclasses.replace(layout, os=platform)
+    return build_catalog(discovery_sources(layout, discovery_options(args)), platform)
+
+
+def configure_logging(level: str = "WARNING", log_file: str | None = None) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
+    logging.basicConfig(
+        level=getattr(logging, level.upper(), logging.WARNING),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def heading(title: str) -> str:
+    return f"\n{title}\n"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -1,0 +1,58 @@
+"""`aai-gateway` command line: argument parsing and dispatch; errors become exit codes here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import AaiError, DescriptorError
+from . import diff, scan, schema, validate
+from .common import configure_logging
+
+EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aai-gateway",
+        description=(
+            "AAI Gateway: discover applications from aai.json descriptors and expose them to agents "
+            "over MCP with progressive disclosure."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"aai-gateway {__version__}")
+    parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default) or ERROR")
+    parser.add_argument("--log-file", default=None, help="also write logs to this file")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (scan, validate, diff, schema):
+        module.register(commands)
+    return parser
+
+
+def _aliases(argv: list[str]) -> list[str]:
+    """`--scan` is the seed's spelling of `scan`."""
+    return ["scan" if arg == "--scan" else arg for arg in argv]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(_aliases(list(sys.argv[1:] if argv is None else argv)))
+    configure_logging(args.log_level, args.log_file)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        code: int = args.handler(args)
+    except DescriptorError as exc:
+        print(f"error: {exc.file} is not a usable descriptor:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem.render()}", file=sys.stderr)
+        return EXIT_USAGE
+    except AaiError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    return code

@@ -1,0 +1,113 @@
+"""`aai-gateway scan`: what the gateway would offer, and everything it had to skip."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..discovery import Catalog, CatalogEntry
+from .common import add_discovery_options, add_locale_option, heading, load_catalog, print_json, user_locale
+from .tables import render_table
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "scan",
+        help="list discovered apps and every skipped file with its reason",
+        description="Discover aai.json descriptors in every source and report what the gateway would offer.",
+    )
+    add_discovery_options(parser)
+    add_locale_option(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args)
+    locale = user_locale(args.locale)
+    if args.json:
+        print_json(catalog_as_json(catalog, locale))
+    else:
+        print(render_catalog(catalog, locale))
+    return 0
+
+
+def _by_id(catalog: Catalog) -> list[CatalogEntry]:
+    return sorted(catalog.entries, key=lambda e: e.descriptor.id)
+
+
+def render_catalog(catalog: Catalog, locale: str | None) -> str:
+    parts: list[str] = []
+    entries = _by_id(catalog)
+    if entries:
+        rows = [
+            [
+                e.descriptor.id,
+                e.descriptor.names.lookup(locale),
+                e.descriptor.platform or f"({', '.join(e.descriptor.declared_platforms)} only)",
+                ", ".join(t.value for t in e.descriptor.execution_types) or "-",
+                str(len(e.descriptor.tools)),
+                e.path,
+            ]
+            for e in entries
+        ]
+        parts.append(f"Apps ({len(entries)})\n")
+        parts.append(render_table(["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "SOURCE"], rows))
+    else:
+        parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
+    if catalog.skipped:
+        parts.append(heading(f"Skipped ({len(catalog.skipped)})"))
+        for skipped in catalog.skipped:
+            parts.append(f"  {skipped.path}  [{skipped.source_label}]")
+            if len(skipped.problems) > 1:
+                parts += [f"      {p.pointer or '/'}: {p.message}" for p in skipped.problems]
+            else:
+                parts.append(f"      {skipped.reason}")
+    warnings = [w for e in entries for w in e.warnings]
+    if warnings:
+        parts.append(heading(f"Warnings ({len(warnings)})"))
+        parts.append("\n".join(f"  {w.render()}" for w in warnings))
+    searched = [
+        f"{s.label} {s.root} ({s.found} found)" if s.status == "ok" else f"{s.label} {s.root} ({s.status})"
+        for s in catalog.sources
+    ]
+    parts.append(heading("Searched") + "\n".join(f"  {line}" for line in searched))
+    return "\n".join(parts)
+
+
+def catalog_as_json(catalog: Catalog, locale: str | None) -> dict[str, Any]:
+    return {
+        "apps": [
+            {
+                "id": e.descriptor.id,
+                "name": e.descriptor.names.lookup(locale),
+                "names": e.descriptor.names.names,
+                "default_lang": e.descriptor.names.default_lang,
+                "description": e.descriptor.description,
+                "aliases": list(e.descriptor.aliases),
+                "version": e.descriptor.version,
+                "dialect": e.descriptor.dialect,
+                "platform": e.descriptor.platform,
+                "declared_platforms": list(e.descriptor.declared_platforms),
+                "execution": [t.value for t in e.descriptor.execution_types],
+                "tools": [t.name for t in e.descriptor.tools],
+                "source": e.path,
+                "source_label": e.source_label,
+                "warnings": [w.as_dict() for w in e.warnings],
+            }
+            for e in _by_id(catalog)
+        ],
+        "skipped": [
+            {
+                "path": s.path,
+                "source_label": s.source_label,
+                "reason": s.reason,
+                "problems": [p.as_dict() for p in s.problems],
+            }
+            for s in catalog.skipped
+        ],
+        "sources": [
+            {"label": s.label, "root": s.root, "pattern": s.pattern, "status": s.status, "found": s.found}
+            for s in catalog.sources
+        ],
+    }

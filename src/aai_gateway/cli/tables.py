@@ -1,0 +1,61 @@
+"""Plain-text tables that line up with CJK names and fit the terminal."""
+
+from __future__ import annotations
+
+import shutil
+import unicodedata
+from collections.abc import Sequence
+
+ELLIPSIS = "…"
+
+
+def display_width(text: str) -> int:
+    width = 0
+    for char in text:
+        if unicodedata.combining(char):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def truncate(text: str, width: int) -> str:
+    if display_width(text) <= width:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        char_width = display_width(char)
+        if used + char_width > width - 1:
+            break
+        out.append(char)
+        used += char_width
+    return "".join(out) + ELLIPSIS
+
+
+def pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
+
+
+def render_table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], *, total_width: int | None = None
+) -> str:
+    """Columns sized to their content; the widest columns shrink (with …) to fit `total_width`.
+
+    The last column is never cut: it usually holds a path or a sentence, and a terminal wraps
+    an over-long last column without misaligning the others.
+    """
+    cells = [[" ".join(str(c).split()) for c in row] for row in rows]
+    widths = [max([display_width(h), *(display_width(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    limit = total_width if total_width is not None else shutil.get_terminal_size((120, 24)).columns
+    gap = 2
+    while len(widths) > 1 and sum(widths[:-1]) + gap * (len(widths) - 1) + 20 > limit:
+        widest = max(range(len(widths) - 1), key=lambda i: widths[i])
+        if widths[widest] <= max(12, display_width(headers[widest])):
+            break
+        widths[widest] -= 1
+    lines = [(" " * gap).join(pad(h, w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines.append((" " * gap).join("-" * w for w in widths))
+    for row in cells:
+        shown = [pad(truncate(c, w), w) for c, w in zip(row[:-1], widths[:-1], strict=True)] + row[-1:]
+        lines.append((" " * gap).join(shown).rstrip())
+    return "\n".join(lines)

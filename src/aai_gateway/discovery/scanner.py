@@ -1,0 +1,173 @@
+"""Walk one discovery source and list its descriptor files; report what cannot be read, never raise."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..descriptor.loader import MAX_DESCRIPTOR_BYTES
+from .sources import Pattern, SourceSpec
+
+DESCRIPTOR_NAME = "aai.json"
+BUNDLE_RESOURCES = ("Contents", "Resources", DESCRIPTOR_NAME)
+
+
+@dataclass(frozen=True)
+class Found:
+    path: Path
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
+class RootStatus:
+    exists: bool
+    reason: str = ""
+
+
+def describe_os_error(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symlink loop"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ENOENT:
+        return "broken symlink" if exc.filename and os.path.islink(exc.filename) else "does not exist"
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory"
+    return exc.strerror or str(exc)
+
+
+def root_status(spec: SourceSpec) -> RootStatus:
+    try:
+        info = os.stat(spec.root)
+    except OSError as exc:
+        return RootStatus(False, describe_os_error(exc))
+    if spec.explicit and stat.S_ISREG(info.st_mode):
+        return RootStatus(True)
+    if not stat.S_ISDIR(info.st_mode):
+        return RootStatus(False, "not a directory")
+    return RootStatus(True)
+
+
+def walk_source(spec: SourceSpec) -> Iterator[Found | Unreadable]:
+    """Descriptor files of one source, in a stable (sorted) order."""
+    if spec.explicit and spec.root.is_file():
+        yield Found(spec.root)
+        return
+    if spec.pattern in (Pattern.FILES, Pattern.FILES_AND_APP_DIRS):
+        yield from _json_files(spec.root)
+    if spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
+        yield from _app_dirs(spec.root)
+    if spec.pattern == Pattern.BUNDLES:
+        yield from _bundles(spec.root, max_depth=4)
+    if spec.pattern == Pattern.XCODE_PRODUCTS:
+        yield from _xcode_products(spec.root)
+
+
+def _entries(directory: Path) -> Iterator[os.DirEntry[str] | Unreadable]:
+    try:
+        with os.scandir(directory) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            yield Unreadable(directory, f"cannot list directory: {describe_os_error(exc)}")
+        return
+    yield from entries
+
+
+def _check_file(path: Path) -> Found | Unreadable | None:
+    """A usable descriptor file, a reportable problem, or None when nothing is there."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR) and not os.path.islink(path):
+            return None
+        return Unreadable(path, describe_os_error(exc))
+    if not stat.S_ISREG(info.st_mode):
+        return Unreadable(path, "not a regular file")
+    if info.st_size > MAX_DESCRIPTOR_BYTES:
+        return Unreadable(
+            path, f"file is {info.st_size} bytes; descriptors are limited to {MAX_DESCRIPTOR_BYTES}"
+        )
+    return Found(path)
+
+
+def _json_files(root: Path) -> Iterator[Found | Unreadable]:
+    for entry in _entries(root):
+        if isinstance(entry, Unreadable):
+            yield entry
+        elif entry.name.endswith(".json") and not entry.name.startswith("."):
+            checked = _check_file(Path(entry.path))
+            if checked is not None:
+                yield checked
+
+
+def _app_dirs(root: Path) -> Iterator[Found | Unreadable]:
+    for entry in _entries(root):
+        if isinstance(entry, Unreadable):
+            yield entry
+        elif not entry.name.startswith(".") and not entry.name.endswith(".json"):
+            checked = _check_file(Path(entry.path) / DESCRIPTOR_NAME)
+            if checked is not None:
+                yield checked
+
+
+def _bundles(root: Path, max_depth: int) -> Iterator[Found | Unreadable]:
+    """`*.app` bundles up to `max_depth` directories below root; never enters a bundle or a loop."""
+    seen: set[tuple[int, int]] = set()
+    pending: list[tuple[Path, int]] = [(root, 1)]
+    while pending:
+        directory, depth = pending.pop(0)
+        try:
+            info = os.stat(directory)
+        except OSError as exc:
+            yield Unreadable(directory, describe_os_error(exc))
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            yield Unreadable(directory, "symlink loop (directory already visited)")
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        for entry in _entries(directory):
+            if isinstance(entry, Unreadable):
+                yield entry
+                continue
+            if entry.name.endswith(".app"):
+                checked = _check_file(Path(entry.path).joinpath(*BUNDLE_RESOURCES))
+                if checked is not None:
+                    yield checked
+            elif depth < max_depth and not entry.name.startswith(".") and _is_dir(entry):
+                pending.append((Path(entry.path), depth + 1))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _xcode_products(root: Path) -> Iterator[Found | Unreadable]:
+    for project in _entries(root):
+        if isinstance(project, Unreadable):
+            yield project
+            continue
+        products = Path(project.path) / "Build" / "Products"
+        for configuration in _entries(products) if products.is_dir() else ():
+            if isinstance(configuration, Unreadable):
+                yield configuration
+            elif _is_dir(configuration):
+                yield from _bundles(Path(configuration.path), max_depth=1)
+
+
+def read_descriptor_bytes(path: Path) -> bytes:
+    """Read at most the size limit (+1 byte so an over-long file is still detected)."""
+    with open(path, "rb") as handle:
+        return handle.read(MAX_DESCRIPTOR_BYTES + 1)

@@ -1,0 +1,38 @@
+"""Small builders of valid descriptors, shared by test modules outside tests/descriptor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def c_descriptor(
+    app_id: str, *, name: str = "Test App", platform: str = "linux", **execution: Any
+) -> dict[str, Any]:
+    """A valid dialect-C descriptor with one tool; `execution` defaults to a stdio adapter."""
+    return {
+        "schemaVersion": "1.0",
+        "version": "1.0.0",
+        "platform": platform,
+        "app": {
+            "id": app_id,
+            "name": {"en": name, "zh-CN": f"{name}（中文）"},
+            "defaultLang": "en",
+            "description": f"{name} for tests",
+        },
+        "execution": execution or {"type": "stdio", "command": "adapter"},
+        "tools": [
+            {
+                "name": "ping",
+                "description": "Answer with pong",
+                "parameters": {"type": "object", "properties": {"text": {"type": "string"}}},
+            }
+        ],
+    }
+
+
+def write_json(path: Path, document: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path

@@ -1,0 +1,179 @@
+"""The CLI as a user runs it: output people can read, JSON scripts can read, and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+import pytest
+
+from aai_gateway import __version__
+from aai_gateway.cli.main import main
+from tests.builders import c_descriptor, write_json
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"aai-gateway {__version__}"
+
+
+def test_scan_lists_every_bundled_example_in_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "scan", "--no-default-paths", "--path", str(EXAMPLES), "--platform", "linux")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("ID"))
+    assert header.split() == ["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "SOURCE"]
+    for app_dir in sorted(p for p in EXAMPLES.iterdir() if (p / "aai.json").is_file()):
+        assert app_dir.name in out
+    assert "Skipped" not in out
+
+
+def test_scan_shows_localized_names_for_the_requested_locale(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write_json(tmp_path / "app.json", c_descriptor("dev.test.locale", name="Notes"))
+    _, out, _ = run(capsys, "scan", "--no-default-paths", "--path", str(tmp_path), "--locale", "zh-TW")
+    assert "Notes（中文）" in out
+
+
+def test_scan_alias_and_json_output_report_apps_and_skipped_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write_json(tmp_path / "good.json", c_descriptor("dev.test.good"))
+    (tmp_path / "bad.json").write_text('{"schemaVersion": "1.0"}')
+    code, out, _ = run(capsys, "--scan", "--json", "--no-default-paths", "--path", str(tmp_path))
+    assert code == 0
+    report = json.loads(out)
+    assert [a["id"] for a in report["apps"]] == ["dev.test.good"]
+    assert report["apps"][0]["tools"] == ["ping"]
+    [bad] = report["skipped"]
+    assert bad["path"] == str(tmp_path / "bad.json")
+    assert {p["pointer"] for p in bad["problems"]} >= {"/version", "/platform", "/app", "/tools"}
+
+
+def test_validate_reports_every_problem_and_exits_one_when_any_file_is_invalid(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    good = write_json(tmp_path / "good.json", c_descriptor("dev.test.good"))
+    broken = c_descriptor("dev.test.broken")
+    broken["version"] = "one"
+    broken["tools"].append(dict(broken["tools"][0]))
+    bad = write_json(tmp_path / "bad.json", broken)
+    code, out, _ = run(capsys, "validate", str(good), str(bad))
+    assert code == 1
+    assert f"{good}: ok: dev.test.good 1.0.0, dialect C, 1 tool" in out
+    assert f"{bad}: INVALID (2 errors)" in out
+    assert f"{bad}: /version: version 'one' is not a semantic version" in out
+    assert f"{bad}: /tools/1/name: duplicate tool name 'ping' (first defined at /tools/0)" in out
+    assert "1 of 2 files valid" in out
+
+
+def test_validate_passes_all_bundled_examples_even_with_strict_warnings(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = [str(p) for p in sorted(EXAMPLES.glob("*/aai.json"))]
+    assert len(files) >= 6
+    code, out, _ = run(capsys, "validate", "--strict", "--json", *files)
+    assert code == 0, out
+    assert json.loads(out)["ok"] is True
+
+
+def test_validate_strict_fails_on_warnings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    document = c_descriptor("dev.test.warn")
+    document["app"]["aliasses"] = ["typo"]
+    path = write_json(tmp_path / "warn.json", document)
+    assert run(capsys, "validate", str(path))[0] == 0
+    code, out, _ = run(capsys, "validate", "--strict", str(path))
+    assert code == 1
+    assert "/app/aliasses: warning: unknown field 'aliasses' is ignored; did you mean 'aliases'?" in out
+
+
+def test_validate_reports_an_unreadable_path_instead_of_crashing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "validate", str(tmp_path / "missing.json"))
+    assert code == 1
+    assert "cannot read file: does not exist" in out
+
+
+def test_schema_is_draft7_and_accepts_every_bundled_camelcase_example(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "schema")
+    assert code == 0
+    schema: dict[str, Any] = json.loads(out)
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    validator = jsonschema_rs.validator_for(schema)
+    camel = [p for p in EXAMPLES.glob("*/aai.json") if "schemaVersion" in json.loads(p.read_text())]
+    assert camel
+    for path in camel:
+        errors = [e.message for e in validator.iter_errors(json.loads(path.read_text()))]
+        assert errors == [], path
+
+
+def test_schema_flags_what_the_gateway_rejects(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "schema")
+    schema = json.loads(out)
+    validator = jsonschema_rs.validator_for(schema)
+    no_base_url = c_descriptor("dev.test.http", type="http")
+    assert not validator.is_valid(no_base_url)
+    bad_parameters = c_descriptor("dev.test.params")
+    bad_parameters["tools"][0]["parameters"]["properties"]["text"]["type"] = "strng"
+    assert not validator.is_valid(bad_parameters)
+
+
+def test_diff_exits_one_when_the_version_bump_is_too_small(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    old = write_json(tmp_path / "old.json", c_descriptor("dev.test.diff"))
+    changed = c_descriptor("dev.test.diff")
+    changed["version"] = "1.1.0"
+    changed["tools"][0]["parameters"]["required"] = ["text"]
+    new = write_json(tmp_path / "new.json", changed)
+    code, out, _ = run(capsys, "diff", str(old), str(new))
+    assert code == 1
+    assert "MAJOR  parameter became required" in out
+    assert "Version 1.0.0 → 1.1.0: NOT OK, needs a MAJOR bump: use 2.0.0 or later" in out
+    changed["version"] = "2.0.0"
+    write_json(new, changed)
+    assert run(capsys, "diff", str(old), str(new))[0] == 0
+
+
+def test_diff_of_an_invalid_file_names_the_file_and_its_problems(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    old = write_json(tmp_path / "old.json", c_descriptor("dev.test.diff"))
+    (tmp_path / "new.json").write_text("[]")
+    code, _, err = run(capsys, "diff", str(old), str(tmp_path / "new.json"))
+    assert code == 2
+    assert f"{tmp_path / 'new.json'}: /: an aai.json must be a JSON object, not an array" in err
+
+
+def test_the_console_script_reads_aai_gateway_path_and_keeps_stdout_for_output(tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    write_json(first / "a.json", c_descriptor("dev.test.one"))
+    write_json(second / "b" / "aai.json", c_descriptor("dev.test.two"))
+    env = {**os.environ, "AAI_GATEWAY_PATH": os.pathsep.join([str(first), str(second)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "aai_gateway", "scan", "--json", "--no-default-paths"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    assert [a["id"] for a in json.loads(done.stdout)["apps"]] == ["dev.test.one", "dev.test.two"]
