@@ -75,7 +75,7 @@ def test_validate_reports_every_problem_and_exits_one_when_any_file_is_invalid(
     bad = write_json(tmp_path / "bad.json", broken)
     code, out, _ = run(capsys, "validate", str(good), str(bad))
     assert code == 1
-    assert f"{good}: ok: dev.test.good 1.0.0, dialect C, 1 tool" in out
+    assert f"{good}: ok: dev.test.good 1.0.0, dialect C, linux: 1 tool" in out
     assert f"{bad}: INVALID (2 errors)" in out
     assert f"{bad}: /version: version 'one' is not a semantic version" in out
     assert f"{bad}: /tools/1/name: duplicate tool name 'ping' (first defined at /tools/0)" in out

@@ -59,10 +59,9 @@ class FileReport:
         descriptor = self.result.descriptor
         if descriptor is not None:
             verdict = "ok" if self.ok else "FAILED (warnings count as errors with --strict)"
-            line = (
-                f"{self.file}: {verdict}: {descriptor.id} {descriptor.version}, "
-                f"dialect {descriptor.dialect}, {plural(len(descriptor.tools), 'tool')}"
-            )
+            sections = ", ".join(f"{s.platform}: {plural(len(s.tools), 'tool')}" for s in descriptor.sections)
+            what = f"{descriptor.id} {descriptor.version}, dialect {descriptor.dialect}"
+            line = f"{self.file}: {verdict}: {what}, {sections}"
         else:
             count = len(self.result.errors)
             line = f"{self.file}: INVALID ({plural(count, 'error')})"

@@ -86,8 +86,8 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         text = str(exc)
         reason = (
-            text[text.index("remote reference") :] if "remote reference" in text else text.splitlines()[0]
-        )
+            text[text.index("remote reference") :] if "remote reference" in text else text
+        ).splitlines()[0]
         return [Problem(pointer, f"{what} cannot be used as a schema: {reason}")]
     if must_be_object and schema.get("type", "object") != "object":
         problems.append(
@@ -160,7 +160,11 @@ def check_placeholders(
 
 
 def check_url(url: str, pointer: str, *, what: str) -> Iterator[Problem]:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket: "http://[::1"
+        yield Problem(pointer, f"{what} {url!r} must be an absolute http:// or https:// URL")
+        return
     if parts.scheme not in ("http", "https") or not parts.hostname:
         yield Problem(pointer, f"{what} {url!r} must be an absolute http:// or https:// URL")
     elif parts.username or parts.password:
@@ -189,6 +193,41 @@ def check_fits(execution: ExecutionType, platform: Platform, pointer: str) -> It
 def check_positive(value: float | None, pointer: str, *, what: str) -> Iterator[Problem]:
     if value is not None and value <= 0:
         yield Problem(pointer, f"{what} must be a positive number, not {value}")
+
+
+MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000
+
+
+def timeout_ms(value: float | None, *, unit_ms: int) -> int | None:
+    """A timeout written in seconds (unit_ms=1000) or milliseconds (1), in whole milliseconds."""
+    return None if value is None else round(value * unit_ms)
+
+
+def check_timeout(value: float | None, pointer: str, *, unit_ms: int) -> Iterator[Problem]:
+    if value is None:
+        return
+    unit = "milliseconds" if unit_ms == 1 else "seconds"
+    milliseconds = timeout_ms(value, unit_ms=unit_ms)
+    if milliseconds is None or not 1 <= milliseconds <= MAX_TIMEOUT_MS:
+        limit = MAX_TIMEOUT_MS // unit_ms
+        yield Problem(pointer, f"timeout must be between {1 / unit_ms:g} and {limit} {unit}, not {value}")
+
+
+def check_pipe_names(value: str, pointer: str) -> Iterator[Problem]:
+    if not any(part.strip() for part in value.split("|")):
+        yield Problem(pointer, "name must hold at least one name ('Mail' or 'Mail|邮件|Courrier')")
+
+
+def check_tool_http(
+    path: str | None, headers: dict[str, str] | None, parameters: dict[str, Any], pointer: str
+) -> Iterator[Problem]:
+    """A tool's own HTTP settings: path placeholders name parameters; headers are safe."""
+    known = property_names(parameters)
+    if path is not None:
+        yield from check_placeholders(path, f"{pointer}/path", known, path_style=True)
+    if headers:
+        yield from check_headers(headers, f"{pointer}/headers")
+        yield from check_placeholders(headers, f"{pointer}/headers", known)
 
 
 _BUS_NAME = re.compile(r"^(?=.{1,255}$)[A-Za-z_-][A-Za-z0-9_-]*(?:\.[A-Za-z_-][A-Za-z0-9_-]*)+$")

@@ -109,12 +109,13 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
     yield from checks.check_app_id(doc.app.id, "/app/id")
     yield from checks.check_version(doc.version, "/version", allow_two_part=False)
     declared = doc.execution.type if doc.execution else None
-    if doc.platform == "web" and declared == "ipc":
+    web_ipc = doc.platform == "web" and declared == "ipc"
+    if web_ipc:
         yield Problem(
             "/execution/type", "execution type 'ipc' cannot run on platform 'web' (use 'http' with base_url)"
         )
     kind = execution_type(doc)
-    if kind == ExecutionType.HTTP:
+    if kind == ExecutionType.HTTP and not web_ipc:  # web+ipc: one error, not also "needs base_url"
         base_url = doc.execution.base_url if doc.execution else None
         if base_url is None:
             yield Problem("/execution/base_url", "http execution needs base_url")
@@ -122,13 +123,19 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
             yield from checks.check_url(base_url, "/execution/base_url", what="base_url")
     elif doc.execution and doc.execution.base_url is not None:
         yield Problem("/execution/base_url", "base_url is ignored for ipc execution", "warning")
-    if doc.execution:
-        yield from checks.check_headers(doc.execution.default_headers or {}, "/execution/default_headers")
+    if doc.execution and doc.execution.default_headers:
+        if kind == ExecutionType.HTTP:
+            yield from checks.check_headers(doc.execution.default_headers, "/execution/default_headers")
+        else:
+            yield Problem(
+                "/execution/default_headers", "default_headers is ignored for ipc execution", "warning"
+            )
+    yield from checks.check_pipe_names(doc.app.name, "/app/name")
     if kind == ExecutionType.DBUS:
         yield from checks.check_dbus_names(doc.app.id, None, None, "/app", keys=("id", "", ""))
     if doc.auth is not None:
         if kind != ExecutionType.HTTP:
-            yield Problem("/auth", "auth applies to http execution only (platform 'web')")
+            yield Problem("/auth", "auth applies to http execution only, not ipc")
         if doc.auth.oauth2 is None:
             yield Problem("/auth/oauth2", "auth type 'oauth2' needs its settings object 'oauth2'")
         else:
@@ -160,12 +167,9 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
                     f"{pointer}/execution", "tool execution (path, method, headers) applies to http only"
                 )
                 continue
-            if tool.execution.path is not None:
-                known = checks.property_names(tool.parameters)
-                yield from checks.check_placeholders(
-                    tool.execution.path, f"{pointer}/execution/path", known, path_style=True
-                )
-            yield from checks.check_headers(tool.execution.headers or {}, f"{pointer}/execution/headers")
+            yield from checks.check_tool_http(
+                tool.execution.path, tool.execution.headers, tool.parameters, f"{pointer}/execution"
+            )
 
 
 def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:

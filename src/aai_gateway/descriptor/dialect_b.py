@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from .checks import timeout_ms
 from .model import (
     ApiKeyAuth,
     AppDescriptor,
@@ -38,7 +39,7 @@ from .names import from_pipe_string
 from .platforms import ExecutionType, Platform
 from .raw import RawModel
 from .semver import parse_version
-from .shared import seconds_to_ms, upper_if_str
+from .shared import upper_if_str
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Method = Annotated[
@@ -215,6 +216,15 @@ def normalize(doc: BDescriptor, source: Source, host: Platform) -> AppDescriptor
     )
 
 
+# The spec's per-platform timeout units and defaults; other platforms use the gateway default.
+_DEFAULT_TIMEOUT_MS: dict[type, int] = {BAndroid: 5000, BIos: 10_000}
+
+
+def timeout_unit_ms(section: PlatformSectionRaw) -> int:
+    """Dialect B writes timeouts in seconds, except Android, in milliseconds."""
+    return 1 if isinstance(section, BAndroid) else 1000
+
+
 def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
     channel = _channel(raw)
     tools = tuple(
@@ -226,9 +236,8 @@ def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
             platform=platform,
             channel=channel,
             call=_call(t),
-            timeout_ms=int(t.timeout)
-            if isinstance(raw, BAndroid) and t.timeout
-            else seconds_to_ms(t.timeout),
+            timeout_ms=timeout_ms(t.timeout, unit_ms=timeout_unit_ms(raw))
+            or _DEFAULT_TIMEOUT_MS.get(type(raw)),
         )
         for t in raw.tools
     )

@@ -22,12 +22,14 @@ from .dialect_b import (
     BWindowsTool,
     PlatformSectionRaw,
     present_sections,
+    timeout_unit_ms,
 )
 
 
 def check(doc: BDescriptor) -> Iterator[Problem]:
     yield from checks.check_app_id(doc.app_id, "/appId")
     yield from checks.check_version(doc.version, "/version", allow_two_part=True)
+    yield from checks.check_pipe_names(doc.name, "/name")
     sections = present_sections(doc)
     if not sections:
         yield Problem(
@@ -74,6 +76,8 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
         "api_key": ("auth_url", "token_url", "scopes"),
         "bearer": ("auth_url", "token_url", "scopes", "key_name", "key_placement"),
     }[auth.type]
+    if auth.type == "bearer" and auth.token_placement == "query":  # noqa: S105 (a location)
+        ignored += ("token_prefix",)
     for key in ignored:
         if getattr(auth, key) is not None:
             yield Problem(f"{pointer}/{key}", f"{key} is ignored for auth type {auth.type!r}", "warning")
@@ -91,7 +95,7 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
         yield from checks.check_schema(
             tool.returns, f"{pointer}/returns", what="returns", must_be_object=False
         )
-    yield from checks.check_positive(tool.timeout, f"{pointer}/timeout", what="timeout")
+    yield from checks.check_timeout(tool.timeout, f"{pointer}/timeout", unit_ms=timeout_unit_ms(section))
     templates: list[tuple[object, str]] = []
     if isinstance(tool, BMacosTool):
         templates.append((tool.script, "script"))
@@ -136,6 +140,13 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "get": ("object", "property"),
     "return": (),
 }
+_USES: dict[str, frozenset[str]] = {
+    "create": frozenset({"var", "progid"}),
+    "call": frozenset({"var", "object", "method", "args"}),
+    "set": frozenset({"object", "property", "value"}),
+    "get": frozenset({"var", "object", "property"}),
+    "return": frozenset({"value"}),
+}
 
 
 def _check_com_actions(actions: list[BComAction], pointer: str) -> Iterator[Problem]:
@@ -146,6 +157,8 @@ def _check_com_actions(actions: list[BComAction], pointer: str) -> Iterator[Prob
         for key in _NEEDS[action.action]:
             if getattr(action, key) is None:
                 yield Problem(f"{where}/{key}", f"a {action.action!r} action needs {key}")
+        for key in sorted(action.model_fields_set - _USES[action.action] - {"action"}):
+            yield Problem(f"{where}/{key}", f"{key} is ignored by a {action.action!r} action", "warning")
         if action.action == "set" and "value" not in action.model_fields_set:
             yield Problem(f"{where}/value", "a 'set' action needs value")
         if action.object is not None and action.object not in defined:

@@ -154,7 +154,7 @@ class CDescriptor(CamelRawModel):
 _TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "http": ("baseUrl", "defaultHeaders"),
     "stdio": ("command", "args", "env"),
-    "acp": ("start",),
+    "acp": ("start", "env"),
     "apple-events": ("bundleId", "eventClass", "eventId"),
     "dbus": ("service", "objectPath", "interface", "bus"),
     "com": ("progId",),
@@ -181,11 +181,16 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     yield from checks.check_app_id(doc.app.id, "/app/id")
     yield from checks.check_version(doc.version, "/version", allow_two_part=False)
     if doc.app.default_lang not in doc.app.name:
+        same = [tag for tag in doc.app.name if tag.lower() == doc.app.default_lang.lower()]
+        hint = f"did you mean {same[0]!r}?" if same else "add a name for it or change defaultLang"
         yield Problem(
             "/app/defaultLang",
             f"defaultLang {doc.app.default_lang!r} is not one of the name's languages "
-            f"({', '.join(doc.app.name)}); add a name for it or change defaultLang",
+            f"({', '.join(doc.app.name)}); {hint}",
         )
+    for tag, text in doc.app.name.items():
+        if not text.strip():
+            yield Problem(json_pointer("app", "name", tag), "name must not be empty")
     kind = execution_type(doc)
     yield from checks.check_fits(
         ExecutionType(kind), doc.platform, "/execution/type" if doc.execution else "/platform"
@@ -199,6 +204,8 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
 
 def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:
     ex = doc.execution
+    if kind == "dbus" and (ex is None or ex.service is None):  # the service name is the app id then
+        yield from checks.check_dbus_names(doc.app.id, None, None, "/app", keys=("id", "", ""))
     if ex is None:
         if kind in ("http", "com"):
             needed = "baseUrl" if kind == "http" else "progId"
@@ -207,7 +214,7 @@ def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:
     given = {key for key in _ALL_TYPE_FIELDS if getattr(ex, _SNAKE[key]) is not None}
     for key in sorted(given - set(_TYPE_FIELDS[kind])):
         yield Problem(f"/execution/{key}", f"{key} is ignored for execution type {kind!r}", "warning")
-    yield from checks.check_positive(ex.timeout, "/execution/timeout", what="timeout (milliseconds)")
+    yield from checks.check_timeout(ex.timeout, "/execution/timeout", unit_ms=1)
     if kind == "http":
         if ex.base_url is None:
             yield Problem("/execution/baseUrl", "execution type 'http' needs baseUrl")
@@ -298,12 +305,9 @@ def _check_tool(tool: CTool, pointer: str, kind: str) -> Iterator[Problem]:
             f"tool execution (path, method, headers) applies to http only, not {kind!r}",
         )
         return
-    known = checks.property_names(tool.parameters)
-    if tool.execution.path is not None:
-        yield from checks.check_placeholders(
-            tool.execution.path, f"{pointer}/execution/path", known, path_style=True
-        )
-    yield from checks.check_headers(tool.execution.headers or {}, f"{pointer}/execution/headers")
+    yield from checks.check_tool_http(
+        tool.execution.path, tool.execution.headers, tool.parameters, f"{pointer}/execution"
+    )
 
 
 _ALL_TYPE_FIELDS = tuple(dict.fromkeys(k for keys in _TYPE_FIELDS.values() for k in keys))
@@ -360,7 +364,7 @@ def _http_call(ex: CToolExecution) -> HttpCall:
 def _channel(doc: CDescriptor) -> Channel:
     kind = execution_type(doc)
     ex = doc.execution or CExecution(type=kind)
-    timeout = int(ex.timeout) if ex.timeout is not None else None
+    timeout = checks.timeout_ms(ex.timeout, unit_ms=1)
     if kind == "http":
         assert ex.base_url is not None
         return HttpChannel(

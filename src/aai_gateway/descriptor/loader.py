@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,10 +51,12 @@ _DIALECTS: dict[Dialect, _DialectSpec] = {
 
 
 def detect_dialect(document: dict[str, Any]) -> Dialect | None:
-    if "appId" in document or "platforms" in document:
-        return "B"
+    """camelCase `schemaVersion` is C's alone; B also writes `schema_version`, so B is told from A
+    by its `appId`/`platforms`."""
     if "schemaVersion" in document:
         return "C"
+    if "appId" in document or "platforms" in document:
+        return "B"
     if "schema_version" in document:
         return "A"
     return None
@@ -61,7 +65,7 @@ def detect_dialect(document: dict[str, Any]) -> Dialect | None:
 def load_text(data: str | bytes, source: Source, host: Platform | None = None) -> LoadResult:
     """Parse, validate and normalize one aai.json. Never raises for bad input."""
     document, problems = parse_json(data)
-    if document is None:
+    if problems:  # not `document is None`: the text `null` parses fine and is refused below
         return LoadResult(None, problems)
     return load_document(document, source, host)
 
@@ -79,9 +83,9 @@ def load_document(document: Any, source: Source, host: Platform | None = None) -
                 Problem(
                     "",
                     "cannot tell which aai.json dialect this is: expected 'schemaVersion' "
-                    "(camelCase dialect), "
-                    "'appId' with 'platforms' (multi-platform dialect), or 'schema_version' with 'app' and "
-                    "'platform' (snake_case dialect); run `aai-gateway schema` for the recommended format",
+                    "(camelCase dialect), 'appId' and 'platforms' (multi-platform dialect), or "
+                    "'schema_version' with 'app' and 'platform' (snake_case dialect); run "
+                    "`aai-gateway schema` for the recommended format",
                 )
             ],
         )
@@ -89,7 +93,12 @@ def load_document(document: Any, source: Source, host: Platform | None = None) -
     try:
         raw = spec.model.model_validate(document)
     except ValidationError as exc:
-        return LoadResult(None, problems_from_validation(exc), dialect)
+        note = Problem(
+            "",
+            "the checks of versions, names, schemas and bindings run once these structural errors are fixed",
+            "warning",
+        )
+        return LoadResult(None, [*problems_from_validation(exc), note], dialect)
     problems = list(unknown_field_warnings(raw))
     problems += spec.check(raw)
     if any(p.severity == "error" for p in problems):
@@ -124,11 +133,15 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     duplicates: list[tuple[int, str]] = []
     depth_of: dict[int, int] = {}
 
-    def nesting(value: Any) -> int:
+    def nesting(value: Any, limit: int = MAX_NESTING + 1) -> int:
+        # Stops counting past the limit: a bare array nested hundreds deep would otherwise
+        # exhaust the Python stack here, after json.loads itself coped with it.
         if isinstance(value, dict):
             return depth_of.get(id(value), 1)
         if isinstance(value, list):
-            return 1 + max((nesting(item) for item in value), default=0)
+            if limit <= 1:
+                return 1
+            return 1 + max((nesting(item, limit - 1) for item in value), default=0)
         return 0
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -143,9 +156,19 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
         depth_of[id(result)] = deepest + 1
         return result
 
+    saw_infinity: list[bool] = []
+
+    def parse_float(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            saw_infinity.append(True)
+        return value
+
     too_deep = Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")
     try:
-        document = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant)
+        document = json.loads(
+            text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant, parse_float=parse_float
+        )
     except json.JSONDecodeError as exc:
         return None, [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
     except ValueError as exc:
@@ -154,6 +177,11 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
         return None, [too_deep]
     if nesting(document) > MAX_NESTING:
         return None, [too_deep]
+    # Only then can the document hold an infinite number or a lone surrogate.
+    if saw_infinity or _SURROGATE_ESCAPE.search(text) or not (isinstance(data, bytes) or _is_unicode(text)):
+        unusable = _unrepresentable(document)
+        if unusable:
+            return None, unusable
     if duplicates:
         where = _pointers_by_id(document)
         return None, [
@@ -166,8 +194,44 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     return document, []
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _unrepresentable(document: Any) -> list[Problem]:
+    """Values JSON text can spell but nothing downstream can hold: a number too large for a float
+    (`1e999` parses as infinity) and strings with an unpaired surrogate escape (`"\\ud800"`), which
+    are not Unicode text and cannot be encoded as UTF-8 for a schema validator, header or process."""
+    problems: list[Problem] = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            problems.append(Problem(json_pointer(*path), "number is too large to represent"))
+        elif isinstance(value, str) and not _is_unicode(value):
+            problems.append(Problem(json_pointer(*path), f"string is not valid Unicode text: {value!a}"))
+        elif isinstance(value, dict):
+            for key in value:
+                if not _is_unicode(key):
+                    problems.append(Problem(json_pointer(*path), f"key {key!a} is not valid Unicode text"))
+            items = [(v, (*path, k)) for k, v in value.items() if _is_unicode(k)]
+            stack.extend(reversed(items))
+        elif isinstance(value, list):
+            stack.extend(reversed([(v, (*path, i)) for i, v in enumerate(value)]))
+    return problems
+
+
+def _is_unicode(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _pointers_by_id(document: Any) -> dict[int, tuple[str | int, ...]]:

@@ -15,6 +15,7 @@ from .names import LocalizedName
 from .platforms import ExecutionType, Platform
 
 JsonObject = dict[str, Any]
+DEFAULT_TIMEOUT_MS = 30_000
 
 
 class _Model(BaseModel):
@@ -238,8 +239,10 @@ class Tool(_Model):
         return self.channel.type
 
     @property
-    def effective_timeout_ms(self) -> int | None:
-        return self.timeout_ms if self.timeout_ms is not None else self.channel.timeout_ms
+    def effective_timeout_ms(self) -> int:
+        if self.timeout_ms is not None:
+            return self.timeout_ms
+        return self.channel.timeout_ms if self.channel.timeout_ms is not None else DEFAULT_TIMEOUT_MS
 
 
 class PlatformSection(_Model):

@@ -27,9 +27,15 @@ class LocalizedName(BaseModel):
                 if tag.lower() == wanted.lower():
                     return name
             language = primary_language(wanted)
-            for tag, name in self.names.items():
-                if primary_language(tag) == language:
+            same_language = [
+                (tag, name) for tag, name in self.names.items() if primary_language(tag) == language
+            ]
+            script = chinese_script(wanted)
+            for tag, name in same_language:  # zh-HK reads zh-TW before zh-CN
+                if script is not None and chinese_script(tag) == script:
                     return name
+            if same_language:
+                return same_language[0][1]
         if self.default_lang in self.names:
             return self.names[self.default_lang]
         return next(iter(self.names.values()))
@@ -59,6 +65,23 @@ def normalize_tag(tag: str) -> str:
         else:
             out.append(part)
     return "-".join(out)
+
+
+_TRADITIONAL = frozenset({"HANT", "TW", "HK", "MO"})
+_SIMPLIFIED = frozenset({"HANS", "CN", "SG", "MY"})
+
+
+def chinese_script(tag: str) -> str | None:
+    """`Hant` or `Hans` for a Chinese tag whose script or region says which; else None."""
+    parts = normalize_tag(tag).split("-")
+    if parts[0] != "zh":
+        return None
+    for part in (p.upper() for p in parts[1:]):
+        if part in _TRADITIONAL:
+            return "Hant"
+        if part in _SIMPLIFIED:
+            return "Hans"
+    return None
 
 
 def primary_language(tag: str) -> str:

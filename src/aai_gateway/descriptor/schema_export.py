@@ -71,7 +71,7 @@ def _tighten(name: str, definition: dict[str, Any]) -> None:
     definition.pop("title", None)
     if definition.get("type") == "object" and "properties" in definition:
         definition["additionalProperties"] = False
-        definition["patternProperties"] = {"^x-": {}, "^\\$schema$": {"type": "string"}}
+        definition["patternProperties"] = {"^x-": {}, "^\\$(schema|comment)$": {"type": "string"}}
     for prop_name, prop in definition.get("properties", {}).items():
         prop.pop("title", None)
         prop.pop("default", None)

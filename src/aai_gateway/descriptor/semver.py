@@ -9,9 +9,10 @@ from functools import total_ordering
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$",
+    re.ASCII,  # \d must not match other scripts' digits ("1١.0.0")
 )
-_TWO_PART = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+_TWO_PART = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)$", re.ASCII)
 
 
 @total_ordering
@@ -52,12 +53,12 @@ class Version:
 
 def parse_version(text: str, *, allow_two_part: bool = False) -> Version | None:
     """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed)."""
-    match = _SEMVER.match(text)
+    match = _SEMVER.fullmatch(text)  # not .match: "$" also matches before a trailing newline
     if match:
         major, minor, patch, pre, build = match.groups()
         return Version(int(major), int(minor), int(patch), tuple(pre.split(".")) if pre else (), build or "")
     if allow_two_part:
-        two = _TWO_PART.match(text)
+        two = _TWO_PART.fullmatch(text)
         if two:
             return Version(int(two.group(1)), int(two.group(2)), 0)
     return None

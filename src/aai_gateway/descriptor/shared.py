@@ -19,7 +19,3 @@ def derived_dbus_names(service: str, object_path: str | None, interface: str | N
     if object_path is None:
         object_path = "/" + "/".join(_NOT_PATH_CHAR.sub("_", part) or "_" for part in service.split("."))
     return service, object_path, interface or service.replace("-", "_")
-
-
-def seconds_to_ms(seconds: float | None) -> int | None:
-    return None if seconds is None else round(seconds * 1000)
