@@ -120,3 +120,73 @@ class UsageError(AaiError):
 
     def __init__(self, message: str, **data: Any) -> None:
         super().__init__(message=message, data=data, code=ErrorCode.INVALID_REQUEST)
+
+
+class UnknownAppError(AaiError):
+    def __init__(self, reference: str, known: list[str]) -> None:
+        shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
+        super().__init__(
+            f"no app {reference!r}; known apps: {shown or 'none'}. Use an id from tools/list, "
+            "or web_discover for a web app",
+            {"app": reference, "known_apps": known},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+
+class UnknownToolError(AaiError):
+    def __init__(self, app_id: str, tool: str, known: list[str]) -> None:
+        super().__init__(
+            f"app {app_id!r} has no tool {tool!r}; its tools: {', '.join(known) or 'none'}. "
+            f"Read the app's guide for names and parameters",
+            {"app": app_id, "tool": tool, "known_tools": known},
+            ErrorCode.UNKNOWN_TOOL,
+        )
+
+
+class InvalidParamsError(AaiError):
+    def __init__(self, app_id: str, tool: str, violations: list[dict[str, str]]) -> None:
+        listed = "; ".join(f"{v['path'] or '(arguments)'}: {v['message']}" for v in violations[:10])
+        super().__init__(
+            f"invalid arguments for {app_id} {tool}: {listed}",
+            {"app": app_id, "tool": tool, "violations": violations},
+            ErrorCode.INVALID_PARAMS,
+        )
+
+
+class ExecutionTimeoutError(AaiError):
+    def __init__(self, app_id: str, tool: str, timeout_ms: int) -> None:
+        super().__init__(
+            f"{app_id} {tool} did not finish within {timeout_ms} ms and was stopped",
+            {"app": app_id, "tool": tool, "timeout_ms": timeout_ms},
+            ErrorCode.TIMEOUT,
+        )
+
+
+class ServiceUnavailableError(AaiError):
+    def __init__(self, app_id: str, reason: str, **data: Any) -> None:
+        super().__init__(
+            f"{app_id} is not reachable: {reason}", {"app": app_id, **data}, ErrorCode.SERVICE_UNAVAILABLE
+        )
+
+
+class NotImplementedExecutionError(AaiError):
+    def __init__(self, execution_type: str, platform: str, reason: str) -> None:
+        super().__init__(
+            f"execution type {execution_type!r} cannot run here ({platform}): {reason}",
+            {"execution_type": execution_type, "platform": platform},
+            ErrorCode.NOT_IMPLEMENTED,
+        )
+
+
+class AppReportedError(AaiError):
+    """The app ran and answered with an error of its own; its code and message are kept."""
+
+    def __init__(
+        self, app_id: str, tool: str, message: str, app_code: str | None = None, **data: Any
+    ) -> None:
+        code = ErrorCode(app_code) if app_code in ErrorCode.__members__ else ErrorCode.EXECUTION_FAILED
+        super().__init__(
+            f"{app_id} {tool} failed: {message}",
+            {"app": app_id, "tool": tool, "app_error_code": app_code, **data},
+            code,
+        )

@@ -1080,3 +1080,9 @@ def test_a_stray_platforms_key_does_not_turn_a_camelcase_file_into_the_multi_pla
     result = load(with_changes(valid_c(), ("/platforms", {})))
     assert result.dialect == "C"
     assert [p.pointer for p in result.warnings] == ["/platforms"]
+
+
+@pytest.mark.parametrize("declared", [[], {}, 7, "https://json-schema.org/draft/2020-12/schema"])
+def test_a_parameters_schema_declaring_anything_but_draft_07_is_refused(declared: Any) -> None:
+    document = with_changes(valid_c(), ("/tools/0/parameters/$schema", declared))
+    rejected_at(document, "/tools/0/parameters/$schema", "Draft-07")

@@ -66,7 +66,7 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     if not isinstance(schema, dict):
         return [Problem(pointer, f"{what} must be a JSON Schema object, not {type(schema).__name__}")]
     declared = schema.get("$schema")
-    if declared is not None and declared not in DRAFT7_URIS:
+    if declared is not None and (not isinstance(declared, str) or declared not in DRAFT7_URIS):
         return [
             Problem(
                 json_pointer_join(pointer, "$schema"),

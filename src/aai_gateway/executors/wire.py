@@ -1,0 +1,60 @@
+"""The JSON request/response that stdio adapters, DBus `Execute` and Apple Events speak (DESIGN.md).
+
+request:  {"version": "1.0", "request_id": "…", "tool": "…", "params": {…}}
+response: {"version": "1.0", "request_id": "…", "status": "success", "result": …}
+      or  {"version": "1.0", "request_id": "…", "status": "error", "error": {"code": "…", "message": "…"}}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import AaiError, AppReportedError, ErrorCode
+
+WIRE_VERSION = "1.0"
+
+
+def encode_request(request_id: str, tool: str, params: dict[str, Any]) -> str:
+    """One line of JSON (no raw newlines inside: strings are escaped)."""
+    payload = {"version": WIRE_VERSION, "request_id": request_id, "tool": tool, "params": params}
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_response(text: str | bytes, *, app_id: str, tool: str, request_id: str) -> Any:
+    """The result of a success response; raises AaiError for an error response or garbage."""
+    try:
+        response = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise AaiError(
+            f"{app_id} {tool}: the app's answer is not JSON ({exc}); expected "
+            '{"status": "success", "result": ...}',
+            {"app": app_id, "tool": tool, "output_start": _preview(text)},
+            ErrorCode.EXECUTION_FAILED,
+        ) from exc
+    if not isinstance(response, dict) or response.get("status") not in ("success", "error"):
+        raise AaiError(
+            f'{app_id} {tool}: the app\'s answer lacks "status": "success" or "error"',
+            {"app": app_id, "tool": tool, "output_start": _preview(text)},
+            ErrorCode.EXECUTION_FAILED,
+        )
+    answered_id = response.get("request_id")
+    if answered_id is not None and answered_id != request_id:
+        raise AaiError(
+            f"{app_id} {tool}: the app answered request {answered_id!r}, not {request_id!r}",
+            {"app": app_id, "tool": tool},
+            ErrorCode.EXECUTION_FAILED,
+        )
+    if response["status"] == "success":
+        return response.get("result")
+    error = response.get("error")
+    if not isinstance(error, dict):
+        error = {"message": str(error)}
+    message = str(error.get("message") or "the app reported an error without a message")
+    code = error.get("code")
+    raise AppReportedError(app_id, tool, message, str(code) if code is not None else None)
+
+
+def _preview(text: str | bytes, limit: int = 200) -> str:
+    shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return shown[:limit] + ("…" if len(shown) > limit else "")
