@@ -184,7 +184,8 @@ class AppReportedError(AaiError):
     def __init__(
         self, app_id: str, tool: str, message: str, app_code: str | None = None, **data: Any
     ) -> None:
-        code = ErrorCode(app_code) if app_code in ErrorCode.__members__ else ErrorCode.EXECUTION_FAILED
+        code = ErrorCode(app_code) if app_code is not None and app_code in ErrorCode.__members__ else None
+        code = code or ErrorCode.EXECUTION_FAILED
         super().__init__(
             f"{app_id} {tool} failed: {message}",
             {"app": app_id, "tool": tool, "app_error_code": app_code, **data},
