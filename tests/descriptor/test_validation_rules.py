@@ -1086,3 +1086,15 @@ def test_a_stray_platforms_key_does_not_turn_a_camelcase_file_into_the_multi_pla
 def test_a_parameters_schema_declaring_anything_but_draft_07_is_refused(declared: Any) -> None:
     document = with_changes(valid_c(), ("/tools/0/parameters/$schema", declared))
     rejected_at(document, "/tools/0/parameters/$schema", "Draft-07")
+
+
+def test_a_timeout_too_large_for_any_number_of_milliseconds_is_an_error_not_a_crash() -> None:
+    document = with_changes(valid_b(), ("/platforms/linux/tools/0/timeout", 1e306))
+    rejected_at(document, "/platforms/linux/tools/0/timeout", "timeout must be between")
+
+
+@pytest.mark.parametrize("expires_in", [0.4, 0, 10**9])
+def test_an_app_credential_lifetime_must_be_between_a_second_and_a_year(expires_in: float) -> None:
+    document = read_fixture("c_web_appcredential.json")
+    document["auth"]["appCredential"]["expiresIn"] = expires_in
+    rejected_at(document, "/auth/appCredential/expiresIn", "expiresIn must be between 1 and")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -180,9 +181,17 @@ def check_headers(headers: dict[str, str], pointer: str) -> Iterator[Problem]:
             yield Problem(where, "header value contains CR, LF or NUL, which would split the request")
 
 
-def check_fits(execution: ExecutionType, platform: Platform, pointer: str) -> Iterator[Problem]:
+def check_fits(
+    execution: ExecutionType, platform: Platform, pointer: str, *, expressible: Iterable[str] | None = None
+) -> Iterator[Problem]:
+    """`expressible`: the types the file's dialect can write, so the hint only offers those."""
     if not fits_platform(execution, platform):
-        allowed = ", ".join(sorted(t.value for t in allowed_execution_types(platform)))
+        offered = set(expressible) if expressible is not None else None
+        allowed = ", ".join(
+            sorted(
+                t.value for t in allowed_execution_types(platform) if offered is None or t.value in offered
+            )
+        )
         yield Problem(
             pointer,
             f"execution type {execution.value!r} cannot run on platform {platform!r} "
@@ -190,27 +199,36 @@ def check_fits(execution: ExecutionType, platform: Platform, pointer: str) -> It
         )
 
 
-def check_positive(value: float | None, pointer: str, *, what: str) -> Iterator[Problem]:
-    if value is not None and value <= 0:
-        yield Problem(pointer, f"{what} must be a positive number, not {value}")
-
-
 MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000
 
 
 def timeout_ms(value: float | None, *, unit_ms: int) -> int | None:
-    """A timeout written in seconds (unit_ms=1000) or milliseconds (1), in whole milliseconds."""
-    return None if value is None else round(value * unit_ms)
+    """A timeout written in seconds (unit_ms=1000) or milliseconds (1), in whole milliseconds;
+    None when absent or too large to be a number of milliseconds at all."""
+    if value is None or not math.isfinite(value * unit_ms):
+        return None
+    return round(value * unit_ms)
 
 
-def check_timeout(value: float | None, pointer: str, *, unit_ms: int) -> Iterator[Problem]:
+def check_timeout(
+    value: float | None,
+    pointer: str,
+    *,
+    unit_ms: int,
+    what: str = "timeout",
+    maximum_ms: int = MAX_TIMEOUT_MS,
+) -> Iterator[Problem]:
+    """A duration in range once rounded to whole units (`unit_ms`: 1 for ms, 1000 for seconds)."""
     if value is None:
         return
     unit = "milliseconds" if unit_ms == 1 else "seconds"
     milliseconds = timeout_ms(value, unit_ms=unit_ms)
-    if milliseconds is None or not 1 <= milliseconds <= MAX_TIMEOUT_MS:
-        limit = MAX_TIMEOUT_MS // unit_ms
-        yield Problem(pointer, f"timeout must be between {1 / unit_ms:g} and {limit} {unit}, not {value}")
+    smallest = unit_ms if what != "timeout" else 1
+    if milliseconds is None or not smallest <= milliseconds <= maximum_ms:  # None: beyond any float
+        low = f"{smallest / unit_ms:g}"
+        yield Problem(
+            pointer, f"{what} must be between {low} and {maximum_ms // unit_ms} {unit}, not {value}"
+        )
 
 
 def check_pipe_names(value: str, pointer: str) -> Iterator[Problem]:

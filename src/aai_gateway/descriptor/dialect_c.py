@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
@@ -193,7 +194,10 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
             yield Problem(json_pointer("app", "name", tag), "name must not be empty")
     kind = execution_type(doc)
     yield from checks.check_fits(
-        ExecutionType(kind), doc.platform, "/execution/type" if doc.execution else "/platform"
+        ExecutionType(kind),
+        doc.platform,
+        "/execution/type" if doc.execution else "/platform",
+        expressible=typing.get_args(CExecutionType),
     )
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
@@ -275,8 +279,12 @@ def _check_auth(doc: CDescriptor, kind: str) -> Iterator[Problem]:
         urls.append(
             (auth.app_credential.token_endpoint, "/auth/appCredential/tokenEndpoint", "tokenEndpoint")
         )
-        yield from checks.check_positive(
-            auth.app_credential.expires_in, "/auth/appCredential/expiresIn", what="expiresIn (seconds)"
+        yield from checks.check_timeout(
+            auth.app_credential.expires_in,
+            "/auth/appCredential/expiresIn",
+            unit_ms=1000,
+            what="expiresIn",
+            maximum_ms=366 * 24 * 3600 * 1000,
         )
     if auth.cookie:
         urls.append((auth.cookie.login_url, "/auth/cookie/loginUrl", "loginUrl"))
@@ -434,7 +442,7 @@ def _auth(auth: CAuth | None) -> Auth | None:
         return AppCredentialAuth(
             token_endpoint=a.token_endpoint,
             token_type=a.token_type,
-            expires_in=int(a.expires_in) if a.expires_in is not None else 7200,
+            expires_in=round(a.expires_in) if a.expires_in is not None else 7200,
             instructions=_instructions(a.instructions),
         )
     if auth.type == "cookie" and auth.cookie:
