@@ -80,6 +80,45 @@ def load_catalog(args: argparse.Namespace) -> Catalog:
     return build_catalog(discovery_sources(layout, discovery_options(args)), platform)
 
 
+def logging_options() -> argparse.ArgumentParser:
+    """Options every command accepts (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default) or ERROR")
+    parent.add_argument(
+        "--log-file", default=None, help="also write logs to this file (they always go to stderr)"
+    )
+    return parent
+
+
+LOGGING_OPTIONS = logging_options()
+VALUE_OPTIONS = frozenset(
+    {
+        "--path",
+        "--platform",
+        "--locale",
+        "--log-level",
+        "--log-file",
+        "--tool-names",
+        "--poll-interval",
+        "--args",
+    }
+)
+
+
+def command_first(argv: list[str], commands: set[str]) -> list[str]:
+    """`aai-gateway --path X scan` means `aai-gateway scan --path X`: move the command to the front
+    so options given before it are not dropped by the command's own defaults."""
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg in commands:
+            return [arg, *argv[:index], *argv[index + 1 :]] if index else argv
+        if arg == "--":
+            break
+        index += 2 if arg in VALUE_OPTIONS else 1
+    return argv
+
+
 def configure_logging(level: str = "WARNING", log_file: str | None = None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
@@ -102,3 +141,12 @@ def heading(title: str) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def add_gateway_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tool-names",
+        choices=["portable", "colon"],
+        default="portable",
+        help="portable: app_<id>, web_discover, aai_exec (default); colon: the seed names app:<id>, aai:exec",
+    )

@@ -10,13 +10,14 @@ from ..descriptor.compat import Bump, diff_descriptors, next_version, required_b
 from ..descriptor.semver import parse_version
 from ..discovery.scanner import describe_os_error, read_descriptor_bytes
 from ..errors import UsageError
-from .common import chosen_platform, print_json
+from .common import LOGGING_OPTIONS, chosen_platform, print_json
 from .tables import render_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "diff",
+        parents=[LOGGING_OPTIONS],
         help="classify the changes between two versions of a descriptor and check the version bump",
         description=(
             "Compare two descriptors (any dialects). Every change is classified as MAJOR (breaks agents), "

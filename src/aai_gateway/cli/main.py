@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
-from . import diff, scan, schema, validate
-from .common import configure_logging
+from . import diff, exec, guide, scan, schema, serve, validate
+from .common import LOGGING_OPTIONS, command_first, configure_logging
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 
@@ -18,32 +18,33 @@ EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aai-gateway",
+        parents=[LOGGING_OPTIONS],
         description=(
             "AAI Gateway: discover applications from aai.json descriptors and expose them to agents "
             "over MCP with progressive disclosure."
         ),
     )
     parser.add_argument("--version", action="version", version=f"aai-gateway {__version__}")
-    parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default) or ERROR")
-    parser.add_argument("--log-file", default=None, help="also write logs to this file")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (scan, validate, diff, schema):
+    for module in (serve, scan, guide, exec, validate, diff, schema):
         module.register(commands)
+    serve.add_serve_options(parser)  # `aai-gateway` alone serves, with the same options
     return parser
 
 
-def _aliases(argv: list[str]) -> list[str]:
-    """`--scan` is the seed's spelling of `scan`."""
-    return ["scan" if arg == "--scan" else arg for arg in argv]
+def normalize_argv(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """`--scan` is the seed's spelling of `scan`; a command may follow the options."""
+    argv = ["scan" if arg == "--scan" else arg for arg in argv]
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    return command_first(argv, set(commands))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(_aliases(list(sys.argv[1:] if argv is None else argv)))
+    args = parser.parse_args(normalize_argv(list(sys.argv[1:] if argv is None else argv), parser))
     configure_logging(args.log_level, args.log_file)
     if args.command is None:
-        parser.print_help()
-        return EXIT_USAGE
+        args.handler = serve.run
     try:
         code: int = args.handler(args)
     except DescriptorError as exc:

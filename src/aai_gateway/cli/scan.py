@@ -6,13 +6,22 @@ import argparse
 from typing import Any
 
 from ..discovery import Catalog, CatalogEntry
-from .common import add_discovery_options, add_locale_option, heading, load_catalog, print_json, user_locale
+from .common import (
+    LOGGING_OPTIONS,
+    add_discovery_options,
+    add_locale_option,
+    heading,
+    load_catalog,
+    print_json,
+    user_locale,
+)
 from .tables import render_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "scan",
+        parents=[LOGGING_OPTIONS],
         help="list discovered apps and every skipped file with its reason",
         description="Discover aai.json descriptors in every source and report what the gateway would offer.",
     )

@@ -11,12 +11,13 @@ from ..descriptor import Source, load_text
 from ..descriptor.loader import LoadResult
 from ..discovery.scanner import describe_os_error, read_descriptor_bytes
 from ..errors import Problem
-from .common import chosen_platform, plural, print_json
+from .common import LOGGING_OPTIONS, chosen_platform, plural, print_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "validate",
+        parents=[LOGGING_OPTIONS],
         help="check aai.json files and report every problem with its JSON pointer",
         description="Validate descriptors in any dialect. Exit status 0 only if every file is usable.",
     )

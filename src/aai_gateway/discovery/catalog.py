@@ -59,7 +59,41 @@ class Catalog:
         return sorted((e.descriptor for e in self.entries), key=lambda d: d.id)
 
 
-def build_catalog(sources: Iterable[SourceSpec], host: Platform | None = None) -> Catalog:
+FileKey = tuple[str, int, int, int]  # path, inode, size, mtime_ns
+
+
+class LoadCache:
+    """Loaded descriptors by file identity, so a rescan only re-reads files that changed."""
+
+    def __init__(self) -> None:
+        self._entries: dict[FileKey, CatalogEntry | Skipped] = {}
+
+    def load(self, path: Path, label: str, host: Platform | None) -> CatalogEntry | Skipped:
+        key = file_key(path)
+        if key is None:
+            return load_file(path, label, host)
+        cached = self._entries.get(key)
+        if cached is not None and cached.source_label == label:
+            return cached
+        outcome = load_file(path, label, host)
+        self._entries[key] = outcome
+        return outcome
+
+    def retain(self, keys: set[FileKey]) -> None:
+        self._entries = {k: v for k, v in self._entries.items() if k in keys}
+
+
+def file_key(path: Path) -> FileKey | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def build_catalog(
+    sources: Iterable[SourceSpec], host: Platform | None = None, cache: LoadCache | None = None
+) -> Catalog:
     catalog = Catalog()
     by_id: dict[str, CatalogEntry] = {}
     seen_files: set[str] = set()
@@ -81,7 +115,9 @@ def build_catalog(sources: Iterable[SourceSpec], host: Platform | None = None) -
             if real in seen_files:
                 continue
             seen_files.add(real)
-            outcome = load_file(item.path, spec.label, host)
+            outcome = (
+                cache.load(item.path, spec.label, host) if cache else load_file(item.path, spec.label, host)
+            )
             if isinstance(outcome, Skipped):
                 catalog.skipped.append(outcome)
                 continue

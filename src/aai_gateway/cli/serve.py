@@ -1,0 +1,49 @@
+"""`aai-gateway [serve]`: the MCP server on stdio (what MCP clients start)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import anyio
+
+from .common import LOGGING_OPTIONS, add_discovery_options, add_gateway_options, add_locale_option
+
+logger = logging.getLogger(__name__)
+
+
+def add_serve_options(parser: argparse.ArgumentParser) -> None:
+    add_discovery_options(parser)
+    add_gateway_options(parser)
+    add_locale_option(parser)
+    parser.add_argument(
+        "--poll-interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="how often to look for added, changed or removed descriptors (0: never; default 2)",
+    )
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "serve",
+        parents=[LOGGING_OPTIONS],
+        help="run the MCP server on stdio (the default when no command is given)",
+        description="Run the MCP server on stdin/stdout. MCP clients start this; logs go to stderr.",
+    )
+    add_serve_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..server.app import GatewayServer, serve_stdio  # the MCP SDK is slow to import: only here
+    from .runtime import build_gateway, build_watcher
+
+    watcher = build_watcher(args)
+    gateway = build_gateway(args, watcher)
+    for skipped in watcher.catalog.skipped:
+        logger.warning("skipped %s: %s", skipped.path, skipped.reason)
+    logger.info("serving %d apps over stdio", len(gateway.entries))
+    anyio.run(serve_stdio, GatewayServer(gateway, watcher, args.poll_interval))
+    return 0

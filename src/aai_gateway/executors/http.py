@@ -1,0 +1,395 @@
+"""The HTTP executor: one shared `httpx.AsyncClient`, requests built by `http_request`.
+
+- One client for every call (connection pooling), created on first use, closed by `aclose`.
+  It keeps no cookies between calls and reads no proxy settings or `.netrc` from the
+  environment (only `cli/` reads the environment; inject a configured client to use a proxy).
+- The tool's timeout covers the whole exchange (connect, redirects, reading the body):
+  `TIMEOUT` when it runs out. No connection: `SERVICE_UNAVAILABLE` naming the host.
+- Up to `max_redirects` redirects are followed here, not by httpx: httpx only strips
+  `Authorization` when a redirect leaves the origin, but credentials may travel in other headers
+  (`X-Auth-Token`) or in the query. So `invocation.http_auth` is applied only while the chain
+  stays on the original origin, and a hop to another origin carries none of the descriptor's
+  headers (only Accept, Accept-Language, User-Agent and Content-Type).
+- The body is streamed and abandoned past `max_response_bytes` (EXECUTION_FAILED).
+- Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the URL
+  without query string, and the start of the body. Output: `output_parser` or, without one,
+  JSON when the body parses as JSON, else text; an empty body is None.
+- Logs (debug): method, host, path template, status, duration; never values or credentials.
+"""
+
+from __future__ import annotations
+
+import codecs
+import http
+import json
+import logging
+import time
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any, Final
+
+import anyio
+import httpx
+
+from .. import __version__
+from ..descriptor import Tool
+from ..descriptor.model import HttpCall, HttpChannel
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from .base import Invocation
+from .http_request import HttpRequestSpec, build_request
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
+DEFAULT_MAX_REDIRECTS: Final = 5
+ERROR_BODY_READ_BYTES: Final = 64 * 1024
+BODY_PREVIEW_CHARS: Final = 1000
+MESSAGE_CHARS: Final = 300
+_PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
+_CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-agent", b"content-type"})
+
+_HINTS: Final = {
+    ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
+    ErrorCode.AUTH_EXPIRED: "The stored credentials were refused and could not be refreshed; sign in again",
+    ErrorCode.AUTH_DENIED: "The credentials lack permission for this operation",
+    ErrorCode.RATE_LIMITED: "Wait before retrying (see retry_after when the app sent it)",
+}
+
+STATUS_CODES: Final[dict[int, ErrorCode]] = {
+    400: ErrorCode.INVALID_REQUEST,
+    401: ErrorCode.AUTH_REQUIRED,
+    403: ErrorCode.AUTH_DENIED,
+    404: ErrorCode.NOT_FOUND,
+    429: ErrorCode.RATE_LIMITED,
+    500: ErrorCode.INTERNAL_ERROR,
+    501: ErrorCode.NOT_IMPLEMENTED,
+    503: ErrorCode.SERVICE_UNAVAILABLE,
+}
+
+
+def error_code_for_status(status: int, *, refreshable_auth: bool = False) -> ErrorCode:
+    """docs/errors.md: 401 is AUTH_EXPIRED when the credentials could have been refreshed (the
+    auth flow says so with a true `refreshable` attribute), else AUTH_REQUIRED; other 4xx are
+    INVALID_REQUEST, other 5xx SERVICE_UNAVAILABLE."""
+    if status == 401 and refreshable_auth:
+        return ErrorCode.AUTH_EXPIRED
+    if status in STATUS_CODES:
+        return STATUS_CODES[status]
+    if 400 <= status < 500:
+        return ErrorCode.INVALID_REQUEST
+    if 500 <= status < 600:
+        return ErrorCode.SERVICE_UNAVAILABLE
+    return ErrorCode.EXECUTION_FAILED
+
+
+class HttpStatusError(AaiError):
+    """The app answered with a status that is not success."""
+
+    def __init__(self, message: str, data: dict[str, Any], code: ErrorCode, status: int) -> None:
+        super().__init__(message, data, code)
+        self.status = status
+
+
+class ResponseTooLargeError(AaiError):
+    def __init__(self, app_id: str, tool: str, limit: int, url: str) -> None:
+        super().__init__(
+            f"{app_id} {tool}: the response is larger than the limit of {limit} bytes and was not read",
+            {"app": app_id, "tool": tool, "max_response_bytes": limit, "url": url},
+            ErrorCode.EXECUTION_FAILED,
+        )
+
+
+class HttpExecutor:
+    """Runs `http` tools. Safe to call concurrently; one instance serves every HTTP app."""
+
+    def __init__(
+        self,
+        *,
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_redirects: int = DEFAULT_MAX_REDIRECTS,
+    ) -> None:
+        """`client`: use this client (its owner closes it). `transport`: for the client this
+        executor creates itself (tests count connections with it)."""
+        self._client = client
+        self._owns_client = client is None
+        self._transport = transport
+        self.max_response_bytes = max_response_bytes
+        self.max_redirects = max_redirects
+
+    def unavailable_reason(self, tool: Tool) -> str | None:
+        return None
+
+    async def aclose(self) -> None:
+        """Close the client this executor created (an injected one belongs to its owner)."""
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    def client(self) -> httpx.AsyncClient:
+        """The shared client, created on first use."""
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                transport=self._transport,
+                follow_redirects=False,
+                trust_env=False,
+                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+                headers={"User-Agent": f"aai-gateway/{__version__}"},
+                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
+            )
+        return self._client
+
+    async def execute(self, invocation: Invocation) -> Any:
+        tool, app_id = invocation.tool, invocation.app.id
+        channel = tool.channel
+        if not isinstance(channel, HttpChannel):
+            raise AaiError(
+                f"{app_id} {tool.name}: the HTTP executor got a {channel.type.value!r} tool",
+                {"app": app_id, "tool": tool.name},
+                ErrorCode.INTERNAL_ERROR,
+            )
+        call = tool.call if isinstance(tool.call, HttpCall) else None
+        spec = build_request(channel, call, tool.name, invocation.arguments, app_id=app_id)
+        started = time.monotonic()
+        status: int | str = "error"
+        try:
+            with anyio.fail_after(invocation.timeout_seconds):
+                response, body = await self._exchange(spec, invocation)
+            status = response.status_code
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            status = "timeout"
+            raise ExecutionTimeoutError(app_id, tool.name, tool.effective_timeout_ms) from exc
+        except httpx.ConnectError as exc:
+            host = _host(spec.url)
+            raise ServiceUnavailableError(
+                app_id,
+                f"cannot connect to {host} ({exc or type(exc).__name__}); is the app running?",
+                tool=tool.name,
+                host=host,
+                url=public_url(spec.url),
+            ) from exc
+        except httpx.TransportError as exc:
+            host = _host(spec.url)
+            raise ServiceUnavailableError(
+                app_id,
+                f"the connection to {host} failed ({type(exc).__name__}: {exc})",
+                tool=tool.name,
+                host=host,
+                url=public_url(spec.url),
+            ) from exc
+        finally:
+            logger.debug(
+                "http %s %s %s -> %s in %.1f ms",
+                spec.method,
+                _host(spec.url),
+                spec.path_template,
+                status,
+                (time.monotonic() - started) * 1000,
+            )
+        if not response.is_success:
+            raise _status_error(invocation, response, body)
+        parser = call.output_parser if call is not None else None
+        return parse_body(body, response, parser, app_id=app_id, tool=tool.name)
+
+    async def _exchange(self, spec: HttpRequestSpec, invocation: Invocation) -> tuple[httpx.Response, bytes]:
+        """Send the request, following redirects; the final response and its (capped) body."""
+        client = self.client()
+        timeout = httpx.Timeout(invocation.timeout_seconds)
+        origin = _origin(httpx.URL(spec.url))
+        method, url, body = spec.method, httpx.URL(spec.full_url), spec.body
+        headers = [(k.encode("ascii"), v.encode("utf-8")) for k, v in spec.headers]
+        on_origin = True
+        for hop in range(self.max_redirects + 1):
+            request = client.build_request(method, url, headers=headers, content=body, timeout=timeout)
+            auth = invocation.http_auth if on_origin else None
+            response = await client.send(request, auth=auth, follow_redirects=False, stream=True)
+            following = response.next_request
+            if following is None:
+                try:
+                    return response, await self._read(response, invocation)
+                finally:
+                    await response.aclose()
+            await response.aclose()
+            if hop == self.max_redirects:
+                raise _too_many_redirects(invocation, self.max_redirects, response)
+            if following.url.scheme not in ("http", "https"):
+                raise AaiError(
+                    f"{invocation.app.id} {invocation.tool.name}: the app redirected to a "
+                    f"{following.url.scheme!r} URL, which the gateway does not follow",
+                    {"app": invocation.app.id, "tool": invocation.tool.name, "url": public_url(url)},
+                    ErrorCode.EXECUTION_FAILED,
+                )
+            if following.method != method:
+                body = None
+                headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
+            method, url = following.method, following.url
+            if on_origin and _origin(url) != origin:
+                on_origin = False
+                headers = [(k, v) for k, v in headers if k.lower() in _CROSS_ORIGIN_HEADERS]
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _read(self, response: httpx.Response, invocation: Invocation) -> bytes:
+        """The body: all of it for a success (EXECUTION_FAILED past the limit), the start of it
+        for an error (enough for a message)."""
+        limit = self.max_response_bytes
+        if not response.is_success:
+            return await _read_start(response, min(limit, ERROR_BODY_READ_BYTES))
+        too_large = ResponseTooLargeError(
+            invocation.app.id, invocation.tool.name, limit, public_url(response.url)
+        )
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+async def _read_start(response: httpx.Response, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk[: limit - size])
+        size += len(chunks[-1])
+        if size >= limit:
+            break
+    return b"".join(chunks)
+
+
+def parse_body(body: bytes, response: httpx.Response, parser: str | None, *, app_id: str, tool: str) -> Any:
+    """`json`: the parsed body (EXECUTION_FAILED if it is not JSON); `text`: the body as text;
+    no parser: JSON when the content type says so or the body parses, else text. Empty: None."""
+    if not body:
+        return None
+    content_type = response.headers.get("content-type")
+    if parser == "text":
+        return decode_text(body, response)
+    try:
+        return _json_loads(body)
+    except ValueError as exc:
+        if parser == "json":
+            raise AaiError(
+                f"{app_id} {tool}: the app's answer is not JSON ({exc}); the tool declares "
+                "output_parser 'json'",
+                {
+                    "app": app_id,
+                    "tool": tool,
+                    "content_type": content_type,
+                    "body": _preview(decode_text(body, response)),
+                },
+                ErrorCode.EXECUTION_FAILED,
+            ) from exc
+    return decode_text(body, response)  # no parser declared and not JSON (whatever the content type)
+
+
+def decode_text(body: bytes, response: httpx.Response) -> str:
+    encoding = response.charset_encoding or "utf-8"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "utf-8"
+    return body.decode(encoding, errors="replace")
+
+
+def _json_loads(body: bytes) -> Any:
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        return json.loads(body, parse_constant=refuse)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
+
+
+def public_url(url: httpx.URL | str) -> str:
+    """A URL fit for errors and logs: no user info, query string or fragment."""
+    parsed = httpx.URL(url)
+    return str(parsed.copy_with(query=None, fragment=None, username=None, password=None))
+
+
+def _host(url: str) -> str:
+    """host[:port] of a URL, never its user info."""
+    parsed = httpx.URL(url)
+    return f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, url.host, url.port or default
+
+
+def _too_many_redirects(invocation: Invocation, limit: int, response: httpx.Response) -> AaiError:
+    return AaiError(
+        f"{invocation.app.id} {invocation.tool.name}: the app redirected more than {limit} times; "
+        "the gateway stopped following",
+        {
+            "app": invocation.app.id,
+            "tool": invocation.tool.name,
+            "max_redirects": limit,
+            "url": public_url(response.url),
+        },
+        ErrorCode.EXECUTION_FAILED,
+    )
+
+
+def _status_error(invocation: Invocation, response: httpx.Response, body: bytes) -> HttpStatusError:
+    app_id, tool = invocation.app.id, invocation.tool.name
+    status = response.status_code
+    refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
+    code = error_code_for_status(status, refreshable_auth=refreshable)
+    text = decode_text(body, response) if body else ""
+    server_message = _server_message(body)
+    reason = response.reason_phrase or _PHRASES.get(status, "")
+    message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
+    if server_message:
+        message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
+    if code in _HINTS:
+        message += f". {_HINTS[code]}"
+    data: dict[str, Any] = {
+        "app": app_id,
+        "tool": tool,
+        "status": status,
+        "method": response.request.method,
+        "url": public_url(response.url),
+    }
+    if text:
+        data["body"] = _preview(text)
+    retry_after = response.headers.get("retry-after")
+    if retry_after and status in (429, 503):
+        data["retry_after"] = retry_after[:100]
+    return HttpStatusError(message, data, code, status)
+
+
+def _server_message(body: bytes) -> str | None:
+    """The app's own words from a JSON error body: `message`, `error` or `detail`."""
+    try:
+        document = _json_loads(body)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    for key in ("message", "error", "detail"):
+        value = document.get(key)
+        if isinstance(value, dict) and isinstance(value.get("message"), str):
+            value = value["message"]
+        if isinstance(value, str) and value.strip():
+            description = document.get("error_description")
+            if key == "error" and isinstance(description, str) and description.strip():
+                return f"{value}: {description}"
+            return value
+        if isinstance(value, list | dict) and value:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _preview(text: str) -> str:
+    return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")

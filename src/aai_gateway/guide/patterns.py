@@ -1,0 +1,144 @@
+"""A string that matches a JSON Schema `pattern`, for example values.
+
+Walks the pattern as Python's own regular-expression parser reads it and emits the simplest
+text each piece accepts: the first alternative, the lowest character of a class, the fewest
+repetitions (plus `extra` more, to reach a `minLength`). JSON Schema patterns are ECMA 262
+expressions, which agree with Python's on everything a descriptor is likely to use; the caller
+checks the result against the real schema anyway, so an exotic pattern only costs a fallback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import string
+from collections.abc import Callable
+from typing import Any
+
+_parser: Any = importlib.import_module("re._parser")  # Python's regex parser (`sre_parse` before 3.11)
+
+_CATEGORY_CHAR = {
+    "CATEGORY_DIGIT": "0",
+    "CATEGORY_NOT_DIGIT": "a",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_SPACE": "a",
+    "CATEGORY_WORD": "a",
+    "CATEGORY_NOT_WORD": "-",
+    "CATEGORY_LINEBREAK": "\n",
+    "CATEGORY_NOT_LINEBREAK": "a",
+}
+_CATEGORY_TEST: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": str.isdigit,
+    "CATEGORY_SPACE": str.isspace,
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
+    "CATEGORY_LINEBREAK": lambda c: c == "\n",
+}
+_PREFERRED = string.ascii_lowercase + string.digits + string.ascii_uppercase + "-_.:/ @"
+_MAX_LENGTH = 2_000
+
+
+class _UnsupportedError(Exception):
+    pass
+
+
+def pattern_example(pattern: str, *, extra: int = 0) -> str | None:
+    """A string matching `pattern`, or None when it cannot be produced."""
+    try:
+        parsed = _parser.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    out: list[str] = []
+    try:
+        _emit(parsed, out, {}, extra)
+    except (_UnsupportedError, RecursionError):
+        return None
+    text = "".join(out)
+    if len(text) > _MAX_LENGTH:
+        return None
+    try:
+        return text if re.search(pattern, text) else None
+    except re.error:
+        return None
+
+
+def _name(op: Any) -> str:
+    return str(getattr(op, "name", op))
+
+
+def _emit(items: Any, out: list[str], groups: dict[int, str], extra: int) -> None:
+    for op, av in items:
+        kind = _name(op)
+        if kind == "LITERAL":
+            out.append(chr(av))
+        elif kind == "NOT_LITERAL":
+            out.append("a" if chr(av) != "a" else "b")
+        elif kind == "ANY":
+            out.append("a")
+        elif kind == "IN":
+            out.append(_pick(av))
+        elif kind == "CATEGORY":
+            out.append(_CATEGORY_CHAR.get(_name(av), "a"))
+        elif kind == "BRANCH":
+            _emit(av[1][0], out, groups, extra)
+        elif kind == "SUBPATTERN":
+            start = len(out)
+            _emit(av[-1], out, groups, extra)
+            if av[0] is not None:
+                groups[av[0]] = "".join(out[start:])
+        elif kind == "ATOMIC_GROUP":
+            _emit(av, out, groups, extra)
+        elif kind in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, body = av
+            count = low + extra if _name(high) == "MAXREPEAT" else min(high, low + extra)
+            if count > _MAX_LENGTH:
+                raise _UnsupportedError
+            for _ in range(count):
+                _emit(body, out, groups, extra)
+        elif kind == "GROUPREF":
+            out.append(groups.get(av, ""))
+        elif kind == "GROUPREF_EXISTS":
+            _emit(av[1], out, groups, extra)
+        elif kind in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        else:
+            raise _UnsupportedError(kind)
+
+
+def _pick(members: Any) -> str:
+    """One character of a class like `[A-Za-z0-9_-]` or `[^\\s,]`."""
+    negated = bool(members) and _name(members[0][0]) == "NEGATE"
+    if negated:
+        members = members[1:]
+    allowed: list[str] = []
+    for op, av in members:
+        kind = _name(op)
+        if kind == "LITERAL":
+            allowed.append(chr(av))
+        elif kind == "RANGE":
+            allowed.append(chr(av[0]))
+            allowed.extend(c for c in _PREFERRED if av[0] <= ord(c) <= av[1])
+        elif kind == "CATEGORY":
+            allowed.append(_CATEGORY_CHAR.get(_name(av), "a"))
+    if not negated:
+        preferred = [c for c in allowed if c.isalnum()]
+        if preferred or allowed:
+            return (preferred or allowed)[0]
+        raise _UnsupportedError("empty class")
+    for candidate in _PREFERRED:
+        if not _in_class(candidate, members):
+            return candidate
+    raise _UnsupportedError("class excludes every candidate")
+
+
+def _in_class(char: str, members: Any) -> bool:
+    for op, av in members:
+        kind = _name(op)
+        if (kind == "LITERAL" and chr(av) == char) or (kind == "RANGE" and av[0] <= ord(char) <= av[1]):
+            return True
+        if kind == "CATEGORY":
+            name = _name(av)
+            positive = name.replace("NOT_", "")
+            test = _CATEGORY_TEST.get(positive)
+            if test is not None and test(char) != ("NOT_" in name):
+                return True
+    return False

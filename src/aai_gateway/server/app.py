@@ -1,0 +1,182 @@
+"""The MCP server: tools/list, tools/call, and telling clients when the app list changes.
+
+Built on the SDK's low-level `Server`, which serves both protocol generations on one stdio
+connection: the 2025-11-25 handshake and the 2026-07-28 per-request envelope.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .. import __version__
+from ..discovery.watch import CatalogWatcher
+from ..errors import AaiError, ErrorCode
+from ..service import UNKNOWN_CLIENT, Caller, Gateway
+from ..service.naming import AAI_EXEC, WEB_DISCOVER
+from . import results
+from .listing import INSTRUCTIONS, list_tools
+
+logger = logging.getLogger(__name__)
+
+
+def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
+    """The MCP client's name from its client info: the handshake's, or this request's `_meta`."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None or not info.name:
+        return Caller(UNKNOWN_CLIENT)
+    return Caller(info.name, info.version or None)
+
+
+class ListChangedNotifier:
+    """`notifications/tools/list_changed` to both generations: over the handshake session's
+    standalone channel (2025-11-25) and on `subscriptions/listen` streams (2026-07-28)."""
+
+    def __init__(self) -> None:
+        self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)
+        self._legacy_session: ServerSession | None = None
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Server middleware: remembers the handshake-era session to notify later."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.method != "initialize":
+            self._legacy_session = ctx.session
+        return await call_next(ctx)
+
+    async def tools_changed(self) -> None:
+        if self._legacy_session is not None:
+            try:
+                await self._legacy_session.send_tool_list_changed()
+            except Exception:  # the client may have gone; the next poll tries again
+                logger.warning("could not send tools/list_changed to the client", exc_info=True)
+        await self.bus.publish(ToolsListChanged())
+
+    def close(self) -> None:
+        self.listen.close()
+
+
+class GatewayServer:
+    def __init__(
+        self, gateway: Gateway, watcher: CatalogWatcher | None = None, poll_interval: float = 2.0
+    ) -> None:
+        self.gateway = gateway
+        self.watcher = watcher
+        self.poll_interval = poll_interval
+        self.notifier = ListChangedNotifier()
+
+    def build(self) -> Server[dict[str, Any]]:
+        server: Server[dict[str, Any]] = Server(
+            "aai-gateway",
+            version=__version__,
+            title="AAI Gateway",
+            instructions=INSTRUCTIONS,
+            lifespan=self._lifespan,
+            on_list_tools=self.on_list_tools,
+            on_call_tool=self.on_call_tool,
+            on_subscriptions_listen=self.notifier.listen,
+        )
+        server.middleware.append(self.notifier)
+        return server
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: Server[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as tasks:
+            if self.watcher is not None and self.poll_interval > 0:
+                tasks.start_soon(self._watch)
+            try:
+                yield {}
+            finally:
+                tasks.cancel_scope.cancel()
+                self.notifier.close()
+                with anyio.CancelScope(shield=True):
+                    await self.gateway.aclose()
+
+    async def _watch(self) -> None:
+        assert self.watcher is not None
+        while True:
+            await anyio.sleep(self.poll_interval)
+            try:
+                catalog = await anyio.to_thread.run_sync(self.watcher.poll)
+            except Exception:  # a scan failure must not stop the server; the next poll retries
+                logger.exception("rescanning descriptors failed")
+                continue
+            if catalog is not None and self.gateway.set_catalog(catalog):
+                logger.info("app list changed: %d apps", len(self.gateway.entries))
+                await self.notifier.tools_changed()
+
+    async def on_list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list_tools(self.gateway))
+
+    async def on_call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            return await self._call(ctx, params.name, params.arguments or {})
+        except AaiError as exc:
+            return results.failure(exc)
+        except Exception as exc:  # a bug must reach the agent as INTERNAL_ERROR, never kill the server
+            return results.crash(exc, f"tools/call {params.name}")
+
+    async def _call(
+        self, ctx: ServerRequestContext[Any, Any], name: str, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        if name in AAI_EXEC.values():
+            app, tool = _text_argument(arguments, "app"), _text_argument(arguments, "tool")
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                await ctx.session.report_progress(done, total, message)
+
+            value = await self.gateway.execute(
+                app,
+                tool,
+                arguments.get("args"),
+                caller=caller_of(ctx),
+                request_id=str(ctx.request_id) if ctx.request_id is not None else None,
+                progress=progress,
+            )
+            return results.success(value)
+        if name in WEB_DISCOVER.values():
+            return results.markdown(self.gateway.guide(_text_argument(arguments, "url")))
+        entry = self.gateway.entry_for_tool_name(name)
+        if entry is not None:
+            return results.markdown(self.gateway.guide(entry.app.id))
+        known = [t.name for t in list_tools(self.gateway)]
+        raise AaiError(
+            f"no tool {name!r} on this gateway; call tools/list (tools: {', '.join(known)})",
+            {"tool": name},
+            ErrorCode.UNKNOWN_TOOL,
+        )
+
+
+def _text_argument(arguments: dict[str, Any], key: str) -> str:
+    value = arguments.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise AaiError(
+            f"argument {key!r} must be a non-empty string",
+            {"violations": [{"path": f"/{key}", "message": "required string"}]},
+            ErrorCode.INVALID_PARAMS,
+        )
+    return value
+
+
+async def serve_stdio(server: GatewayServer) -> None:
+    """Serve one MCP client over this process's stdin/stdout until it disconnects."""
+    mcp_server = server.build()
+    options = mcp_server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read_stream, write_stream):
+        await mcp_server.run(read_stream, write_stream, options)

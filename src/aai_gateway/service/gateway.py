@@ -1,0 +1,145 @@
+"""The gateway's operations, independent of MCP: what to list, guides, and running one operation.
+
+The MCP server and the CLI both call this, so `aai-gateway exec` behaves exactly like `aai_exec`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from ..descriptor import AppDescriptor, Tool
+from ..discovery import Catalog
+from ..errors import AaiError
+from ..executors import ExecutorRegistry, Invocation, ProgressReporter
+from ..guide import render_guide
+from .arguments import ArgumentValidator
+from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
+from .resolve import resolve_app, resolve_tool
+
+logger = logging.getLogger(__name__)
+
+UNKNOWN_CLIENT = "Unknown Client"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: the MCP client's name and version from its client info."""
+
+    name: str = UNKNOWN_CLIENT
+    version: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}" if self.version else self.name
+
+
+@dataclass(frozen=True)
+class AppEntry:
+    tool_name: str
+    description: str
+    app: AppDescriptor
+
+
+class Gateway:
+    def __init__(
+        self,
+        catalog: Catalog,
+        registry: ExecutorRegistry,
+        *,
+        tool_names: ToolNameStyle = "portable",
+        locale: str | None = None,
+    ) -> None:
+        self.registry = registry
+        self.tool_names: ToolNameStyle = tool_names
+        self.locale = locale
+        self._arguments = ArgumentValidator()
+        self._entries: list[AppEntry] = []
+        self.catalog = catalog
+        self.set_catalog(catalog)
+
+    # ----------------------------------------------------------------- what agents see
+
+    def set_catalog(self, catalog: Catalog) -> bool:
+        """Install a new catalog; True when what tools/list shows has changed."""
+        before = [(e.tool_name, e.description) for e in self._entries]
+        self.catalog = catalog
+        self._arguments.clear()
+        listed = [app for app in catalog.apps if self._runnable_tools(app)]
+        names = app_tool_names((app.id for app in listed), self.tool_names)
+        self._entries = [AppEntry(names[app.id], app_entry_description(app), app) for app in listed]
+        return before != [(e.tool_name, e.description) for e in self._entries]
+
+    @property
+    def entries(self) -> list[AppEntry]:
+        return list(self._entries)
+
+    def entry_for_tool_name(self, name: str) -> AppEntry | None:
+        """The app behind an `app_<id>` entry; the other naming style is accepted too."""
+        for entry in self._entries:
+            if name in (entry.tool_name, f"app:{entry.app.id}", f"app_{entry.app.id}"):
+                return entry
+        return None
+
+    def _runnable_tools(self, app: AppDescriptor) -> list[Tool]:
+        return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
+
+    @property
+    def exec_tool_name(self) -> str:
+        return AAI_EXEC[self.tool_names]
+
+    # ----------------------------------------------------------------- guides
+
+    def resolve(self, reference: str) -> AppDescriptor:
+        return resolve_app([e.descriptor for e in self.catalog.entries], reference)
+
+    def guide(self, reference: str, locale: str | None = None) -> str:
+        app = self.resolve(reference)
+        unavailable = {
+            t.name: reason for t in app.tools if (reason := self.registry.unavailable_reason(t)) is not None
+        }
+        return render_guide(
+            app, locale=locale or self.locale, exec_tool=self.exec_tool_name, unavailable=unavailable
+        )
+
+    # ----------------------------------------------------------------- execution
+
+    async def execute(
+        self,
+        app_reference: str,
+        tool_name: str,
+        arguments: Any,
+        *,
+        caller: Caller,
+        request_id: str | None = None,
+        progress: ProgressReporter | None = None,
+    ) -> Any:
+        app = self.resolve(app_reference)
+        tool = resolve_tool(app, tool_name)
+        prepared = self._arguments.prepare(app, tool, arguments)
+        executor = self.registry.for_tool(tool)
+        invocation = Invocation(app, tool, prepared, request_id or uuid.uuid4().hex, progress)
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            return await executor.execute(invocation)
+        except AaiError as exc:
+            outcome = exc.code.value
+            raise
+        except Exception:
+            outcome = "crash"
+            raise
+        finally:
+            logger.info(
+                "exec caller=%r app=%s tool=%s outcome=%s %.1f ms",
+                str(caller),
+                app.id,
+                tool.name,
+                outcome,
+                (time.perf_counter() - started) * 1000,
+            )
+
+    async def aclose(self) -> None:
+        await self.registry.aclose()

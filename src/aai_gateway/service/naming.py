@@ -1,0 +1,54 @@
+"""How apps appear in tools/list: tool names and one-line descriptions (DESIGN.md "MCP surface")."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from ..descriptor import AppDescriptor
+
+ToolNameStyle = Literal["portable", "colon"]
+MAX_TOOL_NAME = 64
+_NOT_PORTABLE = re.compile(r"[^A-Za-z0-9_-]")
+
+WEB_DISCOVER = {"portable": "web_discover", "colon": "web:discover"}
+AAI_EXEC = {"portable": "aai_exec", "colon": "aai:exec"}
+
+
+def app_tool_name(app_id: str, style: ToolNameStyle = "portable") -> str:
+    """`app_<id>` with characters MCP clients reject replaced by `_`, at most 64 characters
+    (a long id keeps its start and gains a short hash so it stays unique)."""
+    name = f"app:{app_id}" if style == "colon" else "app_" + _NOT_PORTABLE.sub("_", app_id)
+    if len(name) > MAX_TOOL_NAME:
+        name = name[: MAX_TOOL_NAME - 9] + "_" + _short_hash(app_id)
+    return name
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def app_tool_names(app_ids: Iterable[str], style: ToolNameStyle = "portable") -> dict[str, str]:
+    """Tool name per app id; ids that collide after sanitizing (`a.b` / `a_b`) all get a hash."""
+    ids = list(app_ids)
+    names = {app_id: app_tool_name(app_id, style) for app_id in ids}
+    seen: dict[str, int] = {}
+    for name in names.values():
+        seen[name] = seen.get(name, 0) + 1
+    for app_id, name in names.items():
+        if seen[name] > 1:
+            names[app_id] = name[: MAX_TOOL_NAME - 9] + "_" + _short_hash(app_id)
+    return names
+
+
+def app_entry_description(app: AppDescriptor) -> str:
+    """`【Reminders|提醒事项】Task and reminder management. Aliases: todo, 待办. Call to get guide.`"""
+    names = "|".join(app.names.all_names())
+    description = app.description.strip()
+    if description and not description.endswith((".", "。", "!", "?", "！", "？")):
+        description += "."
+    aliases = list(dict.fromkeys(a.strip() for a in app.aliases if a.strip()))
+    alias_part = f" Aliases: {', '.join(aliases)}." if aliases else ""
+    return f"【{names}】{description}{alias_part} Call to get guide."

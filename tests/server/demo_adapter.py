@@ -1,0 +1,26 @@
+"""A stdio adapter for the server tests: one JSON request on stdin, one JSON response on stdout.
+
+Tools: `echo` returns its params; `fail` answers with an app error; `sleep` waits `seconds`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def main() -> None:
+    request = json.loads(sys.stdin.readline())
+    tool, params = request["tool"], request["params"]
+    if tool == "fail":
+        answer = {"status": "error", "error": {"code": "NOT_FOUND", "message": f"no item {params.get('id')}"}}
+    else:
+        if tool == "sleep":
+            time.sleep(params["seconds"])
+        answer = {"status": "success", "result": {"tool": tool, "params": params}}
+    sys.stdout.write(json.dumps({"version": "1.0", "request_id": request["request_id"], **answer}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""The gateway as an MCP client sees it: a real subprocess over stdio, both protocol generations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from tests.server.conftest import connected
+
+pytestmark = pytest.mark.anyio
+
+
+def error_of(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    payload: dict[str, Any] = json.loads(block.text)["error"]
+    return payload
+
+
+def text_of(result: types.CallToolResult) -> str:
+    assert not result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def test_tools_list_shows_one_entry_per_runnable_app_and_the_two_universal_tools(
+    gateway: Client,
+) -> None:
+    listed = await gateway.list_tools()
+    names = [t.name for t in listed.tools]
+    assert names == [
+        "app_dev_test_adapter",
+        "app_dev_test_offline",
+        "app_dev_test_slow",
+        "web_discover",
+        "aai_exec",
+    ]
+    adapter = listed.tools[0]
+    assert (
+        adapter.description
+        == "【Adapter|Adapter（中文）】Adapter for tests. Aliases: echo box. Call to get guide."
+    )
+    assert adapter.input_schema["properties"] == {}
+    exec_tool = listed.tools[-1]
+    assert exec_tool.input_schema["required"] == ["app", "tool"]
+
+
+async def test_colon_names_are_listed_on_request_and_seed_names_are_always_accepted(
+    apps_dir: Path, mode: str
+) -> None:
+    async with connected(apps_dir, mode, "--tool-names", "colon") as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        guide = await client.call_tool("app:dev.test.adapter", {})
+    assert names == [
+        "app:dev.test.adapter",
+        "app:dev.test.offline",
+        "app:dev.test.slow",
+        "web:discover",
+        "aai:exec",
+    ]
+    assert "# Adapter Operation Guide" in text_of(guide)
+
+
+async def test_the_seed_names_are_accepted_in_tools_call_with_portable_names_listed(gateway: Client) -> None:
+    result = await gateway.call_tool(
+        "aai:exec", {"app": "dev.test.adapter", "tool": "echo", "args": {"text": "x"}}
+    )
+    assert not result.is_error
+    assert "# Adapter Operation Guide" in text_of(await gateway.call_tool("app:dev.test.adapter", {}))
+
+
+async def test_an_app_entry_returns_its_guide_and_aai_exec_runs_the_operation(gateway: Client) -> None:
+    guide = text_of(await gateway.call_tool("app_dev_test_adapter", {}))
+    result = await gateway.call_tool(
+        "aai_exec", {"app": "dev.test.adapter", "tool": "echo", "args": {"text": 'héllo "quoted" $(x)'}}
+    )
+    assert "### echo" in guide and "aai_exec" in guide
+    assert result.structured_content == {
+        "tool": "echo",
+        "params": {"text": 'héllo "quoted" $(x)', "count": 1},
+    }
+    assert json.loads(text_of(result)) == result.structured_content
+
+
+async def test_apps_are_found_by_name_or_alias_too(gateway: Client) -> None:
+    result = await gateway.call_tool("aai_exec", {"app": "echo box", "tool": "echo", "args": {"text": "a"}})
+    assert result.structured_content is not None and result.structured_content["params"]["text"] == "a"
+
+
+@pytest.mark.parametrize(
+    ("call", "code", "detail"),
+    [
+        ({"app": "dev.test.nothing", "tool": "echo"}, "UNKNOWN_APP", "known apps: dev.test.adapter"),
+        ({"app": "dev.test.slow", "tool": "sleep", "args": {"seconds": 30}}, "TIMEOUT", "within 500 ms"),
+        ({"app": "dev.test.adapter", "tool": "nope"}, "UNKNOWN_TOOL", "its tools: echo, fail, sleep"),
+        ({"app": "dev.test.adapter", "tool": "echo", "args": {"count": 0}}, "INVALID_PARAMS", "/count"),
+        (
+            {"app": "dev.test.adapter", "tool": "echo", "args": "text"},
+            "INVALID_PARAMS",
+            "args must be an object",
+        ),
+        ({"app": "dev.test.adapter"}, "INVALID_PARAMS", "'tool' must be a non-empty string"),
+        ({"app": "dev.test.adapter", "tool": "fail", "args": {"id": 7}}, "NOT_FOUND", "no item 7"),
+        ({"app": "dev.test.offline", "tool": "ping"}, "SERVICE_UNAVAILABLE", "dev.test.offline"),
+        ({"app": "dev.test.bus", "tool": "ping"}, "NOT_IMPLEMENTED", "'dbus'"),
+    ],
+)
+async def test_each_failure_is_a_tool_error_with_its_code_and_what_to_fix(
+    gateway: Client, call: dict[str, Any], code: str, detail: str
+) -> None:
+    error = error_of(await gateway.call_tool("aai_exec", call))
+    assert error["code"] == code
+    assert detail in error["message"]
+
+
+async def test_invalid_arguments_report_every_violation_with_its_path(gateway: Client) -> None:
+    error = error_of(
+        await gateway.call_tool(
+            "aai_exec", {"app": "dev.test.adapter", "tool": "echo", "args": {"count": "2"}}
+        )
+    )
+    assert [v["path"] for v in error["data"]["violations"]] == ["", "/count"]
+
+
+async def test_an_unknown_mcp_tool_is_an_unknown_tool_error_listing_the_real_ones(gateway: Client) -> None:
+    error = error_of(await gateway.call_tool("app_does_not_exist", {}))
+    assert error["code"] == "UNKNOWN_TOOL"
+    assert "aai_exec" in error["message"]
+
+
+async def test_web_discover_finds_a_known_web_app_by_its_url(gateway: Client) -> None:
+    guide = await gateway.call_tool("web_discover", {"url": "http://127.0.0.1/anything"})
+    assert "Offline Operation Guide" in text_of(guide)
+
+
+async def test_the_caller_name_reaches_every_call(gateway: Client, shared_apps: Path, mode: str) -> None:
+    await gateway.call_tool("aai_exec", {"app": "dev.test.adapter", "tool": "echo", "args": {"text": "t"}})
+    log = shared_apps.parent / f"gateway-{mode}.log"
+    assert "exec caller='agent-x 1.0' app=dev.test.adapter tool=echo outcome=ok" in log.read_text()
+
+
+async def test_a_name_shared_by_two_apps_is_refused_as_ambiguous(tmp_path: Path, mode: str) -> None:
+    from tests.builders import write_json
+    from tests.server.conftest import adapter_app
+
+    for app_id in ("dev.test.one", "dev.test.two"):
+        document = adapter_app(app_id)
+        document["app"]["aliases"] = ["twin"]
+        write_json(tmp_path / "apps" / f"{app_id}.json", document)
+    async with connected(tmp_path / "apps", mode) as client:
+        error = error_of(
+            await client.call_tool("aai_exec", {"app": "twin", "tool": "echo", "args": {"text": "x"}})
+        )
+    assert error["code"] == "UNKNOWN_APP"
+    assert error["data"]["candidates"] == ["dev.test.one", "dev.test.two"]
