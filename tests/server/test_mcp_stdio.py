@@ -160,3 +160,16 @@ async def test_a_name_shared_by_two_apps_is_refused_as_ambiguous(tmp_path: Path,
         )
     assert error["code"] == "UNKNOWN_APP"
     assert error["data"]["candidates"] == ["dev.test.one", "dev.test.two"]
+
+
+async def test_aai_gateway_without_a_command_is_the_mcp_server(apps_dir: Path, mode: str) -> None:
+    import sys
+
+    from mcp import StdioServerParameters
+
+    bare = StdioServerParameters(
+        command=sys.executable, args=["-m", "aai_gateway", "--no-default-paths", "--path", str(apps_dir)]
+    )
+    async with Client(bare, mode=mode) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+    assert names[-2:] == ["web_discover", "aai_exec"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 
 from ..descriptor.platforms import host_platform
 from ..discovery import Layout, discovery_sources
@@ -24,7 +25,7 @@ def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
 def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
     return Gateway(
         watcher.catalog,
-        default_registry(),
+        default_registry(os.environ),
         tool_names=getattr(args, "tool_names", "portable"),
         locale=user_locale(getattr(args, "locale", None)),
     )

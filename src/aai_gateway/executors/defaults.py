@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..descriptor import ExecutionType
 from .http import HttpExecutor
 from .registry import ExecutorRegistry
 from .stdio import StdioExecutor
 
 
-def default_registry() -> ExecutorRegistry:
+def default_registry(environ: Mapping[str, str]) -> ExecutorRegistry:
+    """`environ`: the gateway's environment, from which child processes get an allow-listed few."""
     registry = ExecutorRegistry()
     registry.register(ExecutionType.HTTP, HttpExecutor())
-    registry.register(ExecutionType.STDIO, StdioExecutor())
+    registry.register(ExecutionType.STDIO, StdioExecutor(environ=environ))
     return registry

@@ -7,7 +7,7 @@ import mcp_types as types
 from ..service import Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 
-NO_ARGUMENTS = {"type": "object", "properties": {}, "additionalProperties": False}
+NO_ARGUMENTS = {"type": "object", "properties": {}}
 
 INSTRUCTIONS = (
     "This gateway exposes applications. Each app_* tool returns that app's operation guide "
@@ -59,7 +59,7 @@ def list_tools(gateway: Gateway) -> list[types.Tool]:
             name=entry.tool_name,
             description=entry.description,
             input_schema=NO_ARGUMENTS,
-            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+            annotations=types.ToolAnnotations(read_only_hint=True),  # reading a guide changes nothing
         )
         for entry in gateway.entries
     ]

@@ -1,0 +1,112 @@
+"""Context cost of tools/list: the gateway's one-entry-per-app listing vs listing every tool flat.
+
+Run: .venv/bin/python bench/context_cost.py [--apps 50] [--tools 10]
+Both listings are built from the same generated descriptors and serialized as MCP would send
+them (`{"tools": [...]}`, camelCase, no nulls). Tokens are estimated as characters / 4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+from aai_gateway.executors.defaults import default_registry
+from aai_gateway.server.listing import list_tools
+from aai_gateway.service import Gateway
+
+VERBS = ["list", "get", "create", "update", "delete", "search", "archive", "share", "export", "import"]
+NOUNS = ["items", "projects", "notes", "events", "contacts", "files", "tasks", "messages", "invoices", "tags"]
+
+
+def realistic_tool(app: int, index: int) -> dict[str, Any]:
+    verb, noun = VERBS[index % len(VERBS)], NOUNS[(app + index) % len(NOUNS)]
+    return {
+        "name": f"{verb}_{noun}",
+        "description": f"{verb.title()} {noun} in the workspace. Use when the user asks to {verb} {noun}.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "workspace": {
+                    "type": "string",
+                    "description": "Workspace id, as returned by list_workspaces",
+                },
+                "query": {"type": "string", "description": f"Text to match against {noun} titles and bodies"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+                "sort": {"type": "string", "enum": ["created", "updated", "title"], "default": "updated"},
+                "fields": {"type": "array", "items": {"type": "string"}, "description": "Fields to return"},
+            },
+            "required": ["workspace"],
+        },
+    }
+
+
+def write_apps(folder: Path, apps: int, tools: int) -> None:
+    for app in range(apps):
+        document = {
+            "schemaVersion": "1.0",
+            "version": "1.0.0",
+            "platform": "web",
+            "app": {
+                "id": f"com.example.app{app:02d}",
+                "name": {"en": f"Example App {app}", "zh-CN": f"示例应用 {app}"},
+                "defaultLang": "en",
+                "description": f"Team workspace number {app}: projects, notes and tasks",
+                "aliases": [f"app{app}", "workspace"],
+            },
+            "execution": {"type": "http", "baseUrl": f"https://app{app}.example.com/api"},
+            "tools": [realistic_tool(app, i) for i in range(tools)],
+        }
+        (folder / f"app{app:02d}.json").write_text(json.dumps(document), encoding="utf-8")
+
+
+def wire_size(tools: list[types.Tool]) -> int:
+    payload = {"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]}
+    return len(json.dumps(payload, ensure_ascii=False).encode())
+
+
+def flat_listing(gateway: Gateway) -> list[types.Tool]:
+    """What a client sees when every operation of every app is its own MCP tool."""
+    return [
+        types.Tool(
+            name=f"{entry.app.id.replace('.', '_')}__{tool.name}"[:64],
+            description=tool.description,
+            input_schema=tool.parameters,
+        )
+        for entry in gateway.entries
+        for tool in entry.app.tools
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--apps", type=int, default=50)
+    parser.add_argument("--tools", type=int, default=10)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
+        write_apps(Path(tmp), args.apps, args.tools)
+        sources = discovery_sources(
+            Layout.for_host(), DiscoveryOptions(paths=[Path(tmp)], no_default_paths=True)
+        )
+        gateway = Gateway(build_catalog(sources), default_registry(os.environ))
+    gateway_bytes = wire_size(list_tools(gateway))
+    flat_bytes = wire_size(flat_listing(gateway))
+    guide_bytes = len(gateway.guide(gateway.entries[0].app.id).encode())
+    print(f"{args.apps} apps x {args.tools} tools")
+    print(f"{'flat: every tool listed (baseline)':<40}{flat_bytes:>9} bytes  ~{flat_bytes // 4:>7} tokens")
+    print(f"{'gateway tools/list':<40}{gateway_bytes:>9} bytes  ~{gateway_bytes // 4:>7} tokens")
+    print(f"{'one app guide, read on demand':<40}{guide_bytes:>9} bytes  ~{guide_bytes // 4:>7} tokens")
+    print(f"ratio gateway/flat: {gateway_bytes / flat_bytes:.1%} (target <= 5%)")
+    print(f"with one guide read: {(gateway_bytes + guide_bytes) / flat_bytes:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

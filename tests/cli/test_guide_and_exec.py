@@ -1,0 +1,81 @@
+"""`aai-gateway guide` and `exec` go through the same gateway code as the MCP tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aai_gateway.cli.main import main
+from tests.builders import write_json
+from tests.server.conftest import adapter_app
+
+
+@pytest.fixture
+def apps(tmp_path: Path) -> Path:
+    write_json(tmp_path / "apps" / "adapter.json", adapter_app())
+    return tmp_path / "apps"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_guide_prints_the_markdown_guide_of_an_app_found_by_alias(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, _ = run(capsys, "guide", "echo box", "--no-default-paths", "--path", str(apps))
+    assert code == 0
+    assert out.startswith("# Adapter Operation Guide")
+    assert '"tool": "echo"' in out
+
+
+def test_guide_uses_the_requested_locale_for_the_app_name(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    _, out, _ = run(
+        capsys, "guide", "dev.test.adapter", "--locale", "zh-CN", "--no-default-paths", "--path", str(apps)
+    )
+    assert out.startswith("# Adapter（中文） Operation Guide")
+
+
+def test_exec_prints_the_result_with_defaults_applied(capsys: pytest.CaptureFixture[str], apps: Path) -> None:
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "dev.test.adapter",
+        "echo",
+        "--args",
+        '{"text": "hi"}',
+        "--no-default-paths",
+        "--path",
+        str(apps),
+    )
+    assert code == 0
+    assert json.loads(out) == {"tool": "echo", "params": {"text": "hi", "count": 1}}
+
+
+def test_exec_reports_an_operation_error_on_stderr_and_exits_one(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, err = run(
+        capsys, "exec", "dev.test.adapter", "echo", "--args", "{}", "--no-default-paths", "--path", str(apps)
+    )
+    assert (code, out) == (1, "")
+    assert json.loads(err)["error"]["code"] == "INVALID_PARAMS"
+
+
+def test_exec_refuses_arguments_that_are_not_json(capsys: pytest.CaptureFixture[str], apps: Path) -> None:
+    code, _, err = run(
+        capsys, "exec", "dev.test.adapter", "echo", "--args", "{text: hi}", "--path", str(apps)
+    )
+    assert code == 2
+    assert "--args is not JSON" in err
+
+
+def test_options_before_the_command_are_kept(capsys: pytest.CaptureFixture[str], apps: Path) -> None:
+    code, out, _ = run(capsys, "--no-default-paths", "--path", str(apps), "guide", "dev.test.adapter")
+    assert code == 0 and "Adapter Operation Guide" in out
