@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import DescriptorError, Problem, json_pointer
-from . import dialect_a, dialect_b, dialect_b_checks, dialect_c
+from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
 from .raw import problems_from_validation, unknown_field_warnings
@@ -46,7 +46,9 @@ class _DialectSpec:
 _DIALECTS: dict[Dialect, _DialectSpec] = {
     "A": _DialectSpec(dialect_a.ADescriptor, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)),
     "B": _DialectSpec(dialect_b.BDescriptor, dialect_b_checks.check, dialect_b.normalize),
-    "C": _DialectSpec(dialect_c.CDescriptor, dialect_c.check, lambda d, s, _h: dialect_c.normalize(d, s)),
+    "C": _DialectSpec(
+        dialect_c.CDescriptor, dialect_c_checks.check, lambda d, s, _h: dialect_c.normalize(d, s)
+    ),
 }
 
 
