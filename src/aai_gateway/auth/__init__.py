@@ -1,0 +1,16 @@
+"""Auth layer: credential records bound to descriptor sources, the secret store, auth flows."""
+
+from .credentials import Credential, CredentialStore, OAuthTokens, credential_binding, credential_key
+from .secrets import KeyringSecretStore, MemorySecretStore, SecretStore, SecretStoreUnavailableError
+
+__all__ = [
+    "Credential",
+    "CredentialStore",
+    "KeyringSecretStore",
+    "MemorySecretStore",
+    "OAuthTokens",
+    "SecretStore",
+    "SecretStoreUnavailableError",
+    "credential_binding",
+    "credential_key",
+]

@@ -1,0 +1,119 @@
+"""Credentials per app, bound to where the app's descriptor came from (DESIGN.md security rules).
+
+A descriptor fetched from `https://evil.example` that claims `com.notion.api` has a different
+binding from the bundled Notion descriptor, so it can never read Notion's token. Records are
+JSON in the secret store under `credential/<binding>/<app id>`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..descriptor import AppDescriptor
+from .secrets import SecretStore
+
+PREFIX = "credential/"
+CredentialKind = Literal["apiKey", "appCredential", "cookie", "oauth2"]
+
+
+def credential_binding(app: AppDescriptor) -> str:
+    """Where the descriptor came from: its origin (web), `bundled`, or its file."""
+    source = app.source
+    if source.kind == "web":
+        return source.origin or source.location
+    if source.kind == "bundled":
+        return "bundled"
+    return f"file:{source.location}"
+
+
+def credential_key(app: AppDescriptor) -> str:
+    return f"{PREFIX}{credential_binding(app)}/{app.id}"
+
+
+class OAuthTokens(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    access_token: str
+    token_type: str = "Bearer"
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    scope: str | None = None
+
+    def expires_within(self, seconds: float) -> bool:
+        return self.expires_at is not None and self.expires_at - time.time() <= seconds
+
+
+class AppToken(BaseModel):
+    """A token exchanged for an app id + secret (appCredential), cached until it expires."""
+
+    token: str
+    expires_at: float
+
+    def expires_within(self, seconds: float) -> bool:
+        return self.expires_at - time.time() <= seconds
+
+
+class Credential(BaseModel):
+    """Everything stored for one app. Which fields are used depends on `kind`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: CredentialKind
+    app_id: str
+    binding: str
+    api_key: str | None = None
+    client_id: str | None = None  # oauth2 client id, or appCredential App ID
+    client_secret: str | None = None  # oauth2 client secret, or appCredential App Secret
+    cookies: dict[str, str] = {}
+    tokens: OAuthTokens | None = None
+    app_token: AppToken | None = None
+    updated_at: float = 0.0
+
+
+class CredentialStore:
+    """Load, save and forget app credentials in a SecretStore. Blocking, like the store."""
+
+    def __init__(self, secrets: SecretStore) -> None:
+        self.secrets = secrets
+
+    def load(self, app: AppDescriptor) -> Credential | None:
+        raw = self.secrets.get(credential_key(app))
+        if raw is None:
+            return None
+        try:
+            credential = Credential.model_validate_json(raw)
+        except ValidationError:
+            return None  # unreadable record: treated as absent, replaced on the next save
+        if credential.binding != credential_binding(app) or credential.app_id != app.id:
+            return None
+        return credential
+
+    def save(self, app: AppDescriptor, credential: Credential) -> None:
+        if credential.binding != credential_binding(app) or credential.app_id != app.id:
+            raise ValueError("a credential is saved only for the app and source it belongs to")
+        stamped = credential.model_copy(update={"updated_at": time.time()})
+        self.secrets.set(credential_key(app), stamped.model_dump_json(exclude_none=True))
+
+    def delete(self, app: AppDescriptor) -> bool:
+        key = credential_key(app)
+        existed = self.secrets.get(key) is not None
+        self.secrets.delete(key)
+        return existed
+
+    def stored(self) -> list[Credential]:
+        found: list[Credential] = []
+        for key in self.secrets.keys(PREFIX):
+            raw = self.secrets.get(key)
+            if raw is None:
+                continue
+            try:
+                found.append(Credential.model_validate_json(raw))
+            except ValidationError:
+                continue
+        return found
+
+    def new(self, app: AppDescriptor, kind: CredentialKind) -> Credential:
+        return Credential(kind=kind, app_id=app.id, binding=credential_binding(app))
