@@ -116,10 +116,10 @@ class KeyringSecretStore:
     def keys(self, prefix: str = "") -> list[str]:
         return sorted(k for k in self._index() if k.startswith(prefix))
 
-    def _index(self) -> set[str]:
+    def _index(self) -> frozenset[str]:
         raw = self._call("get_password", INDEX_KEY)
         try:
             keys = json.loads(raw) if raw else []
         except json.JSONDecodeError:
             keys = []
-        return {k for k in keys if isinstance(k, str)}
+        return frozenset(k for k in keys if isinstance(k, str))
