@@ -191,3 +191,40 @@ class AppReportedError(AaiError):
             {"app": app_id, "tool": tool, "app_error_code": app_code, **data},
             code,
         )
+
+
+class AuthRequiredError(AaiError):
+    """No usable credential: says what the app needs, where to get it, and the command that stores it."""
+
+    code = ErrorCode.AUTH_REQUIRED
+
+    def __init__(
+        self,
+        app_id: str,
+        app_name: str,
+        auth_type: str,
+        *,
+        reason: str,
+        command: str,
+        obtain_url: str | None = None,
+        instructions: dict[str, Any] | None = None,
+        locale: str | None = None,
+        expired: bool = False,
+        **data: Any,
+    ) -> None:
+        where = f" Get it at {obtain_url}." if obtain_url else ""
+        super().__init__(
+            f"{app_name} ({app_id}) needs {auth_type} credentials: {reason}.{where} Ask the user to run "
+            f"`{command}` in a terminal, then retry",
+            {
+                "app": app_id,
+                "app_name": app_name,
+                "auth_type": auth_type,
+                "obtainUrl": obtain_url,
+                "instructions": instructions,
+                "locale": locale,
+                "command": command,
+                **data,
+            },
+            ErrorCode.AUTH_EXPIRED if expired else ErrorCode.AUTH_REQUIRED,
+        )
