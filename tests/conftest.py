@@ -1,4 +1,6 @@
-"""Shared test configuration: Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE variable.
+"""Shared test configuration: Hypothesis profiles, and keeping tests away from the user's keyring.
+
+Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE variable:
 
 - `dev` (default): a few hundred examples per property, so the whole suite stays fast.
 - `ci`: thousands of examples per property; failing examples are printed for reproduction.
@@ -6,13 +8,28 @@
 
 No deadline in any profile: the first examples pay one-off import and schema-compile costs, and a
 loaded CI machine must not turn that into a flaky failure.
+
+Keyring: for the whole session `PYTHON_KEYRING_BACKEND` names keyring's fail backend, so no test can
+reach the developer's real keyring by accident (`KeyringSecretStore()` refuses it). A test that
+wants a real keyring asks for the `private_keyring` fixture and passes `private_keyring.backend()`
+(or `private_keyring.child_env()` to a child process): a private DBus bus with an unlocked GNOME
+Keyring in a temporary HOME, see tests/keyring_session.py.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from tests.keyring_session import PrivateKeyring
+
+FAIL_KEYRING_BACKEND = "keyring.backends.fail.Keyring"
 
 settings.register_profile(
     "dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -28,3 +45,29 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_user_keyring() -> Iterator[None]:
+    """Every test runs with keyring's fail backend unless it passes a backend of its own."""
+    previous = os.environ.get("PYTHON_KEYRING_BACKEND")
+    os.environ["PYTHON_KEYRING_BACKEND"] = FAIL_KEYRING_BACKEND
+    if "keyring" in sys.modules:  # already imported: it may have chosen a backend before the variable
+        import keyring
+        from keyring.backends import fail
+
+        keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
+    yield
+    if previous is None:
+        os.environ.pop("PYTHON_KEYRING_BACKEND", None)
+    else:
+        os.environ["PYTHON_KEYRING_BACKEND"] = previous
+
+
+@pytest.fixture(scope="session")
+def private_keyring() -> Iterator[PrivateKeyring]:
+    """A real Secret Service (gnome-keyring-daemon) on a private bus, shared by the session."""
+    from tests.keyring_session import PrivateKeyring
+
+    with PrivateKeyring() as private:
+        yield private

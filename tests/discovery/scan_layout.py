@@ -30,6 +30,7 @@ def main() -> None:
         paths=[Path(p) for p in spec["paths"]],
         no_default_paths=spec.get("no_default_paths", False),
         dev=spec["dev"],
+        bundled_dir=Path(spec["bundled_dir"]) if spec.get("bundled_dir") else None,
     )
     catalog = build_catalog(discovery_sources(layout, options), spec["os"])
     sys.stdout.write(json.dumps(catalog_as_json(catalog, None)))

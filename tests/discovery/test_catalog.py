@@ -29,6 +29,7 @@ def layout_spec(root: Path, os_name: str, *, paths: list[Path], dev: bool = Fals
         "derived_data": str(home / "Library" / "Developer" / "Xcode" / "DerivedData"),
         "paths": [str(p) for p in paths],
         "dev": dev,
+        "bundled_dir": str(root / "bundled"),
     }
 
 
@@ -102,6 +103,8 @@ def linux_home(tmp_path: Path) -> tuple[Path, Path]:
     }
     write_json(root / "opt" / "epsilon" / "aai.json", epsilon)
     (root / "opt" / "tools").mkdir()
+    write_json(root / "bundled" / "zeta.json", c_descriptor("dev.test.zeta", name="Zeta"))
+    write_json(root / "bundled" / "gamma.json", c_descriptor("dev.test.gamma", name="Gamma (bundled)"))
     return root, extra
 
 
@@ -118,6 +121,7 @@ def test_linux_discovery_reads_every_source_in_precedence_order_and_reports_ever
         ("dev.test.delta", "XDG_DATA_HOME", str(home / ".local/share/applications/aai/delta.json")),
         ("dev.test.epsilon", "/opt", str(root / "opt/epsilon/aai.json")),
         ("dev.test.gamma", "~/.aai", str(home / ".aai/dev.test.gamma/aai.json")),
+        ("dev.test.zeta", "bundled", str(root / "bundled/zeta.json")),
     ]
     xdg_home = home / ".local/share/applications/aai"
     xdg_dir = root / "usr/local/share/applications/aai"
@@ -141,6 +145,11 @@ def test_linux_discovery_reads_every_source_in_precedence_order_and_reports_ever
         (str(xdg_dir / "dangling.json"), "broken symlink"),
         (str(xdg_dir / "loop.json"), "symlink loop"),
         (str(xdg_dir / "loop2.json"), "symlink loop"),
+        (
+            str(root / "bundled/gamma.json"),
+            f"duplicate app id 'dev.test.gamma': already provided by {home / '.aai/dev.test.gamma/aai.json'} "
+            "(~/.aai), which takes precedence",
+        ),
     ]
     statuses = [(s["label"], s["status"], s["found"]) for s in result["sources"]]
     assert statuses == [
@@ -150,6 +159,7 @@ def test_linux_discovery_reads_every_source_in_precedence_order_and_reports_ever
         ("XDG_DATA_DIRS", "ok", 0),
         ("XDG_DATA_DIRS", "does not exist", 0),
         ("/opt", "ok", 1),
+        ("bundled", "ok", 2),
     ]
 
 
@@ -231,3 +241,9 @@ def test_the_same_file_reached_through_two_sources_is_not_a_duplicate(tmp_path: 
     result = run_scan(layout_spec(tmp_path, "linux", paths=[tmp_path / "home/.aai"]))
     assert [a[0] for a in apps(result)] == ["dev.test.same"]
     assert skipped(result) == []
+
+
+def test_descriptors_shipped_with_the_gateway_are_marked_bundled(linux_home: tuple[Path, Path]) -> None:
+    root, extra = linux_home
+    result = run_scan(layout_spec(root, "linux", paths=[extra]))
+    assert [a["id"] for a in result["apps"] if a["source_label"] == "bundled"] == ["dev.test.zeta"]

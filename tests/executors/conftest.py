@@ -6,9 +6,9 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Generator, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -169,12 +169,27 @@ def stop(process: subprocess.Popen[bytes], quick: signal.Signals = signal.SIGTER
         process.wait()
 
 
-def _no_control_socket() -> list[str]:
-    """Recent gunicorn opens a control socket under ~/.gunicorn; test servers need none."""
-    from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
+HTTPBIN_PYTHON = (
+    Path(__file__).resolve().parents[2] / ".cache" / "test-peers" / "httpbin" / "venv" / "bin" / "python"
+)
 
-    known = any("--no-control-socket" in (setting.cli or []) for setting in KNOWN_SETTINGS)
-    return ["--no-control-socket"] if known else []
+
+def _httpbin_python() -> str:
+    """httpbin runs from its own venv (scripts/install-test-peers): its greenlet pin clashes with
+    Playwright's in the project's venv."""
+    if not HTTPBIN_PYTHON.exists():
+        pytest.fail("httpbin test peer missing: run scripts/install-test-peers", pytrace=False)
+    return str(HTTPBIN_PYTHON)
+
+
+def _no_control_socket(python: str) -> list[str]:
+    """Recent gunicorn opens a control socket under ~/.gunicorn; test servers need none."""
+    probe = (
+        "from gunicorn.config import KNOWN_SETTINGS as K; "
+        "print(any('--no-control-socket' in (s.cli or []) for s in K))"
+    )
+    known = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    return ["--no-control-socket"] if known == "True" else []
 
 
 @pytest.fixture(scope="session")
@@ -186,8 +201,9 @@ def httpbin_url() -> Iterator[str]:
     `/delay/3` then do not hold up the other tests either. A long keep-alive keeps a loaded
     machine from turning the connection-reuse test flaky."""
     port = free_port()
+    python = _httpbin_python()
     command = [
-        sys.executable,
+        python,
         "-m",
         "gunicorn",
         "-b",
@@ -200,7 +216,7 @@ def httpbin_url() -> Iterator[str]:
         "30",
         "--log-level",
         "warning",
-        *_no_control_socket(),
+        *_no_control_socket(python),
         "httpbin:app",
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

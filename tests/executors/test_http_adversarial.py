@@ -106,7 +106,8 @@ def hostile_app(httpbin_url: str) -> AppDescriptor:
 
 async def assert_path_round_trips(executor: HttpExecutor, wire: Wire, app: AppDescriptor, value: str) -> None:
     """Server side: the exact comparison of `/basic-auth/u/{x}`, or for a value holding `/` the
-    URL `/anything/{x}` echoes (WSGI decodes `%2F` before routing and merges `//`; the echo
+    URL `/anything/{x}` echoes (WSGI decodes `%2F` before routing and merges `//`, also where the
+    value starts or ends with `/`; the echo
     leaves `%` unencoded and the router stops at a newline, so those values are left to the
     wire check). Client side: the request line carries one segment that decodes to the value."""
     target_count = len(wire.targets)
@@ -114,7 +115,12 @@ async def assert_path_round_trips(executor: HttpExecutor, wire: Wire, app: AppDe
         auth = httpx.BasicAuth("u", value)
         result = await executor.execute(invocation(app, "auth_path", {"x": value}, http_auth=auth))
         assert result == {"authenticated": True, "user": "u"}, value
-    elif not any(part in value for part in ("%", "\n", "//")):
+    elif (
+        not any(part in value for part in ("%", "\n", "//"))
+        and not value.startswith("/")
+        and not value.endswith("/")
+    ):
+        # (a leading or trailing `/` meets the route's own `/` and is merged or re-routed by WSGI)
         echo = await executor.execute(invocation(app, "echo_path", {"x": value}))
         assert unquote(urlsplit(echo["url"]).path) == "/anything/" + value
     for target in wire.targets[target_count:]:

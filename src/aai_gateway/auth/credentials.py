@@ -37,7 +37,7 @@ class OAuthTokens(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     access_token: str
-    token_type: str = "Bearer"
+    token_type: str = "Bearer"  # noqa: S105 (a scheme name)
     refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None

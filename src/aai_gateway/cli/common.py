@@ -129,6 +129,9 @@ def configure_logging(level: str = "WARNING", log_file: str | None = None) -> No
         handlers=handlers,
         force=True,
     )
+    # These log full URLs (query strings may hold tokens) and headers: never below WARNING.
+    for chatty in ("httpx", "httpcore", "uvicorn", "uvicorn.access"):
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
 def print_json(value: Any) -> None:

@@ -68,14 +68,16 @@ class LoadCache:
     def __init__(self) -> None:
         self._entries: dict[FileKey, CatalogEntry | Skipped] = {}
 
-    def load(self, path: Path, label: str, host: Platform | None) -> CatalogEntry | Skipped:
+    def load(
+        self, path: Path, label: str, host: Platform | None, bundled: bool = False
+    ) -> CatalogEntry | Skipped:
         key = file_key(path)
         if key is None:
-            return load_file(path, label, host)
+            return load_file(path, label, host, bundled=bundled)
         cached = self._entries.get(key)
         if cached is not None and cached.source_label == label:
             return cached
-        outcome = load_file(path, label, host)
+        outcome = load_file(path, label, host, bundled=bundled)
         self._entries[key] = outcome
         return outcome
 
@@ -116,7 +118,9 @@ def build_catalog(
                 continue
             seen_files.add(real)
             outcome = (
-                cache.load(item.path, spec.label, host) if cache else load_file(item.path, spec.label, host)
+                cache.load(item.path, spec.label, host, spec.bundled)
+                if cache
+                else load_file(item.path, spec.label, host, bundled=spec.bundled)
             )
             if isinstance(outcome, Skipped):
                 catalog.skipped.append(outcome)
@@ -141,12 +145,14 @@ def build_catalog(
     return catalog
 
 
-def load_file(path: Path, label: str, host: Platform | None = None) -> CatalogEntry | Skipped:
+def load_file(
+    path: Path, label: str, host: Platform | None = None, *, bundled: bool = False
+) -> CatalogEntry | Skipped:
     try:
         data = read_descriptor_bytes(path)
     except OSError as exc:
         return Skipped(str(path), label, describe_os_error(exc))
-    result = load_text(data, Source(kind="file", location=str(path)), host)
+    result = load_text(data, Source(kind="bundled" if bundled else "file", location=str(path)), host)
     problems = tuple(p.located(str(path)) for p in result.problems)
     if result.descriptor is None:
         errors = [p for p in problems if p.severity == "error"]

@@ -35,6 +35,7 @@ class SourceSpec:
     root: Path
     pattern: Pattern
     explicit: bool = False  # named by the user: a missing root is then worth reporting
+    bundled: bool = False  # shipped with the gateway: trusted like the gateway itself
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,15 @@ class Layout:
         )
 
 
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
+
+
 @dataclass(frozen=True)
 class DiscoveryOptions:
     paths: Sequence[Path] = field(default_factory=tuple)
-    no_default_paths: bool = False
+    no_default_paths: bool = False  # only --path: no user folders, no bundled descriptors
     dev: bool = False
+    bundled_dir: Path | None = BUNDLED_DIR
 
 
 def paths_from_env(value: str | None) -> list[Path]:
@@ -102,4 +107,6 @@ def discovery_sources(layout: Layout, options: DiscoveryOptions) -> list[SourceS
             sources.append(SourceSpec("Xcode DerivedData", layout.derived_data, Pattern.XCODE_PRODUCTS))
     elif layout.os == "windows" and layout.appdata is not None:
         sources.append(SourceSpec("%APPDATA%", layout.appdata / "aai", Pattern.FILES))
+    if options.bundled_dir is not None:
+        sources.append(SourceSpec("bundled", options.bundled_dir, Pattern.FILES, bundled=True))
     return sources

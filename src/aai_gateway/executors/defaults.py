@@ -10,9 +10,10 @@ from .registry import ExecutorRegistry
 from .stdio import StdioExecutor
 
 
-def default_registry(environ: Mapping[str, str]) -> ExecutorRegistry:
-    """`environ`: the gateway's environment, from which child processes get an allow-listed few."""
+def default_registry(environ: Mapping[str, str], *, ca_file: str | None = None) -> ExecutorRegistry:
+    """`environ`: the gateway's environment, from which child processes get an allow-listed few.
+    `ca_file`: extra CAs HTTPS apps may be signed by."""
     registry = ExecutorRegistry()
-    registry.register(ExecutionType.HTTP, HttpExecutor())
+    registry.register(ExecutionType.HTTP, HttpExecutor(ca_file=ca_file))
     registry.register(ExecutionType.STDIO, StdioExecutor(environ=environ))
     return registry

@@ -108,9 +108,12 @@ class HttpExecutor:
         transport: httpx.AsyncBaseTransport | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_redirects: int = DEFAULT_MAX_REDIRECTS,
+        ca_file: str | None = None,
     ) -> None:
         """`client`: use this client (its owner closes it). `transport`: for the client this
-        executor creates itself (tests count connections with it)."""
+        executor creates itself (tests count connections with it). `ca_file`: extra trusted CAs
+        (a company CA, a test CA), on top of the usual ones."""
+        self.ca_file = ca_file
         self._client = client
         self._owns_client = client is None
         self._transport = transport
@@ -129,8 +132,12 @@ class HttpExecutor:
     def client(self) -> httpx.AsyncClient:
         """The shared client, created on first use."""
         if self._client is None:
+            verify = httpx.create_ssl_context(trust_env=False)
+            if self.ca_file:
+                verify.load_verify_locations(cafile=self.ca_file)
             self._client = httpx.AsyncClient(
                 transport=self._transport,
+                verify=verify,
                 follow_redirects=False,
                 trust_env=False,
                 cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),

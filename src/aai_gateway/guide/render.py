@@ -46,8 +46,10 @@ def render_guide(
     locale: str | None = None,
     exec_tool: str = "aai_exec",
     unavailable: Mapping[str, str] | None = None,
+    reference: str | None = None,
 ) -> str:
-    """The markdown guide of `app`; `unavailable` maps tool names to why they cannot run here."""
+    """The markdown guide of `app`; `unavailable` maps tool names to why they cannot run here;
+    `reference` is what example calls put in `app` when the id alone would find another app."""
     lines = [f"# {app.names.lookup(locale)} Operation Guide", "", "## App Info", "", *_app_info(app)]
     lines += ["", "## Authentication", "", *_authentication(app), "", "## Available Operations", ""]
     if not app.tools:
@@ -58,7 +60,13 @@ def render_guide(
         ]
     for tool in app.tools:
         same_returns = next((t.name for t in app.tools if t.returns == tool.returns), tool.name)
-        lines += _operation(app, tool, exec_tool, (unavailable or {}).get(tool.name), same_returns)
+        lines += _operation(
+            tool,
+            exec_tool=exec_tool,
+            unavailable=(unavailable or {}).get(tool.name),
+            same_returns=same_returns,
+            reference=reference or app.id,
+        )
     lines += [
         "---",
         "",
@@ -225,7 +233,7 @@ def _join(*parts: str) -> str:
 
 
 def _operation(
-    app: AppDescriptor, tool: Tool, exec_tool: str, unavailable: str | None, same_returns: str
+    tool: Tool, *, exec_tool: str, unavailable: str | None, same_returns: str, reference: str
 ) -> list[str]:
     """One tool's section; `same_returns` names an earlier tool whose returns are identical."""
     lines = [f"### {tool.name}", ""]
@@ -245,7 +253,7 @@ def _operation(
         lines += [f"**Returns**: {head}", ""]
         if fields:
             lines += [*fields, ""]
-    call = {"app": app.id, "tool": tool.name, "args": example_arguments(tool.parameters)}
+    call = {"app": reference, "tool": tool.name, "args": example_arguments(tool.parameters)}
     lines += ["**Example**:", "", "```", *_call_text(exec_tool, call), "```", ""]
     return lines
 

@@ -23,10 +23,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..discovery.watch import CatalogWatcher
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, AuthRequiredError, ErrorCode
 from ..service import UNKNOWN_CLIENT, Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
-from . import results
+from . import credentials, results
+from .ask import Ask, NeedInput
 from .listing import INSTRUCTIONS, list_tools
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ class GatewayServer:
         self.watcher = watcher
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
+        self.pages = credentials.CredentialPages(gateway.auth.store) if gateway.auth is not None else None
+        self._tasks: anyio.abc.TaskGroup | None = None
 
     def build(self) -> Server[dict[str, Any]]:
         server: Server[dict[str, Any]] = Server(
@@ -94,6 +97,7 @@ class GatewayServer:
     @asynccontextmanager
     async def _lifespan(self, _server: Server[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
         async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
             if self.watcher is not None and self.poll_interval > 0:
                 tasks.start_soon(self._watch)
             try:
@@ -124,34 +128,27 @@ class GatewayServer:
 
     async def on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         try:
-            return await self._call(ctx, params.name, params.arguments or {})
+            return await self._call(ctx, params, params.arguments or {})
+        except NeedInput as need:
+            return need.result
         except AaiError as exc:
             return results.failure(exc)
         except Exception as exc:  # a bug must reach the agent as INTERNAL_ERROR, never kill the server
             return results.crash(exc, f"tools/call {params.name}")
 
     async def _call(
-        self, ctx: ServerRequestContext[Any, Any], name: str, arguments: dict[str, Any]
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        arguments: dict[str, Any],
     ) -> types.CallToolResult:
+        name = params.name
         if name in AAI_EXEC.values():
-            app, tool = _text_argument(arguments, "app"), _text_argument(arguments, "tool")
-
-            async def progress(done: float, total: float | None, message: str | None) -> None:
-                await ctx.session.report_progress(done, total, message)
-
-            value = await self.gateway.execute(
-                app,
-                tool,
-                arguments.get("args"),
-                caller=caller_of(ctx),
-                request_id=str(ctx.request_id) if ctx.request_id is not None else None,
-                progress=progress,
-            )
-            return results.success(value)
+            return results.success(await self._exec(ctx, Ask(ctx, params), arguments))
         if name in WEB_DISCOVER.values():
-            return results.markdown(self.gateway.guide(_text_argument(arguments, "url")))
+            return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)
         if entry is not None:
             return results.markdown(self.gateway.guide(entry.app.id))
@@ -160,6 +157,47 @@ class GatewayServer:
             f"no tool {name!r} on this gateway; call tools/list (tools: {', '.join(known)})",
             {"tool": name},
             ErrorCode.UNKNOWN_TOOL,
+        )
+
+    async def _exec(self, ctx: ServerRequestContext[Any, Any], ask: Ask, arguments: dict[str, Any]) -> Any:
+        app, tool = _text_argument(arguments, "app"), _text_argument(arguments, "tool")
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(done, total, message)
+
+        async def run() -> Any:
+            return await self.gateway.execute(
+                app,
+                tool,
+                arguments.get("args"),
+                caller=caller_of(ctx),
+                request_id=str(ctx.request_id) if ctx.request_id is not None else None,
+                progress=progress,
+            )
+
+        try:
+            return await run()
+        except AuthRequiredError as missing:
+            await self._collect_credentials(ask, app, tool, missing)
+            return await run()
+
+    async def _collect_credentials(
+        self, ask: Ask, app_reference: str, tool: str, missing: AuthRequiredError
+    ) -> None:
+        """Ask for the secret on a one-time local page via URL elicitation, or re-raise."""
+        if (
+            missing.code != ErrorCode.AUTH_REQUIRED
+            or self.pages is None
+            or self._tasks is None
+            or not ask.can_ask_url
+        ):
+            raise missing
+        app = self.gateway.resolve(app_reference)
+        auth = credentials.typed_secret_auth(app, tool)
+        if auth is None:
+            raise missing
+        await credentials.collect(
+            ask, self.pages, self._tasks, app=app, auth=auth, error=missing, locale=self.gateway.locale
         )
 
 

@@ -11,9 +11,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from ..auth.provider import AuthProvider
 from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
-from ..errors import AaiError
+from ..discovery.web_discovery import WebDiscovery
+from ..errors import AaiError, ErrorCode, UnknownAppError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter
 from ..guide import render_guide
 from .arguments import ArgumentValidator
@@ -51,12 +53,21 @@ class Gateway:
         *,
         tool_names: ToolNameStyle = "portable",
         locale: str | None = None,
+        auth: AuthProvider | None = None,
+        web: WebDiscovery | None = None,
     ) -> None:
         self.registry = registry
         self.tool_names: ToolNameStyle = tool_names
         self.locale = locale
+        self.auth = auth
+        self.web = web
         self._arguments = ArgumentValidator()
         self._entries: list[AppEntry] = []
+        # Web apps by origin: fetched by web_discover, or cached by an earlier run.
+        self._web_apps: dict[str, AppDescriptor] = {}
+        if web is not None:
+            for app in web.cached_apps():
+                self._web_apps[app.source.origin or app.source.location] = app
         self.catalog = catalog
         self.set_catalog(catalog)
 
@@ -93,16 +104,66 @@ class Gateway:
     # ----------------------------------------------------------------- guides
 
     def resolve(self, reference: str) -> AppDescriptor:
-        return resolve_app([e.descriptor for e in self.catalog.entries], reference)
+        """Apps discovered locally (and bundled) first; then web apps, by id, origin or domain."""
+        local = [e.descriptor for e in self.catalog.entries]
+        try:
+            return resolve_app(local, reference)
+        except UnknownAppError as local_miss:
+            if not self._web_apps:
+                raise
+            try:
+                return resolve_app(list(self._web_apps.values()), reference)
+            except UnknownAppError:
+                known = sorted({a.id for a in local} | {a.id for a in self._web_apps.values()})
+                raise UnknownAppError(reference, known) from local_miss
+
+    def all_apps(self) -> list[AppDescriptor]:
+        """Every app the gateway knows: discovered and bundled, then web apps (not all listed)."""
+        return [*(e.descriptor for e in self.catalog.entries), *self._web_apps.values()]
+
+    def reference_for(self, app: AppDescriptor) -> str:
+        """What finds exactly `app`: its id, unless another app owns that id (then its origin)."""
+        try:
+            if self.resolve(app.id) is app:
+                return app.id
+        except AaiError:
+            pass
+        return app.source.origin or app.source.location
 
     def guide(self, reference: str, locale: str | None = None) -> str:
-        app = self.resolve(reference)
+        return self.render(self.resolve(reference), locale)
+
+    def render(self, app: AppDescriptor, locale: str | None = None) -> str:
         unavailable = {
             t.name: reason for t in app.tools if (reason := self.registry.unavailable_reason(t)) is not None
         }
         return render_guide(
-            app, locale=locale or self.locale, exec_tool=self.exec_tool_name, unavailable=unavailable
+            app,
+            locale=locale or self.locale,
+            exec_tool=self.exec_tool_name,
+            unavailable=unavailable,
+            reference=self.reference_for(app),
         )
+
+    async def web_discover(self, reference: str, locale: str | None = None) -> str:
+        """The guide of a web app: one already known here (local or bundled, found by URL, domain
+        or name: no network, and trusted over anything fetched), else fetched or from the cache."""
+        try:
+            known_app = resolve_app([e.descriptor for e in self.catalog.entries], reference)
+        except AaiError:
+            known_app = None
+        if known_app is not None:
+            return self.render(known_app, locale)
+        if self.web is None:
+            raise AaiError("web discovery is turned off in this gateway", {}, ErrorCode.NOT_IMPLEMENTED)
+        known = [*self._web_apps.values(), *(e.descriptor for e in self.catalog.entries)]
+        result = await self.web.discover(reference, known_apps=known)
+        app = result.app
+        self._web_apps[app.source.origin or app.source.location] = app
+        guide = self.render(app, locale)
+        if result.note:
+            guide = f"> Note: {result.note}\n\n{guide}"
+        return guide
 
     # ----------------------------------------------------------------- execution
 
@@ -120,7 +181,8 @@ class Gateway:
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.for_tool(tool)
-        invocation = Invocation(app, tool, prepared, request_id or uuid.uuid4().hex, progress)
+        http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
+        invocation = Invocation(app, tool, prepared, request_id or uuid.uuid4().hex, progress, http_auth)
         started = time.perf_counter()
         outcome = "ok"
         try:
@@ -143,3 +205,5 @@ class Gateway:
 
     async def aclose(self) -> None:
         await self.registry.aclose()
+        if self.auth is not None:
+            await self.auth.aclose()

@@ -1,0 +1,203 @@
+"""Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`.
+
+- No `auth` on the tool's channel (or not an HTTP tool): None.
+- Dialect B `env_var`: the token comes from that environment variable, but only for descriptors
+  read from this machine (a web descriptor could otherwise name any variable, say
+  `OPENAI_API_KEY`, and receive it at its own origin); without it, a stored key is used.
+- Otherwise the app's stored credential (bound to the descriptor's source, see credentials.py)
+  becomes a flow; missing or incomplete → `AuthRequiredError` naming the command that fixes it.
+
+Token flows (appCredential, oauth2) are cached per app and source so concurrent calls share one
+token and one refresh. The stored record is read on every call (the CLI may have signed in again
+in another process): a record the cached flow does not know replaces the flow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+
+import anyio
+import httpx
+
+from .. import __version__
+from ..descriptor import AppDescriptor, Tool
+from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
+from ..errors import AuthRequiredError
+from .credentials import Credential, CredentialKind, CredentialStore, credential_key
+from .flows import (
+    ApiKeyFlow,
+    AppCredentialFlow,
+    AuthContext,
+    CookieFlow,
+    OAuth2Flow,
+)
+
+logger = logging.getLogger(__name__)
+
+_KIND: dict[str, CredentialKind] = {
+    "apiKey": "apiKey",
+    "appCredential": "appCredential",
+    "cookie": "cookie",
+    "oauth2": "oauth2",
+}
+
+
+def fingerprint(credential: Credential) -> str:
+    """Identifies a record's content (not when it was saved); kept in memory only."""
+    return hashlib.sha256(credential.model_dump_json(exclude={"updated_at"}).encode()).hexdigest()
+
+
+@dataclass
+class _Entry:
+    flow: AppCredentialFlow | OAuth2Flow
+    known: set[str]  # fingerprints of the records this flow started from or saved
+
+
+class AuthProvider:
+    def __init__(
+        self,
+        store: CredentialStore,
+        *,
+        environ: Mapping[str, str],
+        token_client: httpx.AsyncClient | None = None,
+        locale: str | None = None,
+    ) -> None:
+        """`environ`: the variables dialect-B `env_var` tokens are read from (the CLI passes
+        `os.environ`). `token_client`: for token endpoints (the provider creates one otherwise,
+        closed by `aclose`)."""
+        self.store = store
+        self.environ = environ
+        self.locale = locale
+        self._client = token_client
+        self._owns_client = token_client is None
+        self._flows: dict[str, _Entry] = {}
+        self._lock = anyio.Lock()
+
+    def token_client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                trust_env=False,
+                follow_redirects=False,
+                headers={"User-Agent": f"aai-gateway/{__version__}"},
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    def forget(self, app: AppDescriptor) -> None:
+        """Drop the cached flow of `app` (after its credential was deleted or replaced)."""
+        for key in [k for k in self._flows if k.startswith(credential_key(app) + "\n")]:
+            del self._flows[key]
+
+    async def http_auth(self, app: AppDescriptor, tool: Tool) -> httpx.Auth | None:
+        channel = tool.channel
+        if not isinstance(channel, HttpChannel) or channel.auth is None:
+            return None
+        auth = channel.auth
+        context = AuthContext.for_app(app, auth, self.locale)
+        env_value = self._from_environment(app, auth)
+        if isinstance(auth, ApiKeyAuth) and env_value:
+            return self._api_key_flow(auth, env_value, context)
+        credential = await anyio.to_thread.run_sync(self.store.load, app)
+        if credential is not None and credential.kind != _KIND[auth.type]:
+            raise context.error(
+                f"the stored credential is of type {credential.kind}, but the app now uses {auth.type}"
+            )
+        if isinstance(auth, ApiKeyAuth):
+            if credential is None or not credential.api_key:
+                raise self._missing_api_key(app, auth, context)
+            return self._api_key_flow(auth, credential.api_key, context)
+        if isinstance(auth, CookieAuth):
+            return self._cookie_flow(auth, credential, context)
+        if credential is None:
+            if isinstance(auth, OAuth2Auth):
+                raise context.error("you have not signed in yet")
+            raise context.error("no App ID and App Secret are stored")
+        if isinstance(auth, AppCredentialAuth) and not (credential.client_id and credential.client_secret):
+            raise context.error("the stored credential lacks the App ID or the App Secret")
+        if isinstance(auth, OAuth2Auth) and credential.tokens is None:
+            raise context.error("you have not signed in yet")
+        return await self._token_flow(app, auth, credential, context)
+
+    # ----------------------------------------------------------------------- static credentials
+
+    def _from_environment(self, app: AppDescriptor, auth: Auth) -> str | None:
+        if not isinstance(auth, ApiKeyAuth) or not auth.env_var:
+            return None
+        if app.source.kind == "web":
+            logger.debug(
+                "%s names the environment variable %s; ignored for a descriptor fetched from the web",
+                app.id,
+                auth.env_var,
+            )
+            return None
+        value = self.environ.get(auth.env_var, "").strip()
+        return value or None
+
+    def _missing_api_key(
+        self, app: AppDescriptor, auth: ApiKeyAuth, context: AuthContext
+    ) -> AuthRequiredError:
+        if auth.env_var and app.source.kind != "web":
+            return context.error(
+                f"the environment variable {auth.env_var} is not set where the gateway runs and no key "
+                f"is stored; set it in the MCP client's configuration of the gateway (its `env`) and "
+                f"restart the gateway, or store the key with `{context.command}`",
+                command=f"export {auth.env_var}=<token>",
+                env_var=auth.env_var,
+            )
+        return context.error("no API key is stored")
+
+    def _api_key_flow(self, auth: ApiKeyAuth, value: str, context: AuthContext) -> ApiKeyFlow:
+        try:
+            return ApiKeyFlow.for_settings(auth, value.strip())
+        except ValueError as exc:
+            raise context.error(f"the stored API key cannot be used ({exc}); store it again") from exc
+
+    def _cookie_flow(
+        self, auth: CookieAuth, credential: Credential | None, context: AuthContext
+    ) -> CookieFlow:
+        cookies = credential.cookies if credential is not None else {}
+        missing = [name for name in auth.required_cookies if not cookies.get(name)]
+        if credential is None or missing:
+            which = ", ".join(missing or auth.required_cookies)
+            raise context.error(f"the cookies {which} (domain {auth.domain}) are not stored")
+        try:
+            return CookieFlow(cookies, domain=auth.domain)
+        except ValueError as exc:
+            raise context.error(f"the stored cookies cannot be used ({exc}); store them again") from exc
+
+    # ----------------------------------------------------------------------- token flows
+
+    async def _token_flow(
+        self,
+        app: AppDescriptor,
+        auth: AppCredentialAuth | OAuth2Auth,
+        credential: Credential,
+        context: AuthContext,
+    ) -> AppCredentialFlow | OAuth2Flow:
+        key = f"{credential_key(app)}\n{auth.model_dump_json()}\n{context.locale}"
+        stored = fingerprint(credential)
+        async with self._lock:
+            entry = self._flows.get(key)
+            if entry is not None and stored in entry.known:
+                return entry.flow  # the store holds what the flow started from or saved since
+            known = {stored}
+            persist = partial(self._persist, app, known)
+            flow: AppCredentialFlow | OAuth2Flow
+            if isinstance(auth, AppCredentialAuth):
+                flow = AppCredentialFlow(auth, credential, persist, self.token_client(), context=context)
+            else:
+                flow = OAuth2Flow(auth, credential, persist, self.token_client(), context=context)
+            self._flows[key] = _Entry(flow, known)
+            return flow
+
+    async def _persist(self, app: AppDescriptor, known: set[str], credential: Credential) -> None:
+        known.add(fingerprint(credential))  # before saving: a concurrent call may load it already
+        await anyio.to_thread.run_sync(self.store.save, app, credential)

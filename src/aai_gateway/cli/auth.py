@@ -1,0 +1,204 @@
+"""`aai-gateway auth set|login|status|logout`: the user's credentials, kept in the OS keyring.
+
+Secrets are read from a hidden prompt or from stdin (`… | aai-gateway auth set APP`), never from
+arguments, so they stay out of shell history and process lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import time
+import webbrowser
+from typing import Any
+
+import anyio
+
+from ..auth.credential_page import parse_cookie_header
+from ..auth.credentials import Credential, CredentialStore, credential_binding
+from ..descriptor import AppDescriptor
+from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
+from ..errors import UsageError
+from .common import LOGGING_OPTIONS, add_discovery_options, print_json
+from .tables import render_table
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "auth",
+        parents=[LOGGING_OPTIONS],
+        help="store, check or remove app credentials (OS keyring)",
+        description="Credentials are bound to the app and to where its descriptor came from.",
+    )
+    actions = parser.add_subparsers(dest="auth_action", metavar="ACTION", required=True)
+    store = actions.add_parser(
+        "set", help="store an API key, App ID + Secret, or cookies (hidden prompt or stdin)"
+    )
+    store.add_argument("app", metavar="APP")
+    login = actions.add_parser("login", help="sign in with OAuth in the browser")
+    login.add_argument("app", metavar="APP")
+    login.add_argument(
+        "--client-id", default=None, help="OAuth client id (default: register one, if the server can)"
+    )
+    login.add_argument(
+        "--client-secret-stdin", action="store_true", help="read the OAuth client secret from stdin"
+    )
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the sign-in URL instead of opening it"
+    )
+    status = actions.add_parser("status", help="which apps have credentials, and of what kind")
+    status.add_argument("app", nargs="?", metavar="APP")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    logout = actions.add_parser("logout", help="remove an app's stored credentials")
+    logout.add_argument("app", metavar="APP")
+    for sub in (store, login, status, logout):
+        add_discovery_options(sub)
+    parser.set_defaults(handler=run)
+
+
+def app_auth(app: AppDescriptor) -> Auth | None:
+    for tool in app.tools:
+        if isinstance(tool.channel, HttpChannel) and tool.channel.auth is not None:
+            return tool.channel.auth
+    return None
+
+
+def read_secret(prompt: str) -> str:
+    value = getpass.getpass(prompt) if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
+    if not value.strip():
+        raise UsageError(f"nothing entered for: {prompt.rstrip(': ')}")
+    return value.strip()
+
+
+def read_visible(prompt: str) -> str:
+    value = input(prompt) if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
+    if not value.strip():
+        raise UsageError(f"nothing entered for: {prompt.rstrip(': ')}")
+    return value.strip()
+
+
+def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Credential:
+    name = app.names.primary
+    if isinstance(auth, ApiKeyAuth):
+        if auth.obtain_url:
+            print(f"Get the key for {name} at {auth.obtain_url}", file=sys.stderr)
+        return credential.model_copy(update={"api_key": read_secret(f"API key for {name} (hidden): ")})
+    if isinstance(auth, AppCredentialAuth):
+        app_id = read_visible(f"App ID for {name}: ")
+        secret = read_secret(f"App Secret for {name} (hidden): ")
+        return credential.model_copy(update={"client_id": app_id, "client_secret": secret, "app_token": None})
+    if isinstance(auth, CookieAuth):
+        print(f"Sign in at {auth.login_url}, then copy the Cookie header for {auth.domain}", file=sys.stderr)
+        cookies, problems = parse_cookie_header(read_secret(f"Cookie header for {name} (hidden): "))
+        missing = [c for c in auth.required_cookies if c not in cookies]
+        if problems or missing:
+            detail = "; ".join([*problems, *(f"cookie {c!r} is missing" for c in missing)])
+            raise UsageError(f"the cookies for {name} are not usable: {detail}")
+        return credential.model_copy(update={"cookies": cookies})
+    raise UsageError(f"{name} signs in with OAuth: run `aai-gateway auth login {app.id}`")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .runtime import build_gateway, build_watcher, credential_store
+
+    gateway = build_gateway(args, build_watcher(args))
+    store = credential_store()
+    if args.auth_action == "status":
+        return show_status([a for a in gateway.all_apps() if app_auth(a) is not None], store, args)
+    app = gateway.resolve(args.app)
+    auth = app_auth(app)
+    if args.auth_action == "logout":
+        removed = store.delete(app)
+        verb = "Removed" if removed else "There were no"
+        print(f"{verb} stored credentials for {app.id} ({credential_binding(app)}).")
+        return 0
+    if auth is None:
+        raise UsageError(f"{app.id} does not use credentials")
+    existing = store.load(app) or store.new(app, _KIND[auth.type])
+    if args.auth_action == "set":
+        store.save(app, collect_secret(app, auth, existing))
+        print(f"Saved the {auth.type} credential for {app.names.primary} ({app.id}) in the OS keyring.")
+        return 0
+    if not isinstance(auth, OAuth2Auth):
+        raise UsageError(f"{app.id} uses {auth.type}, not OAuth: run `aai-gateway auth set {app.id}`")
+    credential = anyio.run(_login, app, auth, args, existing)
+    store.save(app, credential)
+    print(f"Signed in to {app.names.primary} ({app.id}); the tokens are in the OS keyring.")
+    return 0
+
+
+async def _login(
+    app: AppDescriptor, auth: OAuth2Auth, args: argparse.Namespace, existing: Credential
+) -> Credential:
+    from ..auth.oauth import login
+
+    secret = sys.stdin.readline().strip() if args.client_secret_stdin else existing.client_secret
+
+    def open_url(url: str) -> None:
+        print(f"Sign in to {app.names.primary} in your browser:\n  {url}", file=sys.stderr)
+        if not args.no_browser:
+            webbrowser.open(url)
+
+    # A stored client id without a secret came from dynamic registration for one loopback port:
+    # registering again is what works; a stored confidential client (id + secret) is reused.
+    stored_id = existing.client_id if existing.client_secret else None
+    return await login(
+        app,
+        auth,
+        client_id=args.client_id or stored_id,
+        client_secret=secret,
+        tool_names=[t.name for t in app.tools],
+        open_url=open_url,
+    )
+
+
+_KIND: dict[str, Any] = {
+    "apiKey": "apiKey",
+    "appCredential": "appCredential",
+    "cookie": "cookie",
+    "oauth2": "oauth2",
+}
+
+
+def show_status(apps: list[AppDescriptor], store: CredentialStore, args: argparse.Namespace) -> int:
+    rows: list[dict[str, Any]] = []
+    for app in apps:
+        if args.app and args.app not in (app.id, app.source.origin):
+            continue
+        auth = app_auth(app)
+        credential = store.load(app)
+        rows.append(
+            {
+                "app": app.id,
+                "auth_type": auth.type if auth else None,
+                "source": credential_binding(app),
+                "state": _state(credential),
+            }
+        )
+    if args.json:
+        print_json(rows)
+        return 0
+    if not rows:
+        print("No discovered app uses credentials.")
+        return 0
+    table = [[r["app"], r["auth_type"] or "-", r["state"], r["source"]] for r in rows]
+    print(render_table(["APP", "AUTH", "STATE", "BOUND TO"], table))
+    return 0
+
+
+def _state(credential: Credential | None) -> str:
+    if credential is None:
+        return "not set"
+    if credential.tokens is not None:
+        expires = credential.tokens.expires_at
+        if expires is None:
+            return "signed in"
+        left = expires - time.time()
+        refresh = ", can refresh" if credential.tokens.refresh_token else ""
+        return (
+            f"signed in, expires in {left / 60:.0f} min{refresh}" if left > 0 else f"token expired{refresh}"
+        )
+    if credential.kind == "oauth2":
+        return "client registered, not signed in"
+    return "stored"

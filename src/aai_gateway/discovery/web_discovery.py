@@ -1,0 +1,291 @@
+"""`web_discover`: from what the agent typed to a usable, origin-bound web app descriptor.
+
+1. Resolve the reference (spec "Name Resolution"): a full URL or a domain is used as is
+   (`normalize_origin`); anything else is looked up by id, name or alias among the web apps
+   already discovered (the caller's `known_apps` and the cache) and stands for that app's origin.
+   A reference that looks like a real domain (`notion.com`) is always that domain, even if some
+   descriptor names itself after it: a descriptor cannot capture another site's name.
+2. A fresh cache entry (24 h TTL) answers without the network; otherwise fetch
+   `/.well-known/aai.json` (`web.fetch_well_known`, which enforces https, public addresses, size,
+   time and redirect limits). When the fetch fails for want of a network or a working server
+   (SERVICE_UNAVAILABLE) and a cached copy exists, that copy is returned with `stale=True` and a
+   note saying why. 404/410 (UNKNOWN_APP) also drops the cached copy: the site says it has none.
+3. Accept the descriptor only if it is usable as a web app fetched from that origin:
+   - it is loaded for platform `web`, never for the gateway's own OS: a descriptor from the web
+     never binds desktop automation (AppleScript, DBus, COM, stdio…), whatever sections it has;
+   - it must have a `web` platform, and every base URL must be https and on the same site
+     (registrable domain) as the origin; IP and single-label origins must match exactly;
+   - `app.source` is `Source(kind="web", location=<final URL>, origin=<origin asked for>)`: the
+     origin is what credentials and consent bind to, not the self-declared `app.id`.
+   Failures raise `DescriptorError` (INVALID_REQUEST with every problem and its JSON pointer).
+4. Store the body in the cache (a write failure is logged; discovery still succeeds).
+
+Cached entries for loopback or private IP origins (and `localhost`) are ignored unless the policy
+allows private addresses, so turning that permission off also stops their cached copies.
+Logs never hold descriptor bodies or secrets.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+
+from ..descriptor import AppDescriptor, Platform, Source, load_text
+from ..descriptor.model import HttpChannel
+from ..errors import AaiError, DescriptorError, ErrorCode, Problem
+from .web import (
+    FetchedDescriptor,
+    WebFetchPolicy,
+    address_refusal,
+    fetch_well_known,
+    ip_literal,
+    looks_like_domain,
+    normalize_origin,
+    same_site,
+    split_origin,
+)
+from .web_cache import CachedEntry, WebCache
+
+logger = logging.getLogger(__name__)
+
+WEB: Platform = "web"
+Fetcher = Callable[[str, WebFetchPolicy], Awaitable[FetchedDescriptor]]
+
+_HOST_PORT = re.compile(r"[^:\s]+:\d{1,5}")
+_BASE_URL_POINTER = {"A": "/execution/base_url", "B": "/platforms/web/base_url", "C": "/execution/baseUrl"}
+_PLATFORM_POINTER = {"A": "/platform", "B": "/platforms", "C": "/platform"}
+
+
+@dataclass(frozen=True)
+class WebDiscoveryResult:
+    app: AppDescriptor
+    from_cache: bool
+    stale: bool
+    note: str | None = None
+    warnings: tuple[Problem, ...] = ()  # validation warnings of a freshly fetched descriptor
+
+
+class WebDiscovery:
+    """Discovers web apps on demand, through `cache`, within `policy`.
+
+    `host_platform` is accepted for symmetry with local discovery but does not choose bindings:
+    web descriptors are always loaded for platform `web` (see the module docstring).
+    `fetch` replaces `fetch_well_known` (tests)."""
+
+    def __init__(
+        self,
+        cache: WebCache,
+        policy: WebFetchPolicy,
+        host_platform: Platform | None = None,
+        *,
+        fetch: Fetcher | None = None,
+    ) -> None:
+        self.cache = cache
+        self.policy = policy
+        self.host_platform = host_platform
+        self._fetch: Fetcher = fetch or fetch_well_known
+        self._locks: dict[str, anyio.Lock] = {}
+
+    # ----------------------------------------------------------------- discovery
+
+    async def discover(self, reference: str, known_apps: Sequence[AppDescriptor] = ()) -> WebDiscoveryResult:
+        origin = self.resolve(reference, known_apps)
+        lock = self._locks.setdefault(origin, anyio.Lock())
+        async with lock:  # concurrent calls for one origin: one fetch, the others read the cache
+            return await self._discover(origin)
+
+    async def _discover(self, origin: str) -> WebDiscoveryResult:
+        cached = self.cache.get(origin) if self._usable_offline(origin) else None
+        cached_app = self._load_cached(cached) if cached is not None else None
+        if cached is not None and cached.fresh and cached_app is not None:
+            logger.debug("web discover %s: fresh cached copy", origin)
+            return WebDiscoveryResult(cached_app, from_cache=True, stale=False)
+        try:
+            fetched = await self._fetch(origin, self.policy)
+        except AaiError as exc:
+            if exc.code == ErrorCode.SERVICE_UNAVAILABLE and cached is not None and cached_app is not None:
+                logger.info("web discover %s: using the stale cached copy (%s)", origin, exc.message)
+                return WebDiscoveryResult(
+                    cached_app, from_cache=True, stale=True, note=self._stale_note(cached, exc)
+                )
+            if exc.code == ErrorCode.UNKNOWN_APP and cached is not None:
+                self.cache.clear(origin)
+            raise
+        app, warnings = accept_descriptor(fetched)
+        try:
+            self.cache.put(origin, fetched.source_url, fetched.body)
+        except OSError as exc:
+            logger.warning("cannot write the web cache for %s: %s", origin, exc)
+        return WebDiscoveryResult(app, from_cache=False, stale=False, warnings=warnings)
+
+    def _stale_note(self, cached: CachedEntry, failure: AaiError) -> str:
+        now = self.cache.clock()
+        return (
+            f"Stale copy: refreshing {cached.origin} failed ({failure.message}), so this is the cached "
+            f"descriptor fetched {_age(now - cached.fetched_at)} ago from {cached.source_url}, which "
+            f"expired {_age(now - cached.expires)} ago. It may be out of date."
+        )
+
+    # ----------------------------------------------------------------- names
+
+    def resolve(self, reference: str, known_apps: Sequence[AppDescriptor] = ()) -> str:
+        """The origin `reference` stands for (see the module docstring, step 1)."""
+        text = reference.strip()
+        if "://" in text or "/" in text:
+            return normalize_origin(text)
+        if _HOST_PORT.fullmatch(text) or looks_like_domain(text):
+            return normalize_origin(text)
+        wanted = text.casefold()
+        web_apps = [*(a for a in known_apps if _is_web(a)), *self.cached_apps()]
+        origins = list(dict.fromkeys(a.source.origin for a in web_apps if _answers_to(a, wanted)))
+        if len(origins) == 1 and origins[0] is not None:
+            return origins[0]
+        if len(origins) > 1:
+            raise AaiError(
+                f"{reference!r} names web apps from several sites ({', '.join(map(str, origins))}); "
+                "pass the URL or domain of the one meant",
+                {"reference": reference, "origins": origins},
+                ErrorCode.INVALID_REQUEST,
+            )
+        if "." in text:  # a host under a suffix the list does not know: let DNS decide
+            return normalize_origin(text)
+        known = sorted({a.id for a in web_apps})
+        raise AaiError(
+            f"{reference!r} is not a URL or domain, and no discovered web app has that id, name or alias. "
+            "Pass the web app's domain (for example notion.com, or api.example.com)",
+            {"reference": reference, "known_web_apps": known},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+    # ----------------------------------------------------------------- the cache
+
+    def cached_apps(self) -> list[AppDescriptor]:
+        """Every cached descriptor that still loads, fresh or not (for loading at startup)."""
+        apps: list[AppDescriptor] = []
+        for info in self.cache.entries():
+            if not self._usable_offline(info.origin):
+                logger.debug("web cache %s skipped: private addresses are not allowed", info.host)
+                continue
+            entry = self.cache.get(info.host)
+            app = self._load_cached(entry) if entry is not None else None
+            if app is not None:
+                apps.append(app)
+        return apps
+
+    def _load_cached(self, entry: CachedEntry) -> AppDescriptor | None:
+        fetched = FetchedDescriptor(entry.origin, entry.source_url, entry.body, 200)
+        try:
+            app, _ = accept_descriptor(fetched)
+        except AaiError as exc:
+            count = len(exc.data.get("problems", ())) or 1
+            logger.warning(
+                "ignoring the web cache entry for %s: it is not a usable web descriptor (%d problems); "
+                "it will be fetched again",
+                entry.origin,
+                count,
+            )
+            return None
+        return app
+
+    def _usable_offline(self, origin: str) -> bool:
+        """Without the private-address permission, a cached loopback/private origin is ignored."""
+        if self.policy.allow_private:
+            return True
+        host, _ = split_origin(origin)
+        if host == "localhost" or host.endswith(".localhost"):
+            return False
+        return ip_literal(host) is None or address_refusal(host) is None
+
+
+# --------------------------------------------------------------------------- acceptance
+
+
+def accept_descriptor(fetched: FetchedDescriptor) -> tuple[AppDescriptor, tuple[Problem, ...]]:
+    """Load a fetched body as a web app bound to its origin; DescriptorError if it cannot be one."""
+    source = Source(kind="web", location=fetched.source_url, origin=fetched.origin)
+    result = load_text(fetched.body, source, WEB)
+    if result.descriptor is None:
+        raise DescriptorError(fetched.source_url, result.problems)
+    problems = web_problems(result.descriptor, fetched.origin)
+    if problems:
+        raise DescriptorError(fetched.source_url, problems)
+    return result.descriptor, tuple(result.warnings)
+
+
+def web_problems(app: AppDescriptor, origin: str) -> list[Problem]:
+    """Why `app`, fetched from `origin`, cannot be used as a web app (empty when it can)."""
+    if app.platform != WEB:
+        return [
+            Problem(
+                _PLATFORM_POINTER[app.dialect],
+                f"web_discover accepts only descriptors for platform 'web'; this one is for "
+                f"{', '.join(app.declared_platforms) or 'no platform'}",
+            )
+        ]
+    problems: list[Problem] = []
+    origin_host, _ = split_origin(origin)
+    pointer = _BASE_URL_POINTER[app.dialect]
+    seen: set[str] = set()
+    for tool in app.tools:
+        channel = tool.channel
+        if not isinstance(channel, HttpChannel):
+            problems.append(
+                Problem(pointer, f"tool {tool.name!r} uses {channel.type.value!r}; web apps use http only")
+            )
+            continue
+        if channel.base_url in seen:
+            continue
+        seen.add(channel.base_url)
+        problem = _base_url_problem(channel.base_url, origin, origin_host)
+        if problem is not None:
+            problems.append(Problem(pointer, problem))
+    return problems
+
+
+def _base_url_problem(base_url: str, origin: str, origin_host: str) -> str | None:
+    try:
+        parts = urlsplit(base_url)
+        parsed = httpx.URL(base_url)
+        host = (parts.hostname or "").lower().removesuffix(".")
+        httpx_host = parsed.raw_host.decode("ascii").lower().removesuffix(".")
+    except (ValueError, httpx.InvalidURL, UnicodeDecodeError):
+        return f"base URL {base_url!r} is not a valid URL"
+    if parts.scheme.lower() != "https" or parsed.scheme != "https":
+        return (
+            f"base URL {base_url!r} must be https: a web app's requests carry its credentials "
+            "(the descriptor was fetched over https)"
+        )
+    if not host or host != httpx_host:
+        return f"base URL {base_url!r} has no unambiguous host"
+    if not same_site(origin_host, host):
+        return (
+            f"base URL {base_url!r} is not on the same site as {origin}, where this descriptor was "
+            f"fetched from: a site may only describe its own APIs. Discover {host}'s own descriptor instead"
+        )
+    return None
+
+
+def _is_web(app: AppDescriptor) -> bool:
+    return app.source.kind == "web" and app.source.origin is not None
+
+
+def _answers_to(app: AppDescriptor, wanted: str) -> bool:
+    names = [app.id, *app.names.names.values(), *app.aliases]
+    return any(name.casefold() == wanted for name in names)
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 2 * 3600:
+        return f"{seconds // 60} min"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"

@@ -1,0 +1,200 @@
+"""Every auth type end to end: credentials stored with the CLI (`auth login` driven in a real
+browser, `auth set` from stdin) into a private OS keyring, then used by the gateway for
+`aai_exec` through the MCP client, including token refresh."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.auth.browser import browser_page
+from tests.auth.oauth_server import (
+    APP_ID,
+    APP_SECRET,
+    PRE_CLIENT_ID,
+    PRE_CLIENT_SECRET,
+    OAuthTestServer,
+    ThreadedWsgiServer,
+    echo_app,
+)
+from tests.builders import write_json
+from tests.keyring_session import PrivateKeyring
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def keyring() -> Iterator[PrivateKeyring]:
+    with PrivateKeyring() as private:
+        yield private
+
+
+@pytest.fixture
+def oauth_server() -> Iterator[OAuthTestServer]:
+    server = OAuthTestServer().start()
+    yield server
+    server.close()
+
+
+def web_app(app_id: str, base_url: str, auth: dict[str, Any], path: str) -> dict[str, Any]:
+    return {
+        "schemaVersion": "1.0",
+        "version": "1.0.0",
+        "platform": "web",
+        "app": {"id": app_id, "name": {"en": app_id}, "defaultLang": "en", "description": "Auth test app"},
+        "execution": {"type": "http", "baseUrl": base_url},
+        "auth": auth,
+        "tools": [
+            {
+                "name": "me",
+                "description": f"GET {path}",
+                "parameters": {"type": "object", "properties": {}},
+                "execution": {"path": path, "method": "GET"},
+            }
+        ],
+    }
+
+
+async def cli(env: dict[str, str], apps: Path, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    done = await anyio.run_process(
+        [sys.executable, "-m", "aai_gateway", *argv, "--no-default-paths", "--path", str(apps)],
+        input=stdin.encode(),
+        env=env,
+        check=False,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+@asynccontextmanager
+async def gateway(env: dict[str, str], apps: Path) -> AsyncIterator[Client]:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(apps)],
+        env=env,
+    )
+    async with Client(server, client_info=types.Implementation(name="auth-e2e", version="1")) as client:
+        yield client
+
+
+async def me(client: Client, app_id: str) -> Any:
+    result = await client.call_tool("aai_exec", {"app": app_id, "tool": "me", "args": {}})
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    assert not result.is_error, block.text
+    return json.loads(block.text)
+
+
+async def sign_in_in_browser(env: dict[str, str], apps: Path, app_id: str) -> None:
+    """`aai-gateway auth login` prints the sign-in URL; the user opens it and presses Allow."""
+    command = [
+        sys.executable, "-m", "aai_gateway", "auth", "login", app_id, "--client-id", PRE_CLIENT_ID,
+        "--client-secret-stdin", "--no-browser", "--no-default-paths", "--path", str(apps),
+    ]  # fmt: skip
+    async with await anyio.open_process(command, env=env) as process:
+        assert process.stdin is not None and process.stderr is not None
+        await process.stdin.send(PRE_CLIENT_SECRET.encode() + b"\n")
+        printed = b""
+        with anyio.fail_after(30):
+            while b"/authorize?" not in printed or not printed.endswith(b"\n"):
+                printed += await process.stderr.receive()
+        url = next(line.strip() for line in printed.decode().splitlines() if "/authorize?" in line)
+        async with browser_page() as page:
+            await page.goto(url)
+            await page.click("#allow")
+            await page.wait_for_selector("text=close")
+        with anyio.fail_after(30):
+            assert await process.wait() == 0
+
+
+async def test_oauth_signed_in_with_auth_login_runs_through_mcp_and_refreshes_before_expiry_and_after_a_401(
+    keyring: PrivateKeyring, oauth_server: OAuthTestServer, tmp_path: Path
+) -> None:
+    auth = {
+        "type": "oauth2",
+        "oauth2": {
+            "authorizationEndpoint": oauth_server.authorization_endpoint,
+            "tokenEndpoint": oauth_server.token_endpoint,
+            "scopes": ["read"],
+            "pkce": {"method": "S256"},
+        },
+    }
+    apps = tmp_path / "apps"
+    write_json(apps / "oauth.json", web_app("dev.test.oauth", oauth_server.url, auth, "/api/me"))
+    env = keyring.child_env()
+    oauth_server.access_token_lifetime = 30  # inside the gateway's 60 s refresh margin
+    await sign_in_in_browser(env, apps, "dev.test.oauth")
+    _, status, _ = await cli(env, apps, "auth", "status", "--json")
+    assert json.loads(status)[0]["state"].startswith("signed in")
+
+    oauth_server.access_token_lifetime = 3600  # tokens issued from now on are long-lived
+    async with gateway(env, apps) as client:
+        assert (await me(client, "dev.test.oauth"))["user"] == "alice"
+        assert oauth_server.grants["refresh_token"] == 1  # refreshed before use: it expired within 60 s
+        assert (await me(client, "dev.test.oauth"))["user"] == "alice"
+        assert oauth_server.grants["refresh_token"] == 1  # the refreshed token is used as it is
+        oauth_server.revoke_access_tokens()
+        assert (await me(client, "dev.test.oauth"))["user"] == "alice"  # 401 → refresh → retried once
+    assert oauth_server.grants["refresh_token"] == 2
+    verifier_checked = [r for r in oauth_server.token_requests if r.get("grant_type") == "authorization_code"]
+    assert verifier_checked and all(r.get("code_verifier") for r in verifier_checked)
+
+
+async def test_app_credentials_set_from_stdin_are_exchanged_for_a_token_once_and_reused(
+    keyring: PrivateKeyring, oauth_server: OAuthTestServer, tmp_path: Path
+) -> None:
+    auth = {
+        "type": "appCredential",
+        "appCredential": {"tokenEndpoint": oauth_server.app_token_endpoint, "tokenType": "tenantAccessToken"},
+    }
+    apps = tmp_path / "apps"
+    write_json(apps / "feishu.json", web_app("dev.test.appcred", oauth_server.url, auth, "/app/api/me"))
+    env = keyring.child_env()
+    code, _, err = await cli(env, apps, "auth", "set", "dev.test.appcred", stdin=f"{APP_ID}\n{APP_SECRET}\n")
+    assert code == 0, err
+    async with gateway(env, apps) as client:
+        assert await me(client, "dev.test.appcred") == {"app": APP_ID}
+        assert await me(client, "dev.test.appcred") == {"app": APP_ID}
+    assert oauth_server.app_exchanges == 1
+
+
+async def test_cookies_set_from_stdin_are_checked_and_sent_as_one_cookie_header(
+    keyring: PrivateKeyring, tmp_path: Path
+) -> None:
+    echo = ThreadedWsgiServer(echo_app()).start()
+    try:
+        auth = {
+            "type": "cookie",
+            "cookie": {
+                "loginUrl": f"{echo.url}/login",
+                "requiredCookies": ["session"],
+                "domain": "127.0.0.1",
+            },
+        }
+        apps = tmp_path / "apps"
+        write_json(apps / "cookies.json", web_app("dev.test.cookies", echo.url, auth, "/cookies"))
+        env = keyring.child_env()
+        code, _, err = await cli(env, apps, "auth", "set", "dev.test.cookies", stdin="theme=dark\n")
+        assert code == 2
+        assert "cookie 'session' is missing" in err
+        code, _, err = await cli(
+            env, apps, "auth", "set", "dev.test.cookies", stdin="session=s3cr3t; theme=dark\n"
+        )
+        assert code == 0, err
+        async with gateway(env, apps) as client:
+            assert await me(client, "dev.test.cookies") == {"cookies": {"session": "s3cr3t", "theme": "dark"}}
+    finally:
+        echo.close()
