@@ -27,7 +27,7 @@ from ..errors import AaiError, AuthRequiredError, ErrorCode
 from ..service import UNKNOWN_CLIENT, Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
-from .ask import Ask, NeedInput
+from .ask import Ask, CallMemories, NeedInput
 from .listing import INSTRUCTIONS, list_tools
 
 logger = logging.getLogger(__name__)
@@ -77,6 +77,7 @@ class GatewayServer:
         self.watcher = watcher
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
+        self.memories = CallMemories()
         self.pages = credentials.CredentialPages(gateway.auth.store) if gateway.auth is not None else None
         self._tasks: anyio.abc.TaskGroup | None = None
 
@@ -129,24 +130,26 @@ class GatewayServer:
     async def on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        ask = Ask(ctx, params, self.memories, str(caller_of(ctx)))
         try:
-            return await self._call(ctx, params, params.arguments or {})
+            result = await self._call(ctx, ask, params.arguments or {})
         except NeedInput as need:
-            return need.result
+            return need.result  # the memory stays for the client's retry
         except AaiError as exc:
+            self.memories.finish(ask.state_id)
             return results.failure(exc)
         except Exception as exc:  # a bug must reach the agent as INTERNAL_ERROR, never kill the server
+            self.memories.finish(ask.state_id)
             return results.crash(exc, f"tools/call {params.name}")
+        self.memories.finish(ask.state_id)
+        return result
 
     async def _call(
-        self,
-        ctx: ServerRequestContext[Any, Any],
-        params: types.CallToolRequestParams,
-        arguments: dict[str, Any],
+        self, ctx: ServerRequestContext[Any, Any], ask: Ask, arguments: dict[str, Any]
     ) -> types.CallToolResult:
-        name = params.name
+        name = ask.params.name
         if name in AAI_EXEC.values():
-            return results.success(await self._exec(ctx, Ask(ctx, params), arguments))
+            return results.success(await self._exec(ctx, ask, arguments))
         if name in WEB_DISCOVER.values():
             return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)

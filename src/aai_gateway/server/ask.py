@@ -2,17 +2,26 @@
 
 2025-11-25: the server sends `elicitation/create` and waits for the answer.
 2026-07-28: there is no back-channel; the call returns `InputRequiredResult` naming what it
-needs, the client asks the user and retries the same call carrying the answer
-(`input_responses`) and our `request_state`. `NeedInput` carries that result out of the handler.
+needs, the client asks the user and retries the same call carrying the answers
+(`input_responses`) and our `request_state`. One call may need several rounds (consent, then a
+credential), so what earlier rounds learned is kept here, server-side, under an unguessable id
+bound to the call; the client only carries the id and can neither forge nor swap an answer.
+`NeedInput` carries the InputRequiredResult out of the handler.
 """
 
 from __future__ import annotations
 
+import secrets
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+MEMORY_SECONDS = 30 * 60
 
 
 class NeedInput(Exception):  # noqa: N818 (a control-flow signal, not an error)
@@ -23,10 +32,54 @@ class NeedInput(Exception):  # noqa: N818 (a control-flow signal, not an error)
         self.result = result
 
 
+@dataclass
+class CallMemory:
+    """What one call learned across rounds: the user's answers and anything the server opened."""
+
+    binding: tuple[str, str]  # (caller, what the call is about): a state id works for its own call only
+    created: float = field(default_factory=time.monotonic)
+    answers: dict[str, types.ElicitResult] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+class CallMemories:
+    def __init__(self) -> None:
+        self._memories: dict[str, CallMemory] = {}
+
+    def for_call(self, state: str | None, binding: tuple[str, str]) -> tuple[str, CallMemory]:
+        self._forget_old()
+        known = self._memories.get(state) if state else None
+        if state is not None and known is not None and known.binding == binding:
+            return state, known
+        state_id = "call-" + secrets.token_urlsafe(18)
+        memory = self._memories[state_id] = CallMemory(binding)
+        return state_id, memory
+
+    def finish(self, state_id: str) -> None:
+        self._memories.pop(state_id, None)
+
+    def _forget_old(self) -> None:
+        cutoff = time.monotonic() - MEMORY_SECONDS
+        for state_id, memory in list(self._memories.items()):
+            if memory.created < cutoff:
+                del self._memories[state_id]
+
+
 class Ask:
-    def __init__(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> None:
+    def __init__(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        memories: CallMemories,
+        caller: str,
+    ) -> None:
         self.ctx = ctx
         self.params = params
+        topic = f"{params.name} {sorted((params.arguments or {}).items())!r}"
+        self.state_id, self.memory = memories.for_call(params.request_state, (caller, topic))
+        for key, answer in (params.input_responses or {}).items():
+            if isinstance(answer, types.ElicitResult):
+                self.memory.answers[key] = answer
 
     @property
     def modern(self) -> bool:
@@ -47,47 +100,35 @@ class Ask:
         # A client declaring `elicitation: {}` supports form mode (the 2025-06-18 meaning).
         return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
-    @property
-    def state(self) -> str | None:
-        """The `request_state` this retry carries (2026-07-28), if any."""
-        return self.params.request_state
-
     def answer(self, key: str) -> types.ElicitResult | None:
-        """The user's answer to request `key`, when this call is a retry that carries one."""
-        responses = self.params.input_responses or {}
-        answer = responses.get(key)
-        return answer if isinstance(answer, types.ElicitResult) else None
+        """The user's answer to request `key` in this call, if an earlier round got one."""
+        return self.memory.answers.get(key)
 
-    async def url(
-        self, key: str, message: str, url: str, elicitation_id: str, *, state: str
-    ) -> types.ElicitResult:
-        """Send the user to `url` (never used to carry a secret through the chat)."""
-        previous = self.answer(key)
-        if previous is not None:
-            return previous
+    async def url(self, key: str, message: str, url: str, elicitation_id: str) -> types.ElicitResult:
+        """Send the user to `url` (used for secrets: they never travel through the chat)."""
         request = types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
-        if self.modern:
-            raise NeedInput(
-                types.InputRequiredResult(
-                    input_requests={key: types.ElicitRequest(params=request)}, request_state=state
-                )
-            )
-        return await self.ctx.session.elicit_url(
-            message, url, elicitation_id, related_request_id=self.ctx.request_id
-        )
+        return await self._ask(key, request)
 
-    async def form(
-        self, key: str, message: str, schema: types.ElicitRequestedSchema, *, state: str
-    ) -> types.ElicitResult:
+    async def form(self, key: str, message: str, schema: types.ElicitRequestedSchema) -> types.ElicitResult:
         """Ask for a few plain, non-secret values (MCP forbids form mode for secrets)."""
+        return await self._ask(key, types.ElicitRequestFormParams(message=message, requested_schema=schema))
+
+    async def _ask(
+        self, key: str, request: types.ElicitRequestURLParams | types.ElicitRequestFormParams
+    ) -> types.ElicitResult:
         previous = self.answer(key)
         if previous is not None:
             return previous
         if self.modern:
-            request = types.ElicitRequestFormParams(message=message, requested_schema=schema)
             raise NeedInput(
                 types.InputRequiredResult(
-                    input_requests={key: types.ElicitRequest(params=request)}, request_state=state
+                    input_requests={key: types.ElicitRequest(params=request)}, request_state=self.state_id
                 )
             )
-        return await self.ctx.session.elicit_form(message, schema, related_request_id=self.ctx.request_id)
+        answer = await self.ctx.session.send_request(
+            types.ElicitRequest(params=request),
+            types.ElicitResult,
+            metadata=ServerMessageMetadata(related_request_id=self.ctx.request_id),
+        )
+        self.memory.answers[key] = answer
+        return answer

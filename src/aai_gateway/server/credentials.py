@@ -108,9 +108,10 @@ async def collect(
     locale: str | None,
 ) -> None:
     """Returns once the user saved the credential; re-raises `error` if they did not."""
-    page_id = ask.state if ask.state and pages.url(ask.state) else None
-    if page_id is None:
+    page_id: str | None = ask.memory.values.get("credential_page")
+    if page_id is None or pages.url(page_id) is None:
         page_id = await pages.open(tasks, app, auth, locale)
+        ask.memory.values["credential_page"] = page_id
     url = pages.url(page_id)
     if url is None:
         raise error
@@ -119,7 +120,7 @@ async def collect(
         f"{name} needs your {auth.type} to run this. Open the page to enter it; it is stored in your "
         "OS keyring and never shown to the assistant."
     )
-    answer = await ask.url("credentials", message, url, page_id, state=page_id)
+    answer = await ask.url("credentials", message, url, page_id)
     if answer.action != "accept":
         raise error
     if not await pages.wait_saved(page_id):
