@@ -36,3 +36,12 @@ def write_json(path: Path, document: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def trusting_config(path: Path, apps: list[str]) -> Path:
+    """A gateway config.toml that auto-allows `apps` (ids of local apps, or web origins), so tests
+    about something other than consent run without being asked."""
+    listed = ", ".join(json.dumps(app) for app in apps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"[consent.auto_allow]\napps = [{listed}]\n", encoding="utf-8")
+    return path

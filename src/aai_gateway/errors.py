@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
+from urllib.parse import quote
 
 
 class ErrorCode(StrEnum):
@@ -227,4 +228,49 @@ class AuthRequiredError(AaiError):
                 **data,
             },
             ErrorCode.AUTH_EXPIRED if expired else ErrorCode.AUTH_REQUIRED,
+        )
+
+
+class ConsentRequiredError(AaiError):
+    """The user has not allowed this caller to use this tool, and could not be asked now."""
+
+    def __init__(
+        self,
+        *,
+        caller: str,
+        app_id: str,
+        app_name: str,
+        tool: str,
+        tool_description: str,
+        tool_parameters: dict[str, Any],
+        command: str,
+    ) -> None:
+        consent_url = f"aai://consent?app={quote(app_id, safe='')}&tool={quote(tool, safe='')}"
+        super().__init__(
+            f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}). Show the user "
+            f"what this tool does and ask them to allow it by running `{command}` in a terminal (or to "
+            "use an MCP client that can ask them), then retry",
+            {
+                "caller": caller,
+                "app_id": app_id,
+                "app_name": app_name,
+                "tool": tool,
+                "tool_description": tool_description,
+                "tool_parameters": tool_parameters,
+                "consent_url": consent_url,
+                "command": command,
+            },
+            ErrorCode.CONSENT_REQUIRED,
+        )
+
+
+class ConsentDeniedError(AaiError):
+    def __init__(self, *, caller: str, app_id: str, tool: str, remembered: bool, command: str) -> None:
+        until = (
+            f"; the denial is remembered until the user runs `{command}`" if remembered else " for this call"
+        )
+        super().__init__(
+            f"the user denied {caller!r} the use of {tool} of {app_id}{until}. Do not retry; tell the user",
+            {"caller": caller, "app_id": app_id, "tool": tool, "remembered": remembered, "command": command},
+            ErrorCode.CONSENT_DENIED,
         )

@@ -8,13 +8,17 @@ from pathlib import Path
 import pytest
 
 from aai_gateway.cli.main import main
-from tests.builders import write_json
+from tests.builders import trusting_config, write_json
 from tests.server.conftest import adapter_app
 
 
 @pytest.fixture
-def apps(tmp_path: Path) -> Path:
+def apps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The adapter app, auto-allowed by the user's config (these tests are about exec itself)."""
     write_json(tmp_path / "apps" / "adapter.json", adapter_app())
+    monkeypatch.setenv(
+        "AAI_GATEWAY_CONFIG", str(trusting_config(tmp_path / "config.toml", ["dev.test.adapter"]))
+    )
     return tmp_path / "apps"
 
 
@@ -79,3 +83,27 @@ def test_exec_refuses_arguments_that_are_not_json(capsys: pytest.CaptureFixture[
 def test_options_before_the_command_are_kept(capsys: pytest.CaptureFixture[str], apps: Path) -> None:
     code, out, _ = run(capsys, "--no-default-paths", "--path", str(apps), "guide", "dev.test.adapter")
     assert code == 0 and "Adapter Operation Guide" in out
+
+
+def test_exec_without_consent_and_without_a_terminal_reports_consent_required_with_the_command(
+    capsys: pytest.CaptureFixture[str], apps: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AAI_GATEWAY_CONFIG", str(tmp_path / "no-config.toml"))
+    code, out, err = run(
+        capsys,
+        "exec",
+        "dev.test.adapter",
+        "echo",
+        "--args",
+        '{"text": "hi"}',
+        "--no-default-paths",
+        "--path",
+        str(apps),
+    )
+    assert (code, out) == (1, "")
+    error = json.loads(err)["error"]
+    assert error["code"] == "CONSENT_REQUIRED"
+    assert error["data"]["caller"] == "aai-gateway CLI"
+    assert error["data"]["command"] == (
+        "aai-gateway consent grant --caller 'aai-gateway CLI' --app dev.test.adapter --tool echo"
+    )

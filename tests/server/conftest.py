@@ -13,7 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.builders import c_descriptor, write_json
+from tests.builders import c_descriptor, trusting_config, write_json
 
 ADAPTER = Path(__file__).with_name("demo_adapter.py")
 Connect = Callable[..., Any]
@@ -85,6 +85,10 @@ def fill_apps_dir(folder: Path) -> Path:
     write_json(
         folder / "bus.json", c_descriptor("dev.test.bus", name="Bus", type="dbus", service="dev.test.Bus")
     )
+    trusting_config(
+        folder.parent / "config.toml",
+        ["dev.test.adapter", "dev.test.slow", "dev.test.offline", "dev.test.bus"],
+    )
     return folder
 
 
@@ -114,7 +118,11 @@ def gateway_command(folder: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(folder), *extra],
-        env={"HOME": str(folder.parent), "PATH": "/usr/bin:/bin"},
+        env={
+            "HOME": str(folder.parent),
+            "PATH": "/usr/bin:/bin",
+            "AAI_GATEWAY_CONFIG": str(folder.parent / "config.toml"),
+        },
     )
 
 

@@ -26,7 +26,7 @@ from tests.auth.oauth_server import (
     ThreadedWsgiServer,
     echo_app,
 )
-from tests.builders import write_json
+from tests.builders import trusting_config, write_json
 from tests.keyring_session import PrivateKeyring
 
 pytestmark = pytest.mark.anyio
@@ -67,6 +67,18 @@ def web_app(app_id: str, base_url: str, auth: dict[str, Any], path: str) -> dict
             }
         ],
     }
+
+
+def trusted_env(keyring: PrivateKeyring, apps: Path) -> dict[str, str]:
+    """A private keyring, and a config that auto-allows the test apps (these tests are about auth)."""
+    env = keyring.child_env()
+    for desktop in ("DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(desktop, None)
+    config = trusting_config(
+        apps.parent / "config.toml", ["dev.test.oauth", "dev.test.appcred", "dev.test.cookies"]
+    )
+    env["AAI_GATEWAY_CONFIG"] = str(config)
+    return env
 
 
 async def cli(env: dict[str, str], apps: Path, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -134,7 +146,7 @@ async def test_oauth_signed_in_with_auth_login_runs_through_mcp_and_refreshes_be
     }
     apps = tmp_path / "apps"
     write_json(apps / "oauth.json", web_app("dev.test.oauth", oauth_server.url, auth, "/api/me"))
-    env = keyring.child_env()
+    env = trusted_env(keyring, apps)
     oauth_server.access_token_lifetime = 30  # inside the gateway's 60 s refresh margin
     await sign_in_in_browser(env, apps, "dev.test.oauth")
     _, status, _ = await cli(env, apps, "auth", "status", "--json")
@@ -162,7 +174,7 @@ async def test_app_credentials_set_from_stdin_are_exchanged_for_a_token_once_and
     }
     apps = tmp_path / "apps"
     write_json(apps / "feishu.json", web_app("dev.test.appcred", oauth_server.url, auth, "/app/api/me"))
-    env = keyring.child_env()
+    env = trusted_env(keyring, apps)
     code, _, err = await cli(env, apps, "auth", "set", "dev.test.appcred", stdin=f"{APP_ID}\n{APP_SECRET}\n")
     assert code == 0, err
     async with gateway(env, apps) as client:
@@ -186,7 +198,7 @@ async def test_cookies_set_from_stdin_are_checked_and_sent_as_one_cookie_header(
         }
         apps = tmp_path / "apps"
         write_json(apps / "cookies.json", web_app("dev.test.cookies", echo.url, auth, "/cookies"))
-        env = keyring.child_env()
+        env = trusted_env(keyring, apps)
         code, _, err = await cli(env, apps, "auth", "set", "dev.test.cookies", stdin="theme=dark\n")
         assert code == 2
         assert "cookie 'session' is missing" in err

@@ -25,8 +25,13 @@ def inspector(apps: Path, *method: str) -> Any:
         )
     assert INSPECTOR.exists(), "MCP Inspector CLI missing: run scripts/install-test-peers"
     gateway = [sys.executable, "-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(apps)]
+    config = ["-e", f"AAI_GATEWAY_CONFIG={apps.parent / 'config.toml'}"]  # auto-allows the test apps
     done = subprocess.run(
-        [str(INSPECTOR), "--cli", *gateway, *method], capture_output=True, text=True, timeout=120, check=False
+        [str(INSPECTOR), "--cli", *config, *gateway, *method],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

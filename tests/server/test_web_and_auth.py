@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.context import ClientRequestContext
 
 from tests.auth.browser import browser_page
+from tests.builders import trusting_config
 from tests.discovery.web_support import LocalCa
 from tests.keyring_session import PrivateKeyring
 from tests.server.web_app import API_KEY, APP_ID, WebAppServer
@@ -50,10 +51,22 @@ def keyring(tmp_path: Path) -> Iterator[PrivateKeyring]:
 
 
 def gateway_env(
-    keyring: PrivateKeyring, ca: LocalCa, cache: Path, *, allow_private: bool = True
+    keyring: PrivateKeyring, ca: LocalCa, cache: Path, *, allow_private: bool = True, web_app_port: int = 0
 ) -> dict[str, str]:
+    """The gateway's environment: a private keyring, the test CA, a fresh cache, and a config that
+    auto-allows the web app at `web_app_port` (these tests are about credentials, not consent)."""
     env = keyring.child_env()
-    env.update({"AAI_GATEWAY_CA_FILE": ca.ca_file, "AAI_GATEWAY_CACHE_DIR": str(cache)})
+    for desktop in ("DISPLAY", "WAYLAND_DISPLAY"):  # no consent dialogs popping up on a developer's screen
+        env.pop(desktop, None)
+    origin = f"https://127.0.0.1:{web_app_port}" if web_app_port else None
+    config = trusting_config(cache.parent / "config.toml", [origin] if origin else [])
+    env.update(
+        {
+            "AAI_GATEWAY_CA_FILE": ca.ca_file,
+            "AAI_GATEWAY_CACHE_DIR": str(cache),
+            "AAI_GATEWAY_CONFIG": str(config),
+        }
+    )
     if allow_private:
         env["AAI_GATEWAY_ALLOW_PRIVATE_WEB"] = "1"
     else:
@@ -98,7 +111,7 @@ async def auth_set(env: dict[str, str], reference: str, secret: str) -> tuple[in
 async def test_a_web_app_asks_for_its_key_with_the_command_and_runs_once_the_user_stored_it(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path, mode: str
 ) -> None:
-    env = gateway_env(keyring, ca, tmp_path / "cache")
+    env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     log = tmp_path / "gateway.log"
     async with gateway(env, mode, "--log-level", "DEBUG", "--log-file", str(log)) as client:
         guide = await client.call_tool("web_discover", {"url": web_app.origin})
@@ -139,7 +152,7 @@ async def test_a_client_that_opens_urls_gets_a_one_time_page_and_the_call_comple
             await page.wait_for_selector("text=Saved")
         return types.ElicitResult(action="accept")
 
-    env = gateway_env(keyring, ca, tmp_path / "cache")
+    env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     async with gateway(env, mode, elicitation_callback=elicitation) as client:
         await client.call_tool("web_discover", {"url": web_app.origin})
         result = await client.call_tool("aai_exec", {"app": APP_ID, "tool": "whoami", "args": {}})
@@ -150,7 +163,7 @@ async def test_a_client_that_opens_urls_gets_a_one_time_page_and_the_call_comple
 async def test_a_discovered_web_app_is_usable_after_a_restart_from_the_cache(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path
 ) -> None:
-    env = gateway_env(keyring, ca, tmp_path / "cache")
+    env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     async with gateway(env, "auto") as client:
         await client.call_tool("web_discover", {"url": web_app.origin})
     assert (await auth_set(env, web_app.origin, API_KEY))[0] == 0
@@ -165,7 +178,9 @@ async def test_a_discovered_web_app_is_usable_after_a_restart_from_the_cache(
 async def test_web_discover_refuses_a_loopback_address_unless_the_user_allows_private_addresses(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path
 ) -> None:
-    env = gateway_env(keyring, ca, tmp_path / "cache", allow_private=False)
+    env = gateway_env(
+        keyring, ca, tmp_path / "cache", allow_private=False, web_app_port=web_app.server_address[1]
+    )
     async with gateway(env, "auto") as client:
         error = error_of(await client.call_tool("web_discover", {"url": web_app.origin}))
     assert error["code"] == "INVALID_REQUEST"
@@ -176,7 +191,7 @@ async def test_web_discover_refuses_a_loopback_address_unless_the_user_allows_pr
 async def test_auth_status_and_logout_show_and_forget_the_stored_key(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path
 ) -> None:
-    env = gateway_env(keyring, ca, tmp_path / "cache")
+    env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     async with gateway(env, "auto") as client:
         await client.call_tool("web_discover", {"url": web_app.origin})
     assert (await auth_set(env, APP_ID, API_KEY))[0] == 0

@@ -41,6 +41,7 @@ def parse_arguments(text: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ..service import Caller, Gateway
+    from .consent import TerminalPrompter
     from .runtime import build_gateway, build_watcher
 
     arguments = parse_arguments(args.args)
@@ -48,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
 
     async def call(gateway: Gateway) -> Any:
         try:
-            return await gateway.execute(args.app, args.tool, arguments, caller=Caller(CLI_CALLER_NAME))
+            return await gateway.execute(
+                args.app, args.tool, arguments, caller=Caller(CLI_CALLER_NAME), prompters=[TerminalPrompter()]
+            )
         finally:
             await gateway.aclose()
 

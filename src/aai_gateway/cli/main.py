@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
-from . import auth, cache, diff, exec, guide, scan, schema, serve, validate
+from . import auth, cache, consent, diff, exec, guide, scan, schema, serve, validate
 from .common import LOGGING_OPTIONS, command_first, configure_logging
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aai-gateway {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (serve, scan, guide, exec, auth, cache, validate, diff, schema):
+    for module in (serve, scan, guide, exec, auth, consent, cache, validate, diff, schema):
         module.register(commands)
     serve.add_serve_options(parser)  # `aai-gateway` alone serves, with the same options
     return parser

@@ -7,11 +7,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
 import os
+import sys
+from functools import cache
+from pathlib import Path
+
+import platformdirs
 
 from ..auth.credentials import CredentialStore
 from ..auth.provider import AuthProvider
-from ..auth.secrets import KeyringSecretStore, LazySecretStore
+from ..auth.secrets import KeyringSecretStore, LazySecretStore, SecretStore
+from ..consent.config import CONFIG_FILE_NAME, LoadedConfig, load_config
+from ..consent.dialog import available_dialog
+from ..consent.gate import ConsentGate
+from ..consent.store import ConsentStore
 from ..descriptor.platforms import host_platform
 from ..discovery import Layout, discovery_sources
 from ..discovery.watch import CatalogWatcher
@@ -25,6 +35,9 @@ from .common import discovery_options, user_locale
 
 ENV_ALLOW_PRIVATE_WEB = "AAI_GATEWAY_ALLOW_PRIVATE_WEB"
 ENV_CA_FILE = "AAI_GATEWAY_CA_FILE"
+ENV_CONFIG = "AAI_GATEWAY_CONFIG"
+
+logger = logging.getLogger(__name__)
 
 
 def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
@@ -35,8 +48,34 @@ def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
     return CatalogWatcher(discovery_sources(layout, discovery_options(args)), platform)
 
 
+@cache
+def secret_store() -> SecretStore:
+    """The OS keyring, opened on first use (one per process: credentials and consent share it)."""
+    return LazySecretStore(KeyringSecretStore)
+
+
 def credential_store() -> CredentialStore:
-    return CredentialStore(LazySecretStore(KeyringSecretStore))
+    return CredentialStore(secret_store())
+
+
+def config_path() -> Path:
+    chosen = os.environ.get(ENV_CONFIG)
+    return Path(chosen) if chosen else Path(platformdirs.user_config_dir("aai-gateway")) / CONFIG_FILE_NAME
+
+
+def user_config() -> LoadedConfig:
+    loaded = load_config(config_path())
+    for problem in loaded.problems:
+        logger.warning("%s", problem.render())
+    return loaded
+
+
+def consent_gate() -> ConsentGate:
+    return ConsentGate(
+        ConsentStore(secret_store()),
+        user_config().config,
+        dialog_backend=available_dialog(os.environ, sys.platform),
+    )
 
 
 def web_discovery(args: argparse.Namespace) -> WebDiscovery:
@@ -56,4 +95,5 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
         locale=locale,
         auth=AuthProvider(credential_store(), environ=os.environ, locale=locale),
         web=web_discovery(args),
+        consent=consent_gate(),
     )

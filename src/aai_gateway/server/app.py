@@ -28,6 +28,7 @@ from ..service import UNKNOWN_CLIENT, Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
 from .ask import Ask, CallMemories, NeedInput
+from .consent_prompt import ElicitationPrompter
 from .listing import INSTRUCTIONS, list_tools
 
 logger = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ class GatewayServer:
                 caller=caller_of(ctx),
                 request_id=str(ctx.request_id) if ctx.request_id is not None else None,
                 progress=progress,
+                prompters=[ElicitationPrompter(ask)],
             )
 
         try:

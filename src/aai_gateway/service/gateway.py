@@ -8,10 +8,12 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..auth.provider import AuthProvider
+from ..consent.gate import ConsentGate, Prompter
 from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
@@ -55,12 +57,14 @@ class Gateway:
         locale: str | None = None,
         auth: AuthProvider | None = None,
         web: WebDiscovery | None = None,
+        consent: ConsentGate | None = None,
     ) -> None:
         self.registry = registry
         self.tool_names: ToolNameStyle = tool_names
         self.locale = locale
         self.auth = auth
         self.web = web
+        self.consent = consent
         self._arguments = ArgumentValidator()
         self._entries: list[AppEntry] = []
         # Web apps by origin: fetched by web_discover, or cached by an earlier run.
@@ -176,11 +180,17 @@ class Gateway:
         caller: Caller,
         request_id: str | None = None,
         progress: ProgressReporter | None = None,
+        prompters: Sequence[Prompter] = (),
     ) -> Any:
+        """Every execution path goes through here: resolve, validate, consent, credentials, run."""
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.for_tool(tool)
+        if self.consent is not None:
+            await self.consent.check(
+                caller.name, app, tool, prepared, app_reference=self.reference_for(app), prompters=prompters
+            )
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         invocation = Invocation(app, tool, prepared, request_id or uuid.uuid4().hex, progress, http_auth)
         started = time.perf_counter()
