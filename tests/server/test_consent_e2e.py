@@ -84,7 +84,7 @@ async def client(
     options: dict[str, Any] = {"elicitation_callback": user} if user else {}
     async with Client(
         server, mode=mode, client_info=types.Implementation(name=name, version="1"), **options
-    ) as c:  # type: ignore[arg-type]
+    ) as c:
         yield c
 
 
