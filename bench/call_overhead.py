@@ -27,6 +27,9 @@ import anyio
 import httpx
 from mcp import Client, StdioServerParameters
 
+from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.consent import ConsentStore, load_config
+from aai_gateway.consent.gate import ConsentGate
 from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.service import Caller, Gateway
@@ -92,6 +95,8 @@ def write_descriptor(folder: Path, port: int) -> None:
         ],
     }
     (folder / "echo.json").write_text(json.dumps(document), encoding="utf-8")
+    # The user trusts this app in their config: consent is checked on every call without asking.
+    (folder / "config.toml").write_text('[consent.auto_allow]\napps = ["dev.bench.echo"]\n', encoding="utf-8")
 
 
 REPEAT = 3
@@ -127,7 +132,8 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
         results["direct httpx (baseline)"] = {c: await timed(calls, c, direct) for c in (1, concurrency)}
 
     sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[folder], no_default_paths=True))
-    gateway = Gateway(build_catalog(sources), default_registry(os.environ))
+    consent = ConsentGate(ConsentStore(MemorySecretStore()), load_config(folder / "config.toml").config)
+    gateway = Gateway(build_catalog(sources), default_registry(os.environ), consent=consent)
     caller = Caller("bench")
 
     async def in_process() -> object:
@@ -160,6 +166,7 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
             "--poll-interval",
             "0",
         ],
+        env={**os.environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
     )
     async with Client(server) as mcp_client:
 

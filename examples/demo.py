@@ -68,6 +68,22 @@ def result_value(result: types.CallToolResult) -> Any:
         return text
 
 
+class DemoUser:
+    """Stands in for the person at the MCP client: shows the consent question, answers it."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.asked += 1
+        if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ElicitResult(action="decline")
+        if self.asked == 1:
+            show("the gateway asks the user first (MCP elicitation):", params.message, limit=14)
+            print(f"  {DIM}the demo answers: Allow once (nothing is remembered){RESET}")
+        return types.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+
 async def session(data_dir: str) -> None:
     gateway = StdioServerParameters(
         command=sys.executable,
@@ -76,7 +92,7 @@ async def session(data_dir: str) -> None:
     )
     print(f"  MCP client started: {DIM}aai-gateway serve --no-default-paths --path examples{RESET}")
     info = types.Implementation(name="aai-gateway demo", version="1.0")
-    async with Client(gateway, client_info=info) as client:
+    async with Client(gateway, client_info=info, elicitation_callback=DemoUser()) as client:
         step(1, "tools/list: what the agent sees before the user says anything")
         listed = await client.list_tools()
         size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools]))
@@ -90,7 +106,7 @@ async def session(data_dir: str) -> None:
         guide = result_value(await client.call_tool("app_dev_aai_example_notes", {}))
         show("operation guide (markdown):", guide, limit=24)
 
-        step(3, "aai_exec runs operations through the app's stdio adapter")
+        step(3, "aai_exec: the user is asked for consent, then the app's stdio adapter runs it")
         note = {"title": "Demo note", "body": "Written through the AAI gateway", "tags": ["demo"]}
         added = await client.call_tool(
             "aai_exec", {"app": "dev.aai.example.notes", "tool": "add_note", "args": note}
