@@ -13,9 +13,9 @@ from typing import Any
 
 import anyio
 
-from ..consent.dialog import ConsentQuestion
 from ..consent.gate import Answer
 from ..consent.policy import Decision
+from ..consent.prompt_text import ConsentQuestion
 from ..errors import UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, print_json
 from .tables import render_table

@@ -21,7 +21,7 @@ from ..descriptor import AppDescriptor, Tool
 from ..errors import ConsentDeniedError, ConsentRequiredError
 from . import dialog
 from .config import ConsentConfig
-from .dialog import ConsentQuestion, DialogBackend
+from .dialog_programs import DialogBackend
 from .policy import (
     EVERY_DECISION,
     ONCE_ONLY,
@@ -32,6 +32,7 @@ from .policy import (
     Verdict,
     evaluate,
 )
+from .prompt_text import ConsentQuestion
 from .store import ConsentStore
 
 logger = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..consent.dialog import ConsentQuestion
 from ..consent.gate import Answer
+from ..consent.prompt_text import ConsentQuestion
 from .ask import Ask
 
 CHOICE_TITLES = {
