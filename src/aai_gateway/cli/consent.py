@@ -6,7 +6,6 @@ Also the terminal prompt `aai-gateway exec` uses: the CLI's own caller is `aai-g
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
@@ -15,46 +14,28 @@ import anyio
 
 from ..consent.gate import Answer
 from ..consent.policy import Decision
-from ..consent.prompt_text import ConsentQuestion
+from ..consent.prompt_text import DENY, ConsentQuestion, build_prompt
 from ..errors import UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, print_json
 from .tables import render_table
 
-TERMINAL_CHOICES = [
-    ("allow_once", False, "Allow once"),
-    ("allow_tool", False, "Always allow this tool"),
-    ("allow_app", False, "Always allow all tools of this app"),
-    ("deny", False, "Deny"),
-    ("deny", True, "Deny, and remember it"),
-]
-
 
 class TerminalPrompter:
-    """Asks on the terminal when the CLI runs in one (stdin and stderr are TTYs)."""
+    """Asks on the terminal when the CLI runs in one (stdin and stderr are TTYs). Shows the
+    same text as the native dialog: names with control characters or escape sequences are shown
+    as escapes, so they can neither fake lines nor drive the terminal."""
 
     async def ask(self, question: ConsentQuestion) -> Answer | None:
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             return None
-        offered = [
-            c
-            for c in TERMINAL_CHOICES
-            if c[0] in question.offered and (not c[1] or question.offer_remember_deny)
-        ]
-        print(
-            f"\n{question.caller} wants to use {question.tool} of {question.app_name} ({question.app_id}, "
-            f"from {question.source}).\nWhat it does: {question.tool_description or '(no description)'}\n"
-            f"Arguments:\n{json.dumps(question.arguments, ensure_ascii=False, indent=2)}",
-            file=sys.stderr,
-        )
-        for number, (_, _, label) in enumerate(offered, start=1):
-            print(f"  {number}. {label}", file=sys.stderr)
-        prompt = f"Choose 1-{len(offered)}: "
-        reply = (await anyio.to_thread.run_sync(input, prompt)).strip()
-        try:
-            decision, remember, _ = offered[int(reply) - 1]
-        except (ValueError, IndexError):
-            return ("deny", False)
-        return (decision, remember)
+        prompt = build_prompt(question)
+        print(f"\n{prompt.text}\n", file=sys.stderr)
+        for number, choice in enumerate(prompt.listed, start=1):
+            print(f"  {number}. {choice.label}", file=sys.stderr)
+        reply = (await anyio.to_thread.run_sync(input, f"Choose 1-{len(prompt.listed)}: ")).strip()
+        if reply.isascii() and reply.isdecimal() and 1 <= int(reply) <= len(prompt.listed):
+            return prompt.listed[int(reply) - 1].answer
+        return DENY
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
