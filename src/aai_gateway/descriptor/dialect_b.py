@@ -79,6 +79,8 @@ class BWindowsTool(BTool):
 class BLinuxTool(BTool):
     method: NonEmpty
     output_parser: Literal["json", "string"] | None = None
+    signature: str | None = None
+    args: list[str] | None = None
 
 
 class BAndroidTool(BTool):
@@ -279,7 +281,12 @@ def _call(tool: BTool) -> Call:
         )
         return ComCall(actions=actions, output_parser=tool.output_parser)
     if isinstance(tool, BLinuxTool):
-        return DbusCall(method=tool.method, output_parser=tool.output_parser)
+        return DbusCall(
+            method=tool.method,
+            output_parser=tool.output_parser,
+            signature=tool.signature,
+            args=tuple(tool.args or ()),
+        )
     if isinstance(tool, BAndroidTool):
         return IntentCall(
             action=tool.action,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..errors import Problem, json_pointer
 from . import checks
+from .dbus_signature import INTEGER_RANGES, SignatureError, complete_types, describe
 from .dialect_b import (
     BAndroidTool,
     BAuth,
@@ -105,6 +107,7 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
             templates += [(action.value, f"script/{i}/value"), (action.args, f"script/{i}/args")]
     elif isinstance(tool, BLinuxTool):
         yield from checks.check_dbus_member(tool.method, f"{pointer}/method")
+        yield from _check_dbus_arguments(tool, pointer)
     elif isinstance(tool, BAndroidTool):
         templates.append((tool.extras, "extras"))
         if tool.result_type == "content_provider" and not tool.result_uri:
@@ -131,6 +134,83 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     for template, key in templates:
         if template is not None:
             yield from checks.check_placeholders(template, f"{pointer}/{key}", known)
+
+
+def _json_types_for(type_code: str) -> frozenset[str] | None:
+    """The JSON types a parameter passed as this DBus type may have (None: any)."""
+    if type_code == "v":
+        return None
+    if type_code.startswith("a{"):
+        return frozenset({"object"})
+    if type_code[0] in "a(":
+        return frozenset({"array"})
+    if type_code in INTEGER_RANGES:
+        return frozenset({"integer", "number"})
+    return {
+        "s": frozenset({"string"}),
+        "o": frozenset({"string"}),
+        "g": frozenset({"string"}),
+        "b": frozenset({"boolean"}),
+        "d": frozenset({"number", "integer"}),
+    }.get(type_code, frozenset())
+
+
+def _check_dbus_arguments(tool: BLinuxTool, pointer: str) -> Iterator[Problem]:
+    """`signature` is a DBus signature and `args` names one declared parameter per complete type."""
+    if tool.signature is None:
+        if tool.args is not None:
+            yield Problem(
+                f"{pointer}/args",
+                'args needs signature: the DBus types of the arguments, e.g. "signature": "ss"',
+            )
+        return
+    try:
+        types = complete_types(tool.signature)
+    except SignatureError as exc:
+        yield Problem(f"{pointer}/signature", f"{tool.signature!r} is not a DBus signature: {exc}")
+        return
+    if "h" in tool.signature:
+        yield Problem(
+            f"{pointer}/signature",
+            f"{tool.signature!r} holds a unix file descriptor ('h'), which the gateway cannot pass",
+        )
+        return
+    names = tool.args or []
+    if len(names) != len(types):
+        yield Problem(
+            f"{pointer}/args" if tool.args is not None else f"{pointer}/signature",
+            f"signature {tool.signature!r} takes {len(types)} argument(s) but args names {len(names)}; "
+            "args lists the parameter passed for each complete type, in order",
+        )
+    properties = tool.parameters.get("properties")
+    declared: dict[str, Any] = properties if isinstance(properties, dict) else {}
+    required = tool.parameters.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    for index, (name, type_code) in enumerate(zip(names, types, strict=False)):
+        where = f"{pointer}/args/{index}"
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            yield Problem(where, f"{name!r} is not a parameter of this tool (parameters: {known})")
+            continue
+        schema = declared[name]
+        if not isinstance(schema, dict):
+            continue
+        allowed = _json_types_for(type_code)
+        json_type = schema.get("type")
+        json_types = {json_type} if isinstance(json_type, str) else set(json_type or ())
+        if allowed is not None and json_types and not json_types & allowed:
+            yield Problem(
+                where,
+                f"parameter {name!r} is declared as {'/'.join(sorted(json_types))} but the signature "
+                f"passes it as {type_code!r} ({describe(type_code)})",
+            )
+        if name not in required_names and "default" not in schema:
+            yield Problem(
+                where,
+                f"parameter {name!r} is optional but DBus needs a value for every argument: make it "
+                "required or give it a default",
+                "warning",
+            )
 
 
 _NEEDS: dict[str, tuple[str, ...]] = {

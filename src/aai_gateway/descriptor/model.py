@@ -16,6 +16,8 @@ from .platforms import ExecutionType, Platform
 
 JsonObject = dict[str, Any]
 DEFAULT_TIMEOUT_MS = 30_000
+ACP_DEFAULT_TIMEOUT_MS = 600_000
+"""ACP agents work for minutes; for them the timeout is an inactivity limit (see executors/acp.py)."""
 
 
 class _Model(BaseModel):
@@ -195,9 +197,15 @@ class ComCall(_Model):
 
 
 class DbusCall(_Model):
+    """`signature` None: the method takes the JSON request as its one string argument. Otherwise
+    the method takes typed arguments: `args` names the parameter passed for each complete type of
+    `signature`, in order (`""`: no arguments)."""
+
     kind: Literal["dbus"] = "dbus"
     method: str
     output_parser: Literal["json", "string"] | None = None
+    signature: str | None = None
+    args: tuple[str, ...] = ()
 
 
 class IntentCall(_Model):
@@ -242,7 +250,9 @@ class Tool(_Model):
     def effective_timeout_ms(self) -> int:
         if self.timeout_ms is not None:
             return self.timeout_ms
-        return self.channel.timeout_ms if self.channel.timeout_ms is not None else DEFAULT_TIMEOUT_MS
+        if self.channel.timeout_ms is not None:
+            return self.channel.timeout_ms
+        return ACP_DEFAULT_TIMEOUT_MS if isinstance(self.channel, AcpChannel) else DEFAULT_TIMEOUT_MS
 
 
 class PlatformSection(_Model):

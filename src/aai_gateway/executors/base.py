@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..descriptor import AppDescriptor, Tool
 
@@ -14,6 +14,34 @@ if TYPE_CHECKING:
 
 ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
 """`(progress, total, message)`: forwards an executor's progress to whoever asked (MCP progress)."""
+
+PermissionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+"""What a permission answer means (the four kinds of ACP permission options)."""
+
+
+@dataclass(frozen=True)
+class PermissionOption:
+    """One answer an app offers to its own permission question (`option_id` is the app's)."""
+
+    option_id: str
+    name: str
+    kind: PermissionKind
+
+
+@dataclass(frozen=True)
+class PermissionRequest:
+    """An app asks, in the middle of an operation, whether it may do something (an ACP agent's
+    `session/request_permission`): what it wants to do, and the answers it offers."""
+
+    title: str
+    kind: str | None
+    arguments: Any
+    options: tuple[PermissionOption, ...]
+
+
+PermissionAsker = Callable[[PermissionRequest], Awaitable[PermissionKind | None]]
+"""Asks the user on behalf of the current call; the kind of answer chosen, or None when nobody
+could be asked (no prompter that can ask in the middle of a call)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +56,9 @@ class Invocation:
     progress: ProgressReporter | None = None
     http_auth: httpx.Auth | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    ask_permission: PermissionAsker | None = None
+    """Asks the user through the same prompters as the consent check of this call (apps such as
+    ACP agents that ask permission mid-operation); None: nobody can be asked."""
 
     @property
     def descriptor_dir(self) -> Path | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..descriptor import ExecutionType
+from .acp import AcpExecutor
+from .dbus import DbusExecutor
 from .http import HttpExecutor
 from .registry import ExecutorRegistry
 from .stdio import StdioExecutor
@@ -16,4 +18,6 @@ def default_registry(environ: Mapping[str, str], *, ca_file: str | None = None) 
     registry = ExecutorRegistry()
     registry.register(ExecutionType.HTTP, HttpExecutor(ca_file=ca_file))
     registry.register(ExecutionType.STDIO, StdioExecutor(environ=environ))
+    registry.register(ExecutionType.ACP, AcpExecutor(environ=environ))
+    registry.register(ExecutionType.DBUS, DbusExecutor(environ=environ))
     return registry

@@ -30,6 +30,7 @@ from . import credentials, results
 from .ask import Ask, CallMemories, NeedInput
 from .consent_prompt import ElicitationPrompter
 from .listing import INSTRUCTIONS, list_tools
+from .permission_prompt import ElicitationPermissionPrompter
 
 logger = logging.getLogger(__name__)
 
@@ -178,6 +179,7 @@ class GatewayServer:
                 request_id=str(ctx.request_id) if ctx.request_id is not None else None,
                 progress=progress,
                 prompters=[ElicitationPrompter(ask)],
+                permission_prompters=[ElicitationPermissionPrompter(ask)],
             )
 
         try:

@@ -22,6 +22,7 @@ from ..executors import ExecutorRegistry, Invocation, ProgressReporter
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
+from .permissions import ConsentPrompterAdapter, PermissionPrompter, permission_asker
 from .resolve import resolve_app, resolve_tool
 
 logger = logging.getLogger(__name__)
@@ -181,8 +182,14 @@ class Gateway:
         request_id: str | None = None,
         progress: ProgressReporter | None = None,
         prompters: Sequence[Prompter] = (),
+        permission_prompters: Sequence[PermissionPrompter] | None = None,
     ) -> Any:
-        """Every execution path goes through here: resolve, validate, consent, credentials, run."""
+        """Every execution path goes through here: resolve, validate, consent, credentials, run.
+
+        `prompters` ask for consent before the call; `permission_prompters` ask, during the call,
+        when the app asks permission for something (default: `prompters`; a prompter that can
+        only ask before a call, like 2026-07-28 elicitation, must not be among them). The native
+        dialog of the consent gate, when there is one, is tried last for both."""
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
@@ -192,7 +199,17 @@ class Gateway:
                 caller.name, app, tool, prepared, app_reference=self.reference_for(app), prompters=prompters
             )
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
-        invocation = Invocation(app, tool, prepared, request_id or uuid.uuid4().hex, progress, http_auth)
+        invocation = Invocation(
+            app,
+            tool,
+            prepared,
+            request_id or uuid.uuid4().hex,
+            progress,
+            http_auth,
+            ask_permission=permission_asker(
+                caller.name, app, self._permission_prompters(prompters, permission_prompters)
+            ),
+        )
         started = time.perf_counter()
         outcome = "ok"
         try:
@@ -212,6 +229,18 @@ class Gateway:
                 outcome,
                 (time.perf_counter() - started) * 1000,
             )
+
+    def _permission_prompters(
+        self, prompters: Sequence[Prompter], permission_prompters: Sequence[PermissionPrompter] | None
+    ) -> list[PermissionPrompter]:
+        chosen: list[PermissionPrompter] = (
+            [ConsentPrompterAdapter(p) for p in prompters]
+            if permission_prompters is None
+            else list(permission_prompters)
+        )
+        if self.consent is not None and self.consent.dialog is not None:
+            chosen.append(ConsentPrompterAdapter(self.consent.dialog))
+        return chosen
 
     async def aclose(self) -> None:
         await self.registry.aclose()

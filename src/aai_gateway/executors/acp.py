@@ -1,0 +1,396 @@
+"""`execution.type: "acp"`: operations run by a coding agent over the Agent Client Protocol.
+
+The agent (`execution.start`: command, args, env) is started on first use and kept, one process
+and one ACP connection per app, shared by concurrent calls; a dead agent is started again by
+the next call, and `aclose` stops them all. Tools map onto ACP by name (docs/acp.md):
+
+- `new_session {cwd}` → `session/new`; returns `{sessionId}`.
+- `prompt {sessionId | cwd, prompt | text, resources?}` → `session/prompt`; returns the reply
+  collected from the agent's message chunks, `stopReason`, a summary of its tool calls and the
+  permission questions it asked.
+- `cancel {sessionId}` → `session/cancel`.
+
+While a prompt runs, every update from the agent is forwarded as progress and restarts the
+inactivity timer (the tool's timeout; ten minutes when the descriptor sets none). On expiry, or
+when the caller cancels, the gateway sends `session/cancel` and gives up on the turn. A
+permission question of the agent goes to the user through the call's `ask_permission`; when
+nobody can be asked it is refused, and the result says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ..descriptor import Tool
+from ..descriptor.model import AcpChannel
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from . import process as proc
+from .base import Invocation
+
+if TYPE_CHECKING:  # the `acp` package takes half a second to import: only on first use
+    from .acp_agent import AgentProcess, Launch
+    from .acp_turn import PendingPermission, Turn
+
+logger = logging.getLogger(__name__)
+
+OPERATIONS: dict[str, str] = {
+    "new_session": "new_session",
+    "newsession": "new_session",
+    "session_new": "new_session",
+    "prompt": "prompt",
+    "session_prompt": "prompt",
+    "cancel": "cancel",
+    "session_cancel": "cancel",
+}
+"""Tool names (lower case, `/` and `-` read as `_`) and the ACP operation each runs."""
+SUPPORTED = "new_session {cwd}, prompt {sessionId or cwd, prompt or text, resources}, cancel {sessionId}"
+NOBODY_ASKED = (
+    "The agent asked for permission ({title}) and was refused because nobody could be asked: this "
+    "MCP client cannot answer questions during a call (it lacks form elicitation, or it speaks the "
+    "2026-07-28 protocol, where a server cannot ask in the middle of a call), and no desktop dialog "
+    "is available. To let the user decide, use an MCP client that supports elicitation "
+    "(2025-11-25 protocol) or run the gateway in a desktop session"
+)
+
+
+class AgentInactiveError(ExecutionTimeoutError):
+    def __init__(self, app_id: str, tool: str, timeout_ms: int) -> None:
+        super().__init__(app_id, tool, timeout_ms)
+        self.message = (
+            f"{app_id} {tool}: the agent sent nothing for {timeout_ms / 1000:g} s (the tool's "
+            "inactivity timeout, execution.timeout) and its turn was cancelled"
+        )
+        self.data["inactivity"] = True
+
+
+class AcpExecutor:
+    """Runs ACP tools. `environ`: where the allow-listed variables come from (default: the
+    gateway's own); `start_timeout_seconds`: spawn + `initialize`; `cancel_seconds`: the most
+    time spent telling the agent to stop; `permission_seconds`: how long a question to the user
+    may stay open before it counts as refused."""
+
+    def __init__(
+        self,
+        *,
+        environ: Mapping[str, str] | None = None,
+        start_timeout_seconds: float = 60.0,
+        kill_grace_seconds: float = 2.0,
+        cancel_seconds: float = 5.0,
+        permission_seconds: float = 300.0,
+    ) -> None:
+        self._environ = environ
+        self.start_timeout_seconds = start_timeout_seconds
+        self.kill_grace_seconds = kill_grace_seconds
+        self.cancel_seconds = cancel_seconds
+        self.permission_seconds = permission_seconds
+        self._agents: dict[tuple[str, str], AgentProcess] = {}
+        self._locks: dict[tuple[str, str], anyio.Lock] = {}
+
+    # ------------------------------------------------------------------ Executor protocol
+
+    def unavailable_reason(self, tool: Tool) -> str | None:
+        channel = tool.channel
+        if not isinstance(channel, AcpChannel):
+            return f"the ACP executor cannot run {channel.type.value!r} tools"
+        command = channel.command
+        if proc.has_path_separator(command) and not Path(command).is_absolute():
+            return None  # relative to the descriptor's folder, which only the invocation knows
+        found, looked = proc.find_program(command, base_dir=None, search_path=self._search_path(channel))
+        if found is None:
+            return (
+                f"ACP agent command {command!r} was not found {looked}, or is not executable; install "
+                "the agent or set execution.start.command to its full path"
+            )
+        return None
+
+    async def execute(self, invocation: Invocation) -> Any:
+        app_id, name = invocation.app.id, invocation.tool.name
+        operation = OPERATIONS.get(name.lower().replace("/", "_").replace("-", "_"))
+        if operation is None:
+            raise AaiError(
+                f"{app_id}: the tool {name!r} is not an operation the gateway can run over ACP; "
+                f"supported: {SUPPORTED} (see docs/acp.md)",
+                {"app": app_id, "tool": name, "supported_operations": sorted(set(OPERATIONS.values()))},
+                ErrorCode.NOT_IMPLEMENTED,
+            )
+        if operation == "cancel":
+            return await self._cancel(invocation)
+        agent = await self._agent(invocation)
+        if operation == "new_session":
+            return {"sessionId": await self._new_session(agent, invocation, _cwd(invocation))}
+        return await self._prompt(agent, invocation)
+
+    async def aclose(self) -> None:
+        agents, self._agents = list(self._agents.values()), {}
+        with anyio.CancelScope(shield=True):
+            for agent in agents:
+                await agent.stop(self.kill_grace_seconds)
+
+    # ------------------------------------------------------------------ the agent of an app
+
+    def _parent_environ(self) -> Mapping[str, str]:
+        return os.environ if self._environ is None else self._environ
+
+    def _search_path(self, channel: AcpChannel) -> str:
+        return channel.env.get("PATH") or self._parent_environ().get("PATH") or os.defpath
+
+    def _launch(self, invocation: Invocation) -> Launch:
+        from .acp_agent import Launch  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        channel = invocation.tool.channel
+        app_id = invocation.app.id
+        if not isinstance(channel, AcpChannel):
+            raise AaiError(f"{app_id}: the ACP executor got a {channel.type.value!r} tool")
+        if invocation.app.source.kind == "web":
+            raise ServiceUnavailableError(
+                app_id,
+                "a descriptor fetched from the web cannot start programs on this computer "
+                f"(ACP agent {channel.command!r}, descriptor {invocation.app.source.location})",
+                command=channel.command,
+            )
+        base_dir = invocation.descriptor_dir
+        program, looked = proc.find_program(
+            channel.command, base_dir=base_dir, search_path=self._search_path(channel)
+        )
+        if program is None:
+            raise ServiceUnavailableError(
+                app_id,
+                f"its ACP agent command {channel.command!r} was not found {looked}, or is not executable; "
+                "install the agent or fix execution.start.command in the app's aai.json",
+                command=channel.command,
+            )
+        env = proc.child_environment(self._parent_environ(), channel.env)
+        return Launch((program, *channel.args), base_dir, tuple(sorted(env.items())))
+
+    async def _agent(self, invocation: Invocation) -> AgentProcess:
+        """The app's running agent, started (again) when there is none, it died, or its
+        descriptor now says to start it differently."""
+        from .acp_agent import AgentProcess  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        key = (invocation.app.id, invocation.app.source.location)
+        launch = self._launch(invocation)
+        lock = self._locks.setdefault(key, anyio.Lock())
+        async with lock:
+            agent = self._agents.get(key)
+            if agent is not None and agent.alive and agent.launch == launch:
+                return agent
+            if agent is not None:
+                del self._agents[key]
+                logger.info(
+                    "%s: ACP agent pid %d %s; starting it again",
+                    key[0],
+                    agent.process.pid,
+                    "has ended" if not agent.alive else "was replaced",
+                )
+                with anyio.CancelScope(shield=True):
+                    await agent.stop(self.kill_grace_seconds)
+            agent = await AgentProcess.start(
+                key[0], launch, start_seconds=self.start_timeout_seconds, grace=self.kill_grace_seconds
+            )
+            self._agents[key] = agent
+            return agent
+
+    def _running(self, invocation: Invocation) -> AgentProcess | None:
+        agent = self._agents.get((invocation.app.id, invocation.app.source.location))
+        return agent if agent is not None and agent.alive else None
+
+    # ------------------------------------------------------------------ operations
+
+    async def _new_session(self, agent: AgentProcess, invocation: Invocation, cwd: str) -> str:
+        try:
+            with anyio.fail_after(invocation.timeout_seconds):
+                response = await agent.connection.new_session(cwd=cwd, mcp_servers=[])
+        except TimeoutError as exc:
+            raise AgentInactiveError(
+                invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
+            ) from exc
+        except Exception as exc:
+            raise await agent.failure(
+                invocation.app.id, invocation.tool.name, _text(invocation, "sessionId", required=False), exc
+            ) from exc
+        agent.sessions.add(response.session_id)
+        return response.session_id
+
+    async def _cancel(self, invocation: Invocation) -> dict[str, Any]:
+        session_id = _required_text(invocation, "sessionId")
+        agent = self._running(invocation)
+        if agent is None:
+            return {"sessionId": session_id, "cancelled": False, "reason": "the agent is not running"}
+        turn = agent.client.turns.get(session_id)
+        await self._send_cancel(agent, session_id)
+        if turn is not None:
+            turn.drop_questions()  # open permission questions of that turn are answered `cancelled`
+        return {"sessionId": session_id, "cancelled": True, "turnWasRunning": turn is not None}
+
+    async def _prompt(self, agent: AgentProcess, invocation: Invocation) -> dict[str, Any]:
+        from .acp_turn import Turn, prompt_blocks  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        session_id = _text(invocation, "sessionId", required=False)
+        if session_id is None:
+            session_id = await self._new_session(agent, invocation, _cwd(invocation))
+        if session_id in agent.client.turns:
+            raise AaiError(
+                f"{invocation.app.id}: a prompt is already running in session {session_id}; wait for it "
+                "or cancel it first",
+                {"app": invocation.app.id, "sessionId": session_id},
+                ErrorCode.INVALID_REQUEST,
+            )
+        blocks = prompt_blocks(_prompt_text(invocation), invocation.arguments.get("resources"))
+        turn = agent.client.turns[session_id] = Turn(session_id)
+        try:
+            return await self._follow(agent, invocation, turn, blocks)
+        except anyio.get_cancelled_exc_class():
+            await self._send_cancel(agent, session_id)
+            raise
+        finally:
+            turn.close()
+            if agent.client.turns.get(session_id) is turn:
+                del agent.client.turns[session_id]
+
+    async def _follow(
+        self, agent: AgentProcess, invocation: Invocation, turn: Turn, blocks: list[Any]
+    ) -> dict[str, Any]:
+        """Send the prompt and handle what the agent sends until it ends its turn."""
+        from .acp_turn import Finished, PendingPermission  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        idle_seconds = invocation.timeout_seconds
+        finished: Finished | None = None
+        count = 0
+        async with anyio.create_task_group() as tasks:
+
+            async def send() -> None:
+                try:
+                    turn.finished(
+                        Finished(
+                            response=await agent.connection.prompt(session_id=turn.session_id, prompt=blocks)
+                        )
+                    )
+                except Exception as exc:
+                    turn.finished(Finished(error=exc))
+
+            tasks.start_soon(send)
+            while finished is None:
+                event = None
+                with anyio.move_on_after(idle_seconds):
+                    event = await turn.events.receive()
+                if event is None:
+                    break  # nothing from the agent for idle_seconds
+                if isinstance(event, Finished):
+                    finished = event
+                    continue
+                if isinstance(event, PendingPermission):
+                    message = await self._settle(invocation, turn, event)
+                else:
+                    message = event.message
+                count += 1
+                await _report(invocation, count, message)
+            tasks.cancel_scope.cancel()
+        if finished is None:
+            await self._send_cancel(agent, turn.session_id)
+            raise AgentInactiveError(
+                invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
+            )
+        if finished.error is not None:
+            raise await agent.failure(
+                invocation.app.id, invocation.tool.name, turn.session_id, finished.error
+            )
+        assert finished.response is not None
+        return turn.result(finished.response.stop_reason)
+
+    async def _send_cancel(self, agent: AgentProcess, session_id: str) -> None:
+        """`session/cancel`, shielded and bounded: also sent while the call itself is cancelled."""
+        with anyio.move_on_after(self.cancel_seconds, shield=True):
+            try:
+                await agent.connection.cancel(session_id=session_id)
+            except Exception:  # the agent is gone: nothing left to cancel
+                logger.debug("%s: session/cancel could not be sent", agent.app_id, exc_info=True)
+
+    async def _settle(self, invocation: Invocation, turn: Turn, pending: PendingPermission) -> str:
+        """Ask the user (the inactivity timer does not run meanwhile) and answer the agent."""
+        from .acp_turn import choose_option  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        request = pending.request
+        answer = None
+        late = False
+        if invocation.ask_permission is not None:
+            with anyio.move_on_after(self.permission_seconds) as waiting:
+                answer = await invocation.ask_permission(request)
+            late = waiting.cancelled_caught
+        choice = choose_option(request.options, answer)
+        pending.settle(choice.option_id)
+        outcome = choice.kind or "cancelled"
+        if late:
+            decided_by, reason = "gateway", f"the user did not answer within {self.permission_seconds:g} s"
+        elif choice.asked:
+            decided_by, reason = "user", f"the user answered {answer}"
+        else:
+            decided_by, reason = "gateway", "nobody could be asked"
+            turn.notes.append(NOBODY_ASKED.format(title=request.title))
+        turn.permissions.append(
+            {
+                "toolCallId": pending.tool_call_id,
+                "title": request.title,
+                "kind": request.kind,
+                "outcome": outcome,
+                "optionId": choice.option_id,
+                "decidedBy": decided_by,
+                "reason": reason,
+            }
+        )
+        return f"permission for {request.title}: {outcome} ({reason})"
+
+
+async def _report(invocation: Invocation, count: int, message: str) -> None:
+    if invocation.progress is None:
+        return
+    try:
+        await invocation.progress(float(count), None, message)
+    except Exception:  # the caller may be gone; the turn goes on
+        logger.debug("progress could not be forwarded", exc_info=True)
+
+
+def _text(invocation: Invocation, key: str, *, required: bool) -> str | None:
+    value = invocation.arguments.get(key)
+    if isinstance(value, str) and value:
+        return value
+    if required:
+        raise _invalid(invocation, key, "a non-empty string is required")
+    return None
+
+
+def _required_text(invocation: Invocation, key: str) -> str:
+    value = _text(invocation, key, required=True)
+    assert value is not None
+    return value
+
+
+def _cwd(invocation: Invocation) -> str:
+    cwd = _required_text(invocation, "cwd")
+    if not os.path.isabs(cwd):
+        raise _invalid(invocation, "cwd", "an absolute path of the directory the agent works in is required")
+    return cwd
+
+
+def _prompt_text(invocation: Invocation) -> str:
+    text = _text(invocation, "prompt", required=False) or _text(invocation, "text", required=False)
+    if text is None:
+        raise _invalid(invocation, "prompt", "the prompt text is required (as `prompt` or `text`)")
+    return text
+
+
+def _invalid(invocation: Invocation, key: str, message: str) -> AaiError:
+    return AaiError(
+        f"invalid arguments for {invocation.app.id} {invocation.tool.name}: {key}: {message}",
+        {
+            "app": invocation.app.id,
+            "tool": invocation.tool.name,
+            "violations": [{"path": f"/{key}", "message": message}],
+        },
+        ErrorCode.INVALID_PARAMS,
+    )

@@ -1,0 +1,64 @@
+"""Asking the user, through the MCP client, whether an app may do what it asks in the middle of
+a call (an ACP agent's permission request): form-mode elicitation.
+
+Only the 2025-11-25 generation can do this: there the server sends `elicitation/create` while
+the call runs. In 2026-07-28 a question is a result (`InputRequiredResult`) that ends the call,
+and the agent's turn cannot wait for the client's retry, so this prompter says it cannot ask and
+the next one (the desktop dialog) is tried.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from ..executors.base import PermissionKind
+from ..service.permissions import KIND_TITLES, PermissionQuestion
+from .ask import Ask
+
+
+def permission_message(question: PermissionQuestion) -> str:
+    try:
+        arguments = json.dumps(question.request.arguments, ensure_ascii=False, indent=2, default=str)
+    except (TypeError, ValueError):
+        arguments = repr(question.request.arguments)
+    return (
+        f"{question.describe()}\n\n"
+        f"App: {question.app_name} ({question.app_id}, from {question.source})\n\n"
+        f"What the agent wants to run (its input):\n{arguments}"
+    )
+
+
+def permission_schema(question: PermissionQuestion) -> dict[str, Any]:
+    names = {option.kind: option.name for option in question.request.options}
+    return {
+        "type": "object",
+        "properties": {
+            "decision": {
+                "type": "string",
+                "title": "Allow this?",
+                "oneOf": [
+                    {"const": kind, "title": f"{KIND_TITLES[kind]} (the agent's option: {names[kind]})"}
+                    for kind in question.offered
+                ],
+            }
+        },
+        "required": ["decision"],
+    }
+
+
+class ElicitationPermissionPrompter:
+    def __init__(self, channel: Ask) -> None:
+        self.channel = channel
+
+    async def ask_permission(self, question: PermissionQuestion) -> PermissionKind | None:
+        if self.channel.modern or not self.channel.can_ask_form or not question.offered:
+            return None
+        key = "permission-" + secrets.token_urlsafe(8)  # every question is answered on its own
+        answer = await self.channel.form(key, permission_message(question), permission_schema(question))
+        decision = (answer.content or {}).get("decision")
+        for kind in question.offered:
+            if answer.action == "accept" and decision == kind:
+                return kind
+        return "reject_once"  # declined or dismissed: no, this time
