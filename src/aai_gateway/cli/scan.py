@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import anyio
+
+from ..descriptor import Tool
 from ..discovery import Catalog, CatalogEntry
+from ..executors.defaults import default_registry
 from .common import (
     LOGGING_OPTIONS,
     add_discovery_options,
@@ -15,7 +22,10 @@ from .common import (
     print_json,
     user_locale,
 )
-from .tables import render_table
+from .tables import render_table, truncate
+
+REASON_WIDTH = 40
+"""Display width of a RUNS HERE cell; `--json` has the whole reasons."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,18 +44,45 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args)
     locale = user_locale(args.locale)
-    if args.json:
-        print_json(catalog_as_json(catalog, locale))
-    else:
-        print(render_catalog(catalog, locale))
+    registry = default_registry(os.environ)
+    try:
+        if args.json:
+            print_json(catalog_as_json(catalog, locale, registry.unavailable_reason))
+        else:
+            print(render_catalog(catalog, locale, registry.unavailable_reason))
+    finally:
+        anyio.run(registry.aclose)
     return 0
+
+
+ReasonOf = Callable[[Tool], str | None]
+"""Why a tool cannot run on this machine, or None when it can (`ExecutorRegistry.unavailable_reason`)."""
+
+
+def short_reason(reason: str) -> str:
+    """The head of a reason, for a table cell: up to its first `: `, ` (` or `; `."""
+    return re.split(r": | \(|; ", reason, maxsplit=1)[0].strip() or reason
+
+
+def runs_here(tools: Sequence[Tool], reason_of: ReasonOf) -> str:
+    """`yes` when every tool can run here, `K/N tools` when some can, else why the first cannot."""
+    if not tools:
+        return "no tools"
+    reasons = [reason_of(tool) for tool in tools]
+    runnable = sum(reason is None for reason in reasons)
+    if runnable == len(tools):
+        return "yes"
+    if runnable:
+        return f"{runnable}/{len(tools)} tools"
+    return truncate("no: " + short_reason(next(r for r in reasons if r is not None)), REASON_WIDTH)
 
 
 def _by_id(catalog: Catalog) -> list[CatalogEntry]:
     return sorted(catalog.entries, key=lambda e: e.descriptor.id)
 
 
-def render_catalog(catalog: Catalog, locale: str | None) -> str:
+def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | None = None) -> str:
+    """`reason_of` adds a RUNS HERE column (see `runs_here`)."""
     parts: list[str] = []
     entries = _by_id(catalog)
     if entries:
@@ -56,12 +93,16 @@ def render_catalog(catalog: Catalog, locale: str | None) -> str:
                 e.descriptor.platform or f"({', '.join(e.descriptor.declared_platforms)} only)",
                 ", ".join(t.value for t in e.descriptor.execution_types) or "-",
                 str(len(e.descriptor.tools)),
+                *([runs_here(e.descriptor.tools, reason_of)] if reason_of is not None else []),
                 e.path,
             ]
             for e in entries
         ]
+        headers = ["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "SOURCE"]
+        if reason_of is not None:
+            headers.insert(5, "RUNS HERE")
         parts.append(f"Apps ({len(entries)})\n")
-        parts.append(render_table(["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "SOURCE"], rows))
+        parts.append(render_table(headers, rows))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
     if catalog.skipped:
@@ -84,10 +125,14 @@ def render_catalog(catalog: Catalog, locale: str | None) -> str:
     return "\n".join(parts)
 
 
-def catalog_as_json(catalog: Catalog, locale: str | None) -> dict[str, Any]:
+def catalog_as_json(
+    catalog: Catalog, locale: str | None, reason_of: ReasonOf | None = None
+) -> dict[str, Any]:
+    """`reason_of` adds `runs_here` and `unavailable` (tool name → reason) to each app."""
     return {
         "apps": [
             {
+                **(_availability(e.descriptor.tools, reason_of) if reason_of is not None else {}),
                 "id": e.descriptor.id,
                 "name": e.descriptor.names.lookup(locale),
                 "names": e.descriptor.names.names,
@@ -120,3 +165,8 @@ def catalog_as_json(catalog: Catalog, locale: str | None) -> dict[str, Any]:
             for s in catalog.sources
         ],
     }
+
+
+def _availability(tools: Sequence[Tool], reason_of: ReasonOf) -> dict[str, Any]:
+    unavailable = {tool.name: reason for tool in tools if (reason := reason_of(tool)) is not None}
+    return {"runs_here": runs_here(tools, reason_of), "unavailable": unavailable}

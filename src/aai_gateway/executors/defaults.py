@@ -6,8 +6,12 @@ from collections.abc import Mapping
 
 from ..descriptor import ExecutionType
 from .acp import AcpExecutor
+from .android import AndroidExecutor
+from .apple import AppleEventsExecutor, AppleScriptExecutor
+from .com import ComExecutor
 from .dbus import DbusExecutor
 from .http import HttpExecutor
+from .ios import IosExecutor
 from .registry import ExecutorRegistry
 from .stdio import StdioExecutor
 
@@ -20,4 +24,11 @@ def default_registry(environ: Mapping[str, str], *, ca_file: str | None = None) 
     registry.register(ExecutionType.STDIO, StdioExecutor(environ=environ))
     registry.register(ExecutionType.ACP, AcpExecutor(environ=environ))
     registry.register(ExecutionType.DBUS, DbusExecutor(environ=environ))
+    scripts = AppleScriptExecutor(environ=environ)
+    registry.register(ExecutionType.APPLESCRIPT, scripts)
+    registry.register(ExecutionType.JXA, scripts)
+    registry.register(ExecutionType.APPLE_EVENTS, AppleEventsExecutor(environ=environ))
+    registry.register(ExecutionType.COM, ComExecutor())
+    registry.register(ExecutionType.INTENT, AndroidExecutor(environ=environ))
+    registry.register(ExecutionType.URL_SCHEME, IosExecutor(environ=environ))
     return registry

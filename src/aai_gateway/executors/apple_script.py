@@ -1,0 +1,334 @@
+"""Filling macOS script templates (`applescript`, `jxa`) and reading what `osascript` prints.
+
+Pure functions, no I/O. Parameter values are data, never code: every value becomes a literal of
+the script's language, built here, and never text the script's parser could read as code.
+
+Where a `${name}` placeholder stands decides what it becomes (docs/macos.md):
+
+- inside one of the template's own string literals (`"…${x}…"`, JXA also `'…'`): the literal is
+  split into a concatenation, `("prefix" & <literal> & "suffix")` (JXA `+`), with the value's
+  text (strings as they are, anything else as compact JSON); `"${x}"` alone becomes `<literal>`;
+- bare, in code: the value with its own type (AppleScript numbers, `true`/`false`,
+  `missing value`, lists `{…}`, records `{|key|:…}`; JXA the JSON value in parentheses);
+- inside a JXA template literal (`` `…${x}…` ``): `${<literal>}` when `x` is a parameter;
+  other `${…}` are JavaScript's own and left alone;
+- inside a comment: left as it is.
+
+A placeholder naming something that is not a parameter of the tool is an error; an optional
+parameter the caller left out is the empty string inside quotes and `missing value` (JXA
+`null`) in code. Substitution is one pass: text from a value is never searched again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, Final
+
+from .templates import MISSING, NAME_PATTERN, lookup, text_of
+
+PLACEHOLDER: Final = re.compile(r"\$\{(" + NAME_PATTERN + r")\}")
+_AS_ESCAPES: Final = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_JS_REGEX_BEFORE: Final = set("(,=:[!&|?{};+-*%<>~^") | {""}
+
+
+class TemplateError(ValueError):
+    """A template that cannot be filled (names the placeholder and the tool)."""
+
+    def __init__(self, message: str, name: str | None = None) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+# ---------------------------------------------------------------------------- AppleScript values
+
+
+def _needs_character_id(char: str) -> bool:
+    code = ord(char)
+    return (code < 0x20 and char not in "\n\r\t") or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029)
+
+
+def applescript_literal(value: str) -> str:
+    """An AppleScript expression whose value is exactly `value`: a string literal with `\\`, `"`,
+    newline, return and tab escaped; other control characters (and U+2028/9) are joined in as
+    `(character id N)` so the script text holds no raw control character. Lone surrogates have no
+    AppleScript form and raise TemplateError."""
+    parts: list[str] = []
+    chunk: list[str] = []
+    for char in value:
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            raise TemplateError(
+                "text that is not valid Unicode (a lone surrogate) cannot be sent to AppleScript"
+            )
+        if _needs_character_id(char):
+            if chunk:
+                parts.append('"' + "".join(chunk) + '"')
+                chunk = []
+            parts.append(f"(character id {ord(char)})")
+        else:
+            chunk.append(_AS_ESCAPES.get(char, char))
+    if chunk or not parts:
+        parts.append('"' + "".join(chunk) + '"')
+    return parts[0] if len(parts) == 1 else "(" + " & ".join(parts) + ")"
+
+
+def _applescript_number(value: int | float) -> str:
+    if isinstance(value, int):
+        return str(value) if value >= 0 else f"({value})"
+    if not math.isfinite(value):
+        raise TemplateError(f"the number {value!r} has no AppleScript form")
+    text = repr(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        text = f"{mantissa}E{int(exponent):+d}"
+    return text if value >= 0 else f"({text})"
+
+
+def applescript_value(value: Any) -> str:
+    """A JSON value as an AppleScript value: strings as `applescript_literal`, numbers, booleans,
+    null as `missing value`, arrays as lists, objects as records with `|key|` labels (keys with
+    `|`, `\\` or control characters are refused)."""
+    if value is None:
+        return "missing value"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return _applescript_number(value)
+    if isinstance(value, str):
+        return applescript_literal(value)
+    if isinstance(value, list | tuple):
+        return "{" + ", ".join(applescript_value(item) for item in value) + "}"
+    if isinstance(value, Mapping):
+        fields = []
+        for raw_key, item in value.items():
+            key = str(raw_key)
+            if "|" in key or "\\" in key or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in key):
+                raise TemplateError(f"the record key {key!r} cannot be written in AppleScript")
+            fields.append(f"|{key}|:{applescript_value(item)}")
+        return "{" + ", ".join(fields) + "}"
+    raise TemplateError(f"a {type(value).__name__} has no AppleScript form")
+
+
+def jxa_literal(value: Any) -> str:
+    """A JavaScript expression for a JSON value: ASCII-only JSON (U+2028/9, `</` and every
+    non-ASCII character become `\\u` escapes, so the text is also safe in any encoding)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise TemplateError(f"a value has no JavaScript form: {exc}") from exc
+    return text.replace("</", "<\\/")
+
+
+# ---------------------------------------------------------------------------- filling templates
+
+
+class _Filler:
+    """Looks up placeholders: the tool's declared parameters decide unknown vs left out."""
+
+    def __init__(self, arguments: Mapping[str, Any], parameters: Collection[str] | None, tool: str) -> None:
+        self.arguments = arguments
+        self.parameters = parameters
+        self.tool = tool
+
+    def known(self, name: str) -> bool:
+        top = name.split(".", 1)[0]
+        declared = self.parameters is not None and (name in self.parameters or top in self.parameters)
+        return declared or lookup(self.arguments, name) is not MISSING
+
+    def value(self, name: str) -> Any:
+        found = lookup(self.arguments, name)
+        if found is MISSING and not self.known(name):
+            where = f" of tool {self.tool!r}" if self.tool else ""
+            raise TemplateError(f"the script uses ${{{name}}}, which is not a parameter{where}", name)
+        return found
+
+
+def _split_string(body: str, quote: str, join: str, filler: _Filler, literal: Callable[[str], str]) -> str:
+    """The source text of one string literal (without quotes), placeholders split out."""
+    parts: list[str] = []
+    last = 0
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            i += 2
+            continue
+        match = PLACEHOLDER.match(body, i)
+        if match is None:
+            i += 1
+            continue
+        if i > last:
+            parts.append(quote + body[last:i] + quote)
+        found = filler.value(match.group(1))
+        parts.append(literal("" if found is MISSING else text_of(found)))
+        last = i = match.end()
+    if not parts:
+        return quote + body + quote
+    if last < len(body):
+        parts.append(quote + body[last:] + quote)
+    return parts[0] if len(parts) == 1 else "(" + f" {join} ".join(parts) + ")"
+
+
+def _read_string(template: str, start: int, quote: str) -> int:
+    """Index just past the string literal opening at `start` (or the end of an unclosed one)."""
+    i = start + 1
+    while i < len(template):
+        if template[i] == "\\":
+            i += 2
+        elif template[i] == quote:
+            return i + 1
+        else:
+            i += 1
+    return len(template)
+
+
+def render_applescript(
+    template: str, arguments: Mapping[str, Any], *, parameters: Collection[str] | None = None, tool: str = ""
+) -> str:
+    """The AppleScript `template` with its placeholders filled (see the module's rules)."""
+    filler = _Filler(arguments, parameters, tool)
+    out: list[str] = []
+    i = 0
+    n = len(template)
+    while i < n:
+        char = template[i]
+        if char == '"':
+            end = _read_string(template, i, '"')
+            if end - 1 > i and template[end - 1] == '"':
+                out.append(_split_string(template[i + 1 : end - 1], '"', "&", filler, applescript_literal))
+            else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in
+                out.append(template[i:end])
+            i = end
+        elif template.startswith("--", i) or char == "#":
+            end = template.find("\n", i)
+            end = n if end < 0 else end
+            out.append(template[i:end])
+            i = end
+        elif template.startswith("(*", i):
+            depth, j = 0, i
+            while j < n:
+                if template.startswith("(*", j):
+                    depth, j = depth + 1, j + 2
+                elif template.startswith("*)", j):
+                    depth, j = depth - 1, j + 2
+                    if depth == 0:
+                        break
+                else:
+                    j += 1
+            out.append(template[i:j])
+            i = j
+        elif char in "«|":
+            end = template.find("»" if char == "«" else "|", i + 1)
+            end = n if end < 0 else end + 1
+            out.append(template[i:end])
+            i = end
+        elif (match := PLACEHOLDER.match(template, i)) is not None:
+            found = filler.value(match.group(1))
+            out.append("missing value" if found is MISSING else applescript_value(found))
+            i = match.end()
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def _js_regex_allowed(out: list[str]) -> bool:
+    text = "".join(out[-40:]).rstrip()
+    if re.search(r"(?:^|[^\w$])(?:return|typeof|case|in|of|do|else|void|yield|await)\Z", text):
+        return True
+    return text[-1:] in _JS_REGEX_BEFORE
+
+
+def _read_js_regex(template: str, start: int) -> int:
+    i, in_class = start + 1, False
+    while i < len(template) and template[i] != "\n":
+        char = template[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            return i + 1
+        i += 1
+    return i
+
+
+def _template_literal(template: str, start: int, filler: _Filler) -> tuple[str, int]:
+    out, i = ["`"], start + 1
+    while i < len(template):
+        char = template[i]
+        if char == "\\":
+            out.append(template[i : i + 2])
+            i += 2
+        elif char == "`":
+            out.append("`")
+            return "".join(out), i + 1
+        elif template.startswith("${", i):
+            match = PLACEHOLDER.match(template, i)
+            if match is not None and filler.known(match.group(1)):
+                found = filler.value(match.group(1))
+                out.append("${" + jxa_literal("" if found is MISSING else text_of(found)) + "}")
+                i = match.end()
+                continue
+            depth, j = 0, i + 1  # JavaScript's own `${expression}`: kept as written
+            while j < len(template):
+                depth += {"{": 1, "}": -1}.get(template[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            out.append(template[i:j])
+            i = j
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out), i
+
+
+def render_jxa(
+    template: str, arguments: Mapping[str, Any], *, parameters: Collection[str] | None = None, tool: str = ""
+) -> str:
+    """The JXA `template` with its placeholders filled (see the module's rules)."""
+    filler = _Filler(arguments, parameters, tool)
+    out: list[str] = []
+    i = 0
+    n = len(template)
+    while i < n:
+        char = template[i]
+        if char in "\"'":
+            end = _read_string(template, i, char)
+            if end - 1 > i and template[end - 1] == char:
+                out.append(_split_string(template[i + 1 : end - 1], char, "+", filler, jxa_literal))
+            else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in
+                out.append(template[i:end])
+            i = end
+        elif char == "`":
+            text, i = _template_literal(template, i, filler)
+            out.append(text)
+        elif template.startswith("//", i):
+            end = template.find("\n", i)
+            end = n if end < 0 else end
+            out.append(template[i:end])
+            i = end
+        elif template.startswith("/*", i):
+            end = template.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append(template[i:end])
+            i = end
+        elif char == "/" and _js_regex_allowed(out):
+            end = _read_js_regex(template, i)
+            out.append(template[i:end])
+            i = end
+        elif (match := PLACEHOLDER.match(template, i)) is not None:
+            found = filler.value(match.group(1))
+            out.append("(" + jxa_literal(None if found is MISSING else found) + ")")
+            i = match.end()
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)

@@ -1,0 +1,119 @@
+"""`execution.type: "com"`: Windows COM automation (docs/windows.md).
+
+Two ways a tool is called:
+- a dialect-B `script` (an action sequence): run by com_interpreter.py against the backend;
+- no per-tool call (dialects A and C): the object of the channel's ProgID is created and its
+  `Execute` method is called with the JSON request of DESIGN.md; it returns the JSON response.
+
+Backends block, so each call runs in a worker thread (anyio.to_thread); a call that outlives its
+timeout fails with TIMEOUT, and its sequence stops before its next action (a COM call already
+under way cannot be interrupted). On Windows the backend is pywin32; elsewhere COM tools are
+unavailable unless a backend is given (tests, in-process objects: `PythonObjectBackend`).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, Protocol, runtime_checkable
+
+import anyio
+import anyio.to_thread
+
+from ..descriptor import Tool
+from ..descriptor.model import ComAction, ComCall, ComChannel
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
+from .base import Invocation
+from .com_backend_win import PyWin32Backend, pywin32_installed
+from .com_interpreter import ObjectBackend, ScriptContext, run_sequence
+from .wire import decode_response, encode_request
+
+
+@runtime_checkable
+class _ThreadScoped(Protocol):
+    def thread_scope(self) -> AbstractContextManager[None]: ...
+
+
+class ComExecutor:
+    def __init__(self, *, backend: ObjectBackend | None = None, platform: str = sys.platform) -> None:
+        self._explicit = backend
+        self._platform = platform
+        self._default: ObjectBackend | None = None
+
+    # ------------------------------------------------------------------ Executor protocol
+
+    def unavailable_reason(self, tool: Tool) -> str | None:
+        channel = tool.channel
+        if not isinstance(channel, ComChannel):
+            return f"the COM executor cannot run {channel.type.value!r} tools"
+        if not isinstance(tool.call, ComCall) and not channel.prog_id:
+            return "the descriptor names no COM ProgID (execution.progId) for this tool"
+        if self._explicit is not None:
+            return None
+        if self._platform != "win32":
+            return "needs Windows (COM)"
+        if not pywin32_installed():
+            return "install pywin32 (pip install pywin32) so the gateway can use COM"
+        return None
+
+    async def execute(self, invocation: Invocation) -> Any:
+        backend = self._backend()
+        stop = threading.Event()
+        app_id, tool = invocation.app.id, invocation.tool.name
+        try:
+            with anyio.fail_after(invocation.timeout_seconds):
+                return await anyio.to_thread.run_sync(
+                    self._run, invocation, backend, stop, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            stop.set()
+            raise ExecutionTimeoutError(app_id, tool, invocation.tool.effective_timeout_ms) from None
+
+    async def aclose(self) -> None:
+        return None
+
+    # ------------------------------------------------------------------ in the worker thread
+
+    @staticmethod
+    def _run(invocation: Invocation, backend: ObjectBackend, stop: threading.Event) -> Any:
+        scope = backend.thread_scope() if isinstance(backend, _ThreadScoped) else nullcontext()
+        with scope:
+            call = invocation.tool.call
+            if isinstance(call, ComCall):
+                ctx = ScriptContext(
+                    invocation.app.id,
+                    invocation.tool.name,
+                    tuple(invocation.tool.parameters.get("properties", {}) or ()),
+                )
+                return run_sequence(call.actions, invocation.arguments, backend, ctx, stop=stop)
+            return _execute_method(invocation, backend)
+
+    def _backend(self) -> ObjectBackend:
+        if self._explicit is not None:
+            return self._explicit
+        if self._default is None:
+            self._default = PyWin32Backend()
+        return self._default
+
+
+def _execute_method(invocation: Invocation, backend: ObjectBackend) -> Any:
+    """Dialects A and C: `<ProgID>.Execute(request) -> response`, both JSON text."""
+    channel = invocation.tool.channel
+    assert isinstance(channel, ComChannel) and channel.prog_id
+    app_id, tool = invocation.app.id, invocation.tool.name
+    request = encode_request(invocation.request_id, tool, invocation.arguments)
+    # the same interpreter, so errors (class not registered, Execute failed) read the same way
+    actions = (
+        ComAction(action="create", var="app", progid=channel.prog_id),
+        ComAction(action="call", var="response", object="app", method="Execute", args=("${request}",)),
+    )
+    response = run_sequence(actions, {"request": request}, backend, ScriptContext(app_id, tool, ("request",)))
+    if not isinstance(response, str | bytes):
+        raise AaiError(
+            f"{app_id} {tool}: {channel.prog_id}.Execute returned {type(response).__name__}, not the "
+            'JSON response text {"status": "success", "result": ...}',
+            {"app": app_id, "tool": tool, "prog_id": channel.prog_id},
+            ErrorCode.EXECUTION_FAILED,
+        )
+    return decode_response(response, app_id=app_id, tool=tool, request_id=invocation.request_id)

@@ -1,0 +1,220 @@
+"""iOS `url_scheme` tools: open `url_template` with the arguments, then read the app's answer.
+
+URL: every `${param}` is replaced by its value percent-encoded with nothing left safe
+(`urllib.parse.quote(text, safe="")`), so `&`, `=`, `#`, `/`, `?`, `%`, spaces and non-ASCII text
+stay inside the one query value or path segment they were put in. Non-string values are sent as
+compact JSON text; a missing optional argument becomes the empty string. The finished URL must
+still have the channel's scheme.
+
+Where it runs (macOS only): with `xcrun`, in the booted iOS Simulator
+(`xcrun simctl openurl booted URL`); else with `open URL` on the Mac itself (apps that run on
+the Mac, e.g. iOS apps on Apple silicon or Catalyst builds). Nothing here talks to a device.
+
+Results:
+
+- `clipboard`: the pasteboard is read before the URL is opened, then polled (`xcrun simctl
+  pbpaste booted` or `pbpaste`) until it changes; the new text as JSON when it is JSON, else
+  `{"text": "…"}`. An app that copies exactly what was already there is not noticed (TIMEOUT).
+- `app_group`: the app writes `aai-result.json` at the root of its App Group container; the file
+  is polled until it is newer than the moment the URL was opened. The container is found with
+  `xcrun simctl get_app_container booted BUNDLE groups` (BUNDLE: the descriptor's app id) or, on
+  the Mac, at `~/Library/Group Containers/APP_GROUP_ID`. When no container can be found the call
+  answers `{"opened": URL}` (the operation ran, its result cannot be read).
+- none: `{"opened": URL}`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import quote, urlsplit
+
+import anyio
+
+from ..descriptor import Tool
+from ..descriptor.model import UrlSchemeCall, UrlSchemeChannel
+from ..errors import AaiError, AppReportedError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from .base import Invocation
+from .captured import Captured, run_captured
+from .templates import MISSING, PLACEHOLDER, lookup, text_of
+
+RESULT_FILE: Final = "aai-result.json"
+POLL_SECONDS: Final = 0.2
+NEEDS_MACOS = "needs macOS with Xcode's xcrun (iOS Simulator) or open"
+
+
+class UrlError(ValueError):
+    pass
+
+
+def encode_value(value: Any) -> str:
+    return quote(text_of(value), safe="")
+
+
+def build_url(template: str, arguments: Mapping[str, Any], scheme: str) -> str:
+    """`template` with every `${param}` replaced by its percent-encoded value (module rules)."""
+
+    def replace(match: re.Match[str]) -> str:
+        value = lookup(arguments, match.group(1))
+        if value is MISSING or value is None:
+            return ""
+        return encode_value(value)
+
+    url = PLACEHOLDER.sub(replace, template)
+    found = urlsplit(url).scheme
+    if found.lower() != scheme.lower():
+        raise UrlError(f"url_template must open a {scheme}: URL, not {found or 'a relative URL'!r}")
+    return url
+
+
+class IosExecutor:
+    """Opens URL-scheme tools in the booted iOS Simulator or on the Mac."""
+
+    def __init__(self, *, environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> None:
+        self._environ = environ
+        self._platform = platform
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return self._environ if self._environ is not None else os.environ
+
+    def _which(self, program: str) -> str | None:
+        return shutil.which(program, path=self.environ.get("PATH", os.defpath))
+
+    # ------------------------------------------------------------------ Executor protocol
+
+    def unavailable_reason(self, tool: Tool) -> str | None:
+        if not isinstance(tool.channel, UrlSchemeChannel):
+            return f"the iOS executor cannot run {tool.channel.type.value!r} tools"
+        if self._platform != "darwin" or (self._which("xcrun") is None and self._which("open") is None):
+            return NEEDS_MACOS
+        return None
+
+    async def execute(self, invocation: Invocation) -> Any:
+        channel, call = invocation.tool.channel, invocation.tool.call
+        if not isinstance(channel, UrlSchemeChannel) or not isinstance(call, UrlSchemeCall):
+            raise AaiError(
+                f"{invocation.app.id} {invocation.tool.name} is not a url_scheme tool",
+                {"app": invocation.app.id, "tool": invocation.tool.name},
+                ErrorCode.INTERNAL_ERROR,
+            )
+        reason = self.unavailable_reason(invocation.tool)
+        if reason is not None:
+            raise ServiceUnavailableError(invocation.app.id, reason)
+        try:
+            url = build_url(call.url_template, invocation.arguments, channel.scheme)
+        except UrlError as exc:
+            raise AaiError(
+                f"{invocation.app.id} {invocation.tool.name}: {exc}",
+                {"app": invocation.app.id, "tool": invocation.tool.name},
+                ErrorCode.EXECUTION_FAILED,
+            ) from exc
+        try:
+            with anyio.fail_after(invocation.timeout_seconds):
+                return await self._run(invocation, call, url)
+        except TimeoutError as exc:
+            raise ExecutionTimeoutError(
+                invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
+            ) from exc
+
+    async def aclose(self) -> None:
+        return None
+
+    # ------------------------------------------------------------------ steps
+
+    def open_argv(self, url: str) -> list[str]:
+        xcrun = self._which("xcrun")
+        if xcrun is not None:
+            return [xcrun, "simctl", "openurl", "booted", url]
+        return [self._which("open") or "open", url]
+
+    def paste_argv(self) -> list[str] | None:
+        xcrun = self._which("xcrun")
+        if xcrun is not None:
+            return [xcrun, "simctl", "pbpaste", "booted"]
+        pbpaste = self._which("pbpaste")
+        return [pbpaste] if pbpaste is not None else None
+
+    async def _run(self, invocation: Invocation, call: UrlSchemeCall, url: str) -> Any:
+        if call.result_type == "clipboard":
+            paste = self.paste_argv()
+            if paste is None:
+                await self._open(invocation, url)
+                return {"opened": url}
+            before = (await self._checked(invocation, paste)).stdout
+            await self._open(invocation, url)
+            while True:
+                await anyio.sleep(POLL_SECONDS)
+                now = (await self._checked(invocation, paste)).stdout
+                if now != before:
+                    return _decode(now)
+        if call.result_type == "app_group":
+            container = await self._group_container(invocation, call.app_group_id)
+            opened_at = time.time()
+            await self._open(invocation, url)
+            if container is None:
+                return {"opened": url}
+            result = container / RESULT_FILE
+            while True:
+                await anyio.sleep(POLL_SECONDS)
+                try:
+                    if result.stat().st_mtime >= opened_at:
+                        return _decode(result.read_text(encoding="utf-8"))
+                except OSError:
+                    continue
+        await self._open(invocation, url)
+        return {"opened": url}
+
+    async def _open(self, invocation: Invocation, url: str) -> None:
+        await self._checked(invocation, self.open_argv(url))
+
+    async def _group_container(self, invocation: Invocation, group_id: str | None) -> Path | None:
+        if not group_id:
+            return None
+        xcrun = self._which("xcrun")
+        if xcrun is None:
+            path = Path.home() / "Library" / "Group Containers" / group_id
+            return path if path.is_dir() else None
+        argv = [xcrun, "simctl", "get_app_container", "booted", invocation.app.id, "groups"]
+        listed = await run_captured(argv, self.environ)
+        if listed.returncode != 0:
+            return None
+        return listed_container(listed.stdout, group_id)
+
+    async def _checked(self, invocation: Invocation, argv: list[str]) -> Captured:
+        try:
+            captured = await run_captured(argv, self.environ)
+        except OSError as exc:
+            raise ServiceUnavailableError(invocation.app.id, f"could not run {argv[0]}: {exc}") from exc
+        if captured.returncode != 0:
+            message = captured.stderr.strip().splitlines()[-1:] or ["no output"]
+            raise AppReportedError(
+                invocation.app.id,
+                invocation.tool.name,
+                f"{Path(argv[0]).name} {argv[1] if len(argv) > 2 else ''} exited with code "
+                f"{captured.returncode}: {message[0]}",
+            )
+        return captured
+
+
+def listed_container(listing: str, group_id: str) -> Path | None:
+    """The existing folder `simctl get_app_container … groups` lists for `group_id` (`ID<TAB>PATH`)."""
+    for line in listing.splitlines():
+        name, _, where = line.partition("\t")
+        if name.strip() == group_id and where.strip() and Path(where.strip()).is_dir():
+            return Path(where.strip())
+    return None
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {"text": text}

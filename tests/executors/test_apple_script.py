@@ -1,0 +1,429 @@
+"""Filling AppleScript/JXA templates: golden scripts for the seed examples, and proofs over
+adversarial values that a value always arrives as data (AppleScript: a literal parser written
+here; JXA: the generated script evaluated by Node). Nothing here runs on macOS."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
+from aai_gateway.executors import Invocation
+from aai_gateway.executors.apple import AppleEventsExecutor, AppleScriptExecutor, apple_events_program
+from aai_gateway.executors.apple_output import RecordSyntaxError, parse_applescript_value, parse_output
+from aai_gateway.executors.apple_script import (
+    TemplateError,
+    applescript_literal,
+    applescript_value,
+    jxa_literal,
+    render_applescript,
+    render_jxa,
+)
+from aai_gateway.executors.templates import text_of
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+PIECES = [
+    '"',
+    "\\",
+    '\\"',
+    "'",
+    "`",
+    "$(id)",
+    "`id`",
+    "${x}",
+    '" & do shell script "id" & "',
+    "'); globalThis.pwned = 1; ('",
+    '"); globalThis.pwned = 1; ("',
+    "${globalThis.pwned = 1}",
+    "*/",
+    "-- ",
+    "(*",
+    "»",
+    "\n",
+    "\r",
+    "\t",
+    "\x00",
+    "\x07",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "</script>",
+    "é",
+    "漢字",
+    "🍅",
+    "|",
+]
+SAFE_CHARS = st.characters(exclude_categories=["Cs"])
+ADVERSARIAL = st.lists(st.one_of(st.sampled_from(PIECES), SAFE_CHARS), max_size=12).map("".join)
+
+
+def load(name: str) -> AppDescriptor:
+    path = EXAMPLES / name / "aai.json"
+    return load_descriptor(path.read_bytes(), Source(kind="file", location=str(path)), "macos")
+
+
+def build_script(app: AppDescriptor, tool: str, arguments: dict[str, Any]) -> tuple[list[str], str]:
+    found = app.tool(tool)
+    assert found is not None
+    return AppleScriptExecutor.build(Invocation(app, found, arguments, "req-1"))
+
+
+# --------------------------------------------------------------------------- golden scripts
+
+
+def test_the_music_play_tool_gets_its_query_as_one_json_string_literal() -> None:
+    args, script = build_script(load("com.apple.Music"), "play", {"query": 'Miles "Davis"\\'})
+    assert args == ["-l", "JavaScript", "-"]
+    assert script == (
+        "(() => {\n  const music = Application('Music');\n"
+        "  const info = (t) => ({name: t.name(), artist: t.artist(), album: t.album(), "
+        "durationSeconds: t.duration()});\n"
+        '  const query = "Miles \\"Davis\\"\\\\";\n'
+        "  if (query === '') { music.play(); return JSON.stringify({matched: true, playing: "
+        "info(music.currentTrack())}); }\n"
+        "  const found = music.search(music.libraryPlaylists[0], {for: query});\n"
+        "  if (found.length === 0) { return JSON.stringify({matched: false, playing: null}); }\n"
+        "  found[0].play();\n  return JSON.stringify({matched: true, playing: info(found[0])});\n})()"
+    )
+
+
+def test_a_number_inside_the_templates_quotes_arrives_as_its_text() -> None:
+    _, script = build_script(load("com.apple.Music"), "set_volume", {"level": 50})
+    assert 'Math.round(Number("50"))' in script
+
+
+def test_the_planwise_create_event_script_keeps_an_injection_attempt_inside_literals() -> None:
+    args, script = build_script(
+        load("com.example.planwise"),
+        "create_event",
+        {
+            "title": 'Lunch" & (do shell script "id") & "',
+            "start": "2026-01-01T12:00",
+            "end": "2026-01-01T13:00",
+            "calendar": "Work\nHome",
+            "location": "",
+            "notes": "",
+        },
+    )
+    assert args == ["-l", "AppleScript", "-"]
+    assert script == (
+        'tell application "Planwise"\n  set theCalendar to calendar "Work\\nHome"\n'
+        "  set newEvent to make new event at end of events of theCalendar with properties "
+        '{title:"Lunch\\" & (do shell script \\"id\\") & \\"", start iso:"2026-01-01T12:00", '
+        'end iso:"2026-01-01T13:00", location:"", notes:""}\n'
+        '  return "{\\"event_id\\":\\"" & (id of newEvent) & "\\"}"\nend tell'
+    )
+
+
+def test_result_as_record_asks_osascript_for_source_form() -> None:
+    app = load("com.example.planwise")
+    tool = app.tool("delete_event")
+    assert tool is not None and tool.call is not None
+    record_tool = tool.model_copy(
+        update={"call": tool.call.model_copy(update={"output_parser": "result as record"})}
+    )
+    args, _ = AppleScriptExecutor.build(Invocation(app, record_tool, {"event_id": "e1"}, "req-1"))
+    assert args == ["-l", "AppleScript", "-s", "s", "-"]
+
+
+def test_the_timetracker_apple_event_carries_bundle_id_and_request_as_arguments() -> None:
+    app = load("dev.aai.example.timetracker")
+    tool = app.tool("startTimer")
+    assert tool is not None
+    arguments = {"project": 'x" & (do shell script "id") & "'}
+    args, program = AppleEventsExecutor.build(Invocation(app, tool, arguments, "req-1"))
+    assert args == [
+        "-",
+        "dev.aai.example.TimeTracker",
+        '{"version":"1.0","request_id":"req-1","tool":"startTimer",'
+        '"params":{"project":"x\\" & (do shell script \\"id\\") & \\""}}',
+    ]
+    assert program == (
+        "on run argv\n  with timeout of 10 seconds\n    tell application id (item 1 of argv)\n"
+        "      return «event AAI call» (item 2 of argv)\n    end tell\n  end timeout\nend run\n"
+    )
+
+
+@pytest.mark.parametrize("code", ["AAI", "AAIXX", "A»AI", 'A"AI', "AA\nI", "ÄAAI"])
+def test_an_apple_event_code_that_is_not_four_printable_ascii_characters_is_refused(code: str) -> None:
+    with pytest.raises(ValueError, match="4 printable ASCII"):
+        apple_events_program(code, "call", 10)
+
+
+# --------------------------------------------------------------------------- placeholder rules
+
+
+def test_an_unknown_placeholder_names_the_parameter_and_the_tool() -> None:
+    with pytest.raises(TemplateError, match=r"\$\{nope\}.*tool 'play'") as caught:
+        render_applescript('say "${nope}"', {}, parameters=["query"], tool="play")
+    assert caught.value.name == "nope"
+    with pytest.raises(TemplateError, match=r"\$\{nope\}"):
+        render_jxa("const a = ${nope};", {}, parameters=["query"], tool="play")
+
+
+def test_an_omitted_optional_parameter_is_empty_in_quotes_and_missing_in_code() -> None:
+    assert render_applescript('set a to "${q}"\nset b to ${q}', {}, parameters=["q"]) == (
+        'set a to ""\nset b to missing value'
+    )
+    assert (
+        render_jxa('const a = "${q}"; const b = ${q};', {}, parameters=["q"])
+        == 'const a = ""; const b = (null);'
+    )
+
+
+def test_placeholders_in_comments_are_left_alone() -> None:
+    template = '-- uses ${q}\n(* and ${q} (* nested *) *) set a to "${q}" # ${q}'
+    assert (
+        render_applescript(template, {"q": "v"})
+        == '-- uses ${q}\n(* and ${q} (* nested *) *) set a to "v" # ${q}'
+    )
+    assert (
+        render_jxa('// ${q}\n/* ${q} */ const a = "${q}";', {"q": "v"})
+        == '// ${q}\n/* ${q} */ const a = "v";'
+    )
+
+
+def test_a_jxa_regex_with_a_quote_does_not_confuse_the_scanner() -> None:
+    assert render_jxa('const ok = /a"b/.test("${q}");', {"q": '"'}) == 'const ok = /a"b/.test("\\"");'
+    assert render_jxa("const h = 4 / 2; const s = '${q}';", {"q": "x"}) == 'const h = 4 / 2; const s = "x";'
+
+
+def test_a_jxa_template_literal_keeps_its_own_interpolations() -> None:
+    rendered = render_jxa("`${q} and ${other + 1}`", {"q": "`${1}`"}, parameters=["q"])
+    assert rendered == '`${"`${1}`"} and ${other + 1}`'
+
+
+def test_applescript_values_keep_their_json_types_in_code() -> None:
+    assert applescript_value({"a b": [1, -2, 1.5, 1e-5, True, None, "x"]}) == (
+        '{|a b|:{1, (-2), 1.5, 1.0E-5, true, missing value, "x"}}'
+    )
+    with pytest.raises(TemplateError):
+        applescript_value({"a|b": 1})
+    with pytest.raises(TemplateError):
+        applescript_literal("\ud800")
+
+
+# --------------------------------------------------------------------------- AppleScript proof
+
+_CHARACTER_ID = re.compile(r"\(character id (\d+)\)")
+_UNESCAPE = {'"': '"', "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class _Expression:
+    """Evaluates an AppleScript expression made only of string literals, `&`, parentheses and
+    `(character id N)`; anything else (a token that would be code) fails the test."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.i = 0
+
+    def fail(self, why: str) -> None:
+        raise AssertionError(f"{why} at {self.i} in {self.source!r}")
+
+    def skip(self) -> None:
+        while self.source.startswith(" ", self.i):
+            self.i += 1
+
+    def string(self) -> str:
+        out: list[str] = []
+        self.i += 1
+        while self.i < len(self.source):
+            char = self.source[self.i]
+            if char == '"':
+                self.i += 1
+                return "".join(out)
+            if ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F or char in "\u2028\u2029":
+                self.fail("a raw control character in a literal")
+            if char == "\\":
+                escaped = self.source[self.i + 1 : self.i + 2]
+                if escaped not in _UNESCAPE:
+                    self.fail(f"an invalid escape \\{escaped}")
+                out.append(_UNESCAPE[escaped])
+                self.i += 2
+                continue
+            out.append(char)
+            self.i += 1
+        self.fail("an unterminated literal")
+        return ""
+
+    def term(self) -> str:
+        self.skip()
+        if self.source.startswith('"', self.i):
+            return self.string()
+        match = _CHARACTER_ID.match(self.source, self.i)
+        if match is not None:
+            self.i = match.end()
+            return chr(int(match.group(1)))
+        if self.source.startswith("(", self.i):
+            self.i += 1
+            value = self.expression()
+            self.skip()
+            if not self.source.startswith(")", self.i):
+                self.fail("')' expected")
+            self.i += 1
+            return value
+        self.fail("a token that is not a literal")
+        return ""
+
+    def expression(self) -> str:
+        value = self.term()
+        self.skip()
+        while self.source.startswith("&", self.i):
+            self.i += 1
+            value += self.term()
+            self.skip()
+        return value
+
+    def whole(self) -> str:
+        value = self.expression()
+        if self.i != len(self.source):
+            self.fail("text after the expression")
+        return value
+
+
+def applescript_string_value(source: str) -> str:
+    return _Expression(source).whole()
+
+
+@settings(max_examples=300, deadline=None)
+@given(ADVERSARIAL)
+def test_applescript_literals_decode_to_exactly_the_value(value: str) -> None:
+    assert applescript_string_value(applescript_literal(value)) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(ADVERSARIAL, st.sampled_from(["", "pre ", 'a\\"b']), st.sampled_from(["", " post", "\\\\"]))
+def test_an_applescript_placeholder_in_quotes_or_bare_becomes_only_literals(
+    value: str, prefix: str, suffix: str
+) -> None:
+    template = f'set a to "{prefix}${{v}}{suffix}"\nset b to ${{v}}\nreturn a'
+    rendered = render_applescript(template, {"v": value})
+    first, second, last = rendered.split("\n")  # the value added no line: newlines are escaped
+    assert last == "return a"
+    assert first.startswith("set a to ") and second.startswith("set b to ")
+    decode = {'a\\"b': 'a"b', "\\\\": "\\"}
+    expected = decode.get(prefix, prefix) + value + decode.get(suffix, suffix)
+    assert applescript_string_value(first.removeprefix("set a to ")) == expected
+    assert applescript_string_value(second.removeprefix("set b to ")) == value
+
+
+# --------------------------------------------------------------------------- JXA proof (Node)
+
+NODE = shutil.which("node")
+NODE_RUNNER = """
+const scripts = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const run = (s) => { try { return {ok: new Function(s)()}; } catch (e) { return {error: String(e)}; } };
+const out = scripts.map(run);
+process.stdout.write(JSON.stringify(out));
+"""
+JXA_TEMPLATE = (
+    "const a = ${v};\n"
+    'const b = "<${v}>";\n'
+    "const c = '<${v}>';\n"
+    "const d = `<${v}>`;\n"
+    "// ${v}\n"
+    "return JSON.stringify([a, b, c, d, typeof pwned]);"
+)
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    # any text, lone surrogates included: JXA literals are ASCII-only JSON
+    | st.lists(st.one_of(st.sampled_from(PIECES), st.characters()), max_size=10).map("".join),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(ADVERSARIAL, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def numbers_as_floats(value: Any) -> Any:
+    """JSON numbers compared by value: Node prints 2.0e16 as 20000000000000000."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, list):
+        return [numbers_as_floats(item) for item in value]
+    return {key: numbers_as_floats(item) for key, item in value.items()}
+
+
+def run_in_node(scripts: list[str]) -> list[dict[str, Any]]:
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "-e", NODE_RUNNER],
+        input=json.dumps(scripts),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    )
+    results: list[dict[str, Any]] = json.loads(done.stdout)
+    return results
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+@settings(max_examples=15, deadline=None)
+@given(st.lists(JSON_VALUES, min_size=20, max_size=40))
+def test_node_evaluates_every_jxa_placeholder_to_exactly_the_value(values: list[Any]) -> None:
+    scripts = [render_jxa(JXA_TEMPLATE, {"v": value}) for value in values]
+    for script in scripts:
+        assert script.isascii() or not JXA_TEMPLATE.isascii()
+    for value, result in zip(values, run_in_node(scripts), strict=True):
+        assert "error" not in result, (value, result)
+        a, b, c, d, pwned = json.loads(result["ok"])
+        text = text_of(value)
+        assert numbers_as_floats(a) == numbers_as_floats(value)
+        assert b == c == d == f"<{text}>"
+        assert pwned == "undefined"
+
+
+def test_jxa_literals_escape_line_separators_and_closing_tags() -> None:
+    assert jxa_literal("\u2028</script>") == '"\\u2028<\\/script>"'
+
+
+# --------------------------------------------------------------------------- reading output
+
+
+def test_a_record_in_source_form_becomes_json() -> None:
+    text = (
+        '{name:"x \\"q\\"", count:3, items:{"a", "b"}, |odd key|:-1.5E+3, played count:missing value, '
+        'app:application "Music", when:date "Monday, 1 June 2026 at 10:00:00", empty:{}, ok:true}'
+    )
+    assert parse_applescript_value(text) == {
+        "name": 'x "q"',
+        "count": 3,
+        "items": ["a", "b"],
+        "odd key": -1500.0,
+        "played count": None,
+        "app": 'application "Music"',
+        "when": "Monday, 1 June 2026 at 10:00:00",
+        "empty": [],
+        "ok": True,
+    }
+
+
+def test_a_broken_record_is_a_syntax_error() -> None:
+    for text in ['{name:"x"', '{name:"x" count:3}', '"unterminated']:
+        with pytest.raises(RecordSyntaxError):
+            parse_applescript_value(text)
+
+
+def test_output_parsers() -> None:
+    assert parse_output("{}\n", "result as record") == {}
+    assert parse_output('{"a": 1}\n', "result as record") == {"a": 1}
+    assert parse_output('{"state":"paused","track":null}\n', "result as text") == {
+        "state": "paused",
+        "track": None,
+    }
+    assert parse_output("hello\n", "result as text") == "hello"
+    assert parse_output("{not json\n", None) == "{not json"
