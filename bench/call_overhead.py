@@ -20,19 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 import httpx
 from mcp import Client, StdioServerParameters
 
-from aai_gateway.auth.secrets import MemorySecretStore
-from aai_gateway.consent import ConsentStore, load_config
-from aai_gateway.consent.gate import ConsentGate
-from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
-from aai_gateway.executors.defaults import default_registry
-from aai_gateway.service import Caller, Gateway
+from aai_gateway.service import Caller
+from harness import REPEAT, gateway_server, in_process_gateway, timed
 
 BENCH = Path(__file__).resolve().parent
 PAYLOAD = {"text": "hello gateway", "count": 3, "tags": ["a", "b"]}
@@ -99,28 +94,6 @@ def write_descriptor(folder: Path, port: int) -> None:
     (folder / "config.toml").write_text('[consent.auto_allow]\napps = ["dev.bench.echo"]\n', encoding="utf-8")
 
 
-REPEAT = 3
-
-
-async def timed(calls: int, concurrency: int, one_call: Callable[[], Awaitable[object]]) -> float:
-    """Best of REPEAT: seconds for `calls` calls with `concurrency` of them in flight at once."""
-    per_worker = [calls // concurrency + (1 if i < calls % concurrency else 0) for i in range(concurrency)]
-
-    async def worker(count: int) -> None:
-        for _ in range(count):
-            await one_call()
-
-    await one_call()  # warm up connections and caches
-    best = float("inf")
-    for _ in range(REPEAT):
-        start = time.perf_counter()
-        async with anyio.create_task_group() as tasks:
-            for count in per_worker:
-                tasks.start_soon(worker, count)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict[str, dict[int, float]]:
     results: dict[str, dict[int, float]] = {}
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
@@ -129,17 +102,15 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
             response = await client.post("/echo", json=PAYLOAD)
             return response.json()
 
-        results["direct httpx (baseline)"] = {c: await timed(calls, c, direct) for c in (1, concurrency)}
+        results["direct httpx (baseline)"] = {c: await timed(calls, direct, c) for c in (1, concurrency)}
 
-    sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[folder], no_default_paths=True))
-    consent = ConsentGate(ConsentStore(MemorySecretStore()), load_config(folder / "config.toml").config)
-    gateway = Gateway(build_catalog(sources), default_registry(os.environ), consent=consent)
+    gateway = in_process_gateway(folder, os.environ)
     caller = Caller("bench")
 
     async def in_process() -> object:
         return await gateway.execute("dev.bench.echo", "echo", PAYLOAD, caller=caller)
 
-    results["gateway in-process"] = {c: await timed(calls, c, in_process) for c in (1, concurrency)}
+    results["gateway in-process"] = {c: await timed(calls, in_process, c) for c in (1, concurrency)}
     await gateway.aclose()
 
     plain = StdioServerParameters(
@@ -151,23 +122,10 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
             return await plain_client.call_tool("echo", PAYLOAD)
 
         results["plain MCP server (baseline 2)"] = {
-            c: await timed(calls, c, plain_mcp) for c in (1, concurrency)
+            c: await timed(calls, plain_mcp, c) for c in (1, concurrency)
         }
 
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "aai_gateway",
-            "serve",
-            "--no-default-paths",
-            "--path",
-            str(folder),
-            "--poll-interval",
-            "0",
-        ],
-        env={**os.environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
-    )
+    server = gateway_server(folder, os.environ)
     async with Client(server) as mcp_client:
 
         async def over_mcp() -> object:
@@ -177,7 +135,7 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
             assert not result.is_error, result
             return result
 
-        results["gateway over MCP stdio"] = {c: await timed(calls, c, over_mcp) for c in (1, concurrency)}
+        results["gateway over MCP stdio"] = {c: await timed(calls, over_mcp, c) for c in (1, concurrency)}
     return results
 
 

@@ -22,29 +22,23 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 from dbus_fast import Message
 from dbus_fast.aio import MessageBus
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from aai_gateway.auth.secrets import MemorySecretStore
-from aai_gateway.consent import ConsentStore, load_config
-from aai_gateway.consent.gate import ConsentGate
 from aai_gateway.descriptor import Source, load_descriptor
-from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.dbus import DbusExecutor
-from aai_gateway.executors.defaults import default_registry
-from aai_gateway.service import Caller, Gateway
+from aai_gateway.service import Caller
+from harness import REPEAT, gateway_server, in_process_gateway, timed
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 APPS = ("dev.aai.example.tally", "org.freedesktop.DBus")
-REPEAT = 3
 # (label, app, tool, args)
 WORKLOADS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("Execute", "dev.aai.example.tally", "increment", {"name": "bench", "by": 1}),
@@ -87,18 +81,6 @@ def start_service(address: str) -> subprocess.Popen[bytes]:
     if service.stdout.readline().strip() != b"ready":
         raise SystemExit("the Tally service did not start")
     return service
-
-
-async def timed(calls: int, one_call: Callable[[], Awaitable[object]]) -> float:
-    """Best of REPEAT: seconds for `calls` sequential calls."""
-    await one_call()  # warm up connections and caches
-    best = float("inf")
-    for _ in range(REPEAT):
-        start = time.perf_counter()
-        for _ in range(calls):
-            await one_call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def direct_message(app: str, args: dict[str, Any]) -> Callable[[], Message]:
@@ -151,9 +133,7 @@ async def measure(address: str, folder: Path, calls: int, mcp_calls: int) -> dic
         results[label]["DBus executor alone"] = await timed(calls, executor_alone) / calls
     await executor.aclose()
 
-    sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[folder], no_default_paths=True))
-    consent = ConsentGate(ConsentStore(MemorySecretStore()), load_config(folder / "config.toml").config)
-    gateway = Gateway(build_catalog(sources), default_registry(environ), consent=consent)
+    gateway = in_process_gateway(folder, environ)
     caller = Caller("bench")
     for label, app, tool, args in WORKLOADS:
 
@@ -163,20 +143,7 @@ async def measure(address: str, folder: Path, calls: int, mcp_calls: int) -> dic
         results[label]["gateway in-process"] = await timed(calls, in_process) / calls
     await gateway.aclose()
 
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "aai_gateway",
-            "serve",
-            "--no-default-paths",
-            "--path",
-            str(folder),
-            "--poll-interval",
-            "0",
-        ],
-        env={**environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
-    )
+    server = gateway_server(folder, environ)
     async with Client(server) as client:
         for label, app, tool, args in WORKLOADS:
 

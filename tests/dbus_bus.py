@@ -30,11 +30,11 @@ import pytest
 START_SECONDS = 10.0
 STOP_SECONDS = 5.0
 
-_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+_CONFIG_TEMPLATE = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
-  <listen>unix:path={socket}</listen>
+  <listen>{listen}</listen>
   <auth>EXTERNAL</auth>
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
@@ -43,6 +43,12 @@ _CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configura
   </policy>
 </busconfig>
 """
+
+
+def bus_config(listen: str) -> str:
+    """A session bus config listening at `listen`, with no service activation: only the test's
+    own services (and the bus itself) are ever on it."""
+    return _CONFIG_TEMPLATE.format(listen=listen)
 
 
 class PrivateBusError(RuntimeError):
@@ -57,7 +63,7 @@ class PrivateBus:
         self.root = Path(tempfile.mkdtemp(prefix="aai-dbus-", dir="/tmp"))
         self.socket = self.root / "bus"
         self.address = f"unix:path={self.socket}"
-        (self.root / "bus.conf").write_text(_CONFIG.format(socket=self.socket), encoding="utf-8")
+        (self.root / "bus.conf").write_text(bus_config(f"unix:path={self.socket}"), encoding="utf-8")
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> PrivateBus:

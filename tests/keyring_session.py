@@ -41,26 +41,14 @@ from keyring.errors import InitError, KeyringLocked
 from secretstorage.exceptions import SecretStorageException
 from secretstorage.util import add_match_rules
 
+from tests.dbus_bus import bus_config
+
 PROGRAMS = ("dbus-daemon", "gnome-keyring-daemon")
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
 START_SECONDS = 15.0
 STOP_SECONDS = 5.0
 # A unix socket path must fit in 108 bytes; the bus and the keyring control socket live under root.
 _MAX_ROOT_LENGTH = 60
-
-_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir={socket_dir}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
 
 
 class KeyringPeersMissingError(RuntimeError):
@@ -281,7 +269,7 @@ class PrivateKeyring:
             "XDG_RUNTIME_DIR": str(dirs["runtime"]),
             "PYTHON_KEYRING_BACKEND": SECRET_SERVICE_BACKEND,
         }
-        (root / "bus.conf").write_text(_BUS_CONFIG.format(socket_dir=dirs["runtime"]), encoding="utf-8")
+        (root / "bus.conf").write_text(bus_config(f"unix:dir={dirs['runtime']}"), encoding="utf-8")
 
     def _daemon_env(self) -> dict[str, str]:
         env = {
