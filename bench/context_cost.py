@@ -17,6 +17,9 @@ from typing import Any
 
 import mcp_types as types
 
+from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.consent.gate import ConsentGate
+from aai_gateway.consent.store import ConsentStore
 from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.server.listing import list_tools
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         sources = discovery_sources(
             Layout.for_host(), DiscoveryOptions(paths=[Path(tmp)], no_default_paths=True)
         )
-        gateway = Gateway(build_catalog(sources), default_registry(os.environ))
+        consent = ConsentGate(ConsentStore(MemorySecretStore()))  # nothing runs: listing only
+        gateway = Gateway(build_catalog(sources), default_registry(os.environ), consent=consent)
     gateway_bytes = wire_size(list_tools(gateway))
     flat_bytes = wire_size(flat_listing(gateway))
     guide_bytes = len(gateway.guide(gateway.entries[0].app.id).encode())

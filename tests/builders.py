@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.consent.config import parse_config_text
+from aai_gateway.consent.gate import ConsentGate
+from aai_gateway.consent.store import ConsentStore
+
 
 def c_descriptor(
     app_id: str, *, name: str = "Test App", platform: str = "linux", **execution: Any
@@ -38,10 +43,21 @@ def write_json(path: Path, document: Any) -> Path:
     return path
 
 
+def trusting_config_text(apps: list[str]) -> str:
+    listed = ", ".join(json.dumps(app) for app in apps)
+    return f"[consent.auto_allow]\napps = [{listed}]\n"
+
+
 def trusting_config(path: Path, apps: list[str]) -> Path:
     """A gateway config.toml that auto-allows `apps` (ids of local apps, or web origins), so tests
     about something other than consent run without being asked."""
-    listed = ", ".join(json.dumps(app) for app in apps)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"[consent.auto_allow]\napps = [{listed}]\n", encoding="utf-8")
+    path.write_text(trusting_config_text(apps), encoding="utf-8")
     return path
+
+
+def trusting_gate(*apps: str) -> ConsentGate:
+    """An in-process consent gate (memory store) that auto-allows `apps`, and asks about others."""
+    return ConsentGate(
+        ConsentStore(MemorySecretStore()), parse_config_text(trusting_config_text(list(apps))).config
+    )

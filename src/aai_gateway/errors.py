@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
-from urllib.parse import quote
 
 
 class ErrorCode(StrEnum):
@@ -232,7 +231,11 @@ class AuthRequiredError(AaiError):
 
 
 class ConsentRequiredError(AaiError):
-    """The user has not allowed this caller to use this tool, and could not be asked now."""
+    """The user has not allowed this caller to use this tool, and could not be asked now.
+
+    `consent_url`: a one-time page where the user answers (None when the gateway cannot serve
+    one, e.g. the CLI); `command`: the grant command, None when a lasting grant cannot help
+    (`no_lasting_grant` says why)."""
 
     def __init__(
         self,
@@ -240,25 +243,42 @@ class ConsentRequiredError(AaiError):
         caller: str,
         app_id: str,
         app_name: str,
+        source: str,
         tool: str,
         tool_description: str,
         tool_parameters: dict[str, Any],
-        command: str,
+        arguments: dict[str, Any],
+        consent_url: str | None,
+        command: str | None,
+        no_lasting_grant: str | None = None,
     ) -> None:
-        consent_url = f"aai://consent?app={quote(app_id, safe='')}&tool={quote(tool, safe='')}"
+        ways = []
+        if consent_url is not None:
+            ways.append(f"open {consent_url} (a one-time page on this computer) and answer there")
+        if command is not None:
+            ways.append(f"run `{command}` in a terminal")
+        if no_lasting_grant is not None:
+            ways.append(
+                f"trust the app in consent.auto_allow of the gateway's config.toml (there is no grant "
+                f"command: {no_lasting_grant})"
+            )
+        ways.append("use an MCP client that can ask them (elicitation)")
         super().__init__(
-            f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}). Show the user "
-            f"what this tool does and ask them to allow it by running `{command}` in a terminal (or to "
-            "use an MCP client that can ask them), then retry",
+            f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}), and nobody can ask "
+            f"them now: this client cannot (no elicitation) and there is no desktop dialog. Show the user "
+            f"what this tool does and these arguments, and ask them to {'; or '.join(ways)}. Then retry",
             {
                 "caller": caller,
                 "app_id": app_id,
                 "app_name": app_name,
+                "source": source,
                 "tool": tool,
                 "tool_description": tool_description,
                 "tool_parameters": tool_parameters,
+                "arguments": arguments,
                 "consent_url": consent_url,
                 "command": command,
+                **({"no_lasting_grant": no_lasting_grant} if no_lasting_grant else {}),
             },
             ErrorCode.CONSENT_REQUIRED,
         )

@@ -7,23 +7,17 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-from playwright.async_api import Browser, async_playwright
 
-from aai_gateway.auth import credential_page
-from aai_gateway.auth.credential_page import (
-    CSP,
-    CredentialPage,
-    CredentialPageClosedError,
-    parse_cookie_header,
-)
+from aai_gateway.auth import local_page
+from aai_gateway.auth.credential_page import CredentialPage, parse_cookie_header
 from aai_gateway.auth.credentials import CredentialStore
+from aai_gateway.auth.local_page import CSP, PageClosedError
 from aai_gateway.auth.secrets import MemorySecretStore, SecretStoreUnavailableError
 from aai_gateway.descriptor import AppDescriptor, LocalizedName, Source
 from aai_gateway.descriptor.model import (
@@ -35,16 +29,8 @@ from aai_gateway.descriptor.model import (
     PlatformSection,
     Tool,
 )
+from tests.browser import chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 HOSTILE = """<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'"&amp;"""
 URL_PATTERN = re.compile(r"^http://127\.0\.0\.1:(\d+)/c/([A-Za-z0-9_-]{43})$")
 
@@ -110,18 +96,6 @@ COOKIES = CookieAuth(
 
 def memory_store() -> CredentialStore:
     return CredentialStore(MemorySecretStore())
-
-
-@asynccontextmanager
-async def chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 async def csrf_of(client: httpx.AsyncClient, url: str) -> str:
@@ -386,7 +360,7 @@ async def test_an_app_credential_needs_both_the_app_id_and_the_secret() -> None:
 async def test_the_page_works_once_then_answers_410_gone_and_its_server_stops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(credential_page, "SHUTDOWN_GRACE_SECONDS", 1.0)  # room to knock again
+    monkeypatch.setattr(local_page, "SHUTDOWN_GRACE_SECONDS", 1.0)  # room to knock again
     store = memory_store()
     page = CredentialPage(make_app(), API_KEY, store)
     async with page.serve() as url, httpx.AsyncClient() as client:
@@ -489,7 +463,7 @@ async def test_only_a_urlencoded_form_of_bounded_size_is_accepted() -> None:
 async def test_every_response_forbids_caching_framing_referrers_and_scripts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(credential_page, "SHUTDOWN_GRACE_SECONDS", 1.0)
+    monkeypatch.setattr(local_page, "SHUTDOWN_GRACE_SECONDS", 1.0)
     page = CredentialPage(make_app(), API_KEY, memory_store())
     async with page.serve() as url, httpx.AsyncClient() as client:
         csrf = await csrf_of(client, url)
@@ -535,7 +509,7 @@ async def test_leaving_the_context_closes_the_page_and_wait_then_says_so() -> No
         assert (await client.get(url)).status_code == 200
     assert page.state == "closed"
     assert await server_is_closed(url, within=0.5)
-    with pytest.raises(CredentialPageClosedError):
+    with pytest.raises(PageClosedError):
         await page.wait()
     with pytest.raises(RuntimeError, match="only once"):
         async with page.serve():

@@ -18,7 +18,6 @@ from aai_gateway.auth.flows import OAuth2Flow
 from aai_gateway.auth.oauth import PkcePair, authorization_url, login, s256_challenge
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AuthRequiredError, ErrorCode
-from tests.auth.browser import browser_page
 from tests.auth.oauth_server import (
     PRE_CLIENT_ID,
     PRE_CLIENT_SECRET,
@@ -28,6 +27,7 @@ from tests.auth.oauth_server import (
     oauth2_auth,
     oauth2_settings,
 )
+from tests.browser import browser_page
 
 pytestmark = pytest.mark.anyio
 

@@ -105,5 +105,7 @@ def test_exec_without_consent_and_without_a_terminal_reports_consent_required_wi
     assert error["code"] == "CONSENT_REQUIRED"
     assert error["data"]["caller"] == "aai-gateway CLI"
     assert error["data"]["command"] == (
-        "aai-gateway consent grant --caller 'aai-gateway CLI' --app dev.test.adapter --tool echo"
+        "aai-gateway consent grant '--caller=aai-gateway CLI' --app=dev.test.adapter --tool=echo "
+        f"--source=file:{apps / 'adapter.json'}"
     )
+    assert error["data"]["consent_url"] is None  # the CLI ends with the call: no page outlives it

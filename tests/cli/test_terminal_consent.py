@@ -33,13 +33,16 @@ def exec_argv(apps: Path) -> list[str]:
     return [sys.executable, "-m", "aai_gateway", *call, "--no-default-paths", "--path", str(apps)]
 
 
-def exec_in_terminal(env: dict[str, str], apps: Path, answer: bytes) -> tuple[int, str]:
-    """Run `aai-gateway exec` with a pty as stdin, stdout and stderr; type `answer` once asked."""
+def exec_in_terminal(
+    env: dict[str, str], apps: Path, answer: bytes, *, piped_stdout: list[bytes] | None = None
+) -> tuple[int, str]:
+    """Run `aai-gateway exec` with a pty as stdin, stdout and stderr (stdout a pipe instead when
+    `piped_stdout` is given: it gets what was written there); type `answer` once asked."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         exec_argv(apps),
         stdin=follower,
-        stdout=follower,
+        stdout=follower if piped_stdout is None else subprocess.PIPE,
         stderr=follower,
         env=env,
         start_new_session=True,
@@ -64,6 +67,9 @@ def exec_in_terminal(env: dict[str, str], apps: Path, answer: bytes) -> tuple[in
                 answered = True
             if process.poll() is not None and not ready:
                 break
+        if piped_stdout is not None:
+            assert process.stdout is not None
+            piped_stdout.append(process.stdout.read())
         return process.wait(timeout=30), shown.decode("utf-8", "replace")
     finally:
         if process.poll() is None:
@@ -115,3 +121,17 @@ def test_an_answer_that_is_not_a_choice_is_a_denial(keyring: PrivateKeyring, tmp
     code, shown = exec_in_terminal(env, apps, b"yes please\n")
     assert code == 1
     assert "CONSENT_DENIED" in shown
+
+
+def test_the_prompt_goes_to_the_terminal_and_only_the_result_to_a_piped_stdout(
+    keyring: PrivateKeyring, tmp_path: Path
+) -> None:
+    apps = tmp_path / "apps"
+    write_json(apps / "adapter.json", adapter_app())
+    env = keyring.child_env()
+    env["AAI_GATEWAY_CONFIG"] = str(tmp_path / "no-config.toml")
+    stdout: list[bytes] = []
+    code, shown = exec_in_terminal(env, apps, b"1\n", piped_stdout=stdout)  # `exec … | jq`
+    assert code == 0, shown
+    assert "Choose 1-5: " in shown and "  1. Allow once" in shown
+    assert json.loads(stdout[0])["params"] == {"text": "hi", "count": 1}  # nothing but the result

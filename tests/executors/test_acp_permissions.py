@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.consent.prompt_text import ConsentQuestion
+from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
 from aai_gateway.executors.acp_turn import PermissionChoice, choose_option
 from aai_gateway.executors.base import PermissionKind, PermissionOption, PermissionRequest
 from aai_gateway.server.permission_prompt import permission_message, permission_schema
@@ -70,7 +70,7 @@ def test_the_users_answer_picks_the_agents_option_without_ever_widening_it(
         (("deny", True), "reject_always"),
     ],
 )
-def test_a_consent_answer_means_the_matching_kind_of_permission(answer: tuple[str, bool], kind: str) -> None:
+def test_a_consent_answer_means_the_matching_kind_of_permission(answer: Answer, kind: str) -> None:
     assert answer_kind(answer) == kind
 
 
@@ -107,11 +107,11 @@ def test_the_elicitation_form_offers_exactly_the_kinds_the_agent_offers_under_th
 
 
 class Recorder:
-    def __init__(self, answer: tuple[str, bool] | None) -> None:
+    def __init__(self, answer: Answer | None) -> None:
         self.answer = answer
         self.asked: list[ConsentQuestion] = []
 
-    async def ask(self, question: ConsentQuestion) -> tuple[str, bool] | None:
+    async def ask(self, question: ConsentQuestion) -> Answer | None:
         self.asked.append(question)
         return self.answer
 

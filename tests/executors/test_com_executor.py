@@ -16,6 +16,7 @@ from aai_gateway.executors.com import ComExecutor
 from aai_gateway.executors.com_interpreter import PythonObjectBackend
 from aai_gateway.executors.registry import ExecutorRegistry
 from aai_gateway.service.gateway import Caller, Gateway
+from tests.builders import trusting_gate
 
 from .com_support import (
     OUTLOOK_SPEC_EXAMPLE,
@@ -216,7 +217,7 @@ async def test_the_gateway_runs_a_com_tool_with_validated_defaulted_arguments() 
     app, journal = load_example("com.example.planwise"), Journal()
     registry = ExecutorRegistry()
     registry.register(ExecutionType.COM, planwise(journal))
-    gateway = Gateway(Catalog(entries=[CatalogEntry(app, "test")]), registry)
+    gateway = Gateway(Catalog(entries=[CatalogEntry(app, "test")]), registry, consent=trusting_gate(app.id))
     result = await gateway.execute(
         app.id,
         "create_event",

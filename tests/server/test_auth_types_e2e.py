@@ -16,7 +16,6 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.auth.browser import browser_page
 from tests.auth.oauth_server import (
     APP_ID,
     APP_SECRET,
@@ -26,6 +25,7 @@ from tests.auth.oauth_server import (
     ThreadedWsgiServer,
     echo_app,
 )
+from tests.browser import browser_page
 from tests.builders import trusting_config, write_json
 from tests.keyring_session import PrivateKeyring
 

@@ -1,10 +1,14 @@
 """Consent end to end: two MCP clients of different names against one private OS keyring, each
-answer of the elicitation form behaving as named, in both protocol generations, and a client that
-cannot ask getting CONSENT_REQUIRED with the command that grants it."""
+answer of the elicitation form behaving as named, in both protocol generations; a client that
+cannot ask getting CONSENT_REQUIRED with a working consent page and the command that grants it;
+a client that can only open links answering on the consent page."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -12,11 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.context import ClientRequestContext
+from mcp.client.session import ClientSession
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from aai_gateway.consent.prompt_text import ConsentQuestion, build_prompt
 from tests.builders import write_json
 from tests.keyring_session import PrivateKeyring
 from tests.server.conftest import adapter_app
@@ -25,6 +33,8 @@ pytestmark = pytest.mark.anyio
 
 HOSTILE_NAME = 'Mail "x" \\ $(touch PWNED) `touch PWNED` " & do shell script "touch PWNED" & "'
 HOSTILE_TEXT = 'line one\nline two "quoted" $(touch PWNED) `id` \\\\ " & do shell script "touch PWNED" & "'
+ARGUMENTS = {"text": 'hi "there" $(touch PWNED)'}
+GENERATIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +58,20 @@ def apps(tmp_path: Path) -> Path:
 
 
 def env_for(keyring: PrivateKeyring, apps: Path) -> dict[str, str]:
+    """No desktop (the elicitation path is under test), no config, and `aai-gateway` on PATH as
+    a user has it, for the commands the gateway prints."""
     env = keyring.child_env()
-    for desktop in ("DISPLAY", "WAYLAND_DISPLAY"):  # no native dialog: the elicitation path is under test
+    for desktop in ("DISPLAY", "WAYLAND_DISPLAY"):
         env.pop(desktop, None)
     env["AAI_GATEWAY_CONFIG"] = str(apps.parent / "no-config.toml")
+    bin_dir = apps.parent / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    command = bin_dir / "aai-gateway"
+    command.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m aai_gateway "$@"\n', encoding="utf-8"
+    )
+    command.chmod(0o755)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
     return env
 
 
@@ -74,7 +94,7 @@ class User:
 
 @asynccontextmanager
 async def client(
-    env: dict[str, str], apps: Path, name: str, mode: str = "legacy", user: User | None = None
+    env: dict[str, str], apps: Path, name: str, mode: str = "legacy", user: Any = None
 ) -> AsyncIterator[Client]:
     server = StdioServerParameters(
         command=sys.executable,
@@ -85,12 +105,17 @@ async def client(
     async with Client(
         server, mode=mode, client_info=types.Implementation(name=name, version="1"), **options
     ) as c:
+        # "auto" must really have negotiated the per-request generation, not fallen back.
+        assert (c.protocol_version in MODERN_PROTOCOL_VERSIONS) is (mode == "auto")
         yield c
 
 
-async def call(c: Client, tool: str = "echo") -> tuple[str | None, Any]:
+async def call(
+    c: Client, tool: str = "echo", arguments: dict[str, Any] | None = None
+) -> tuple[str | None, Any]:
     """(error code or None, payload)."""
-    arguments = {"text": 'hi "there" $(touch PWNED)'} if tool == "echo" else {}
+    if arguments is None:
+        arguments = ARGUMENTS if tool == "echo" else {}
     result = await c.call_tool("aai_exec", {"app": "dev.test.adapter", "tool": tool, "args": arguments})
     block = result.content[0]
     assert isinstance(block, types.TextContent)
@@ -98,25 +123,76 @@ async def call(c: Client, tool: str = "echo") -> tuple[str | None, Any]:
     return (payload["error"]["code"], payload["error"]) if result.is_error else (None, payload)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_the_form_shows_the_caller_app_tool_description_and_arguments_literally(
+async def answer_page(url: str, choice: str) -> str:
+    """What a user's browser does on the consent page: load it, press the button `choice`."""
+    async with httpx.AsyncClient() as browser:
+        page = await browser.get(url)
+        assert page.status_code == 200
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert csrf is not None
+        assert f'value="{choice}"' in page.text
+        done = await browser.post(url, data={"csrf": csrf.group(1), "choice": choice})
+        assert done.status_code == 200, done.text
+        return page.text
+
+
+async def no_marker(apps: Path) -> None:
+    assert not await anyio.Path(apps / "PWNED").exists()  # where the adapter runs
+    assert not await anyio.Path("PWNED").exists()
+
+
+# --------------------------------------------------------------------------- elicitation form
+
+
+@GENERATIONS
+async def test_the_form_shows_the_caller_app_tool_description_and_arguments_as_the_dialog_does(
     keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
     user = User("allow_once")
     async with client(env_for(keyring, apps), apps, "agent-a", mode, user) as c:
         assert (await call(c))[0] is None
     [form] = user.shown
-    assert "agent-a" in form.message and "echo" in form.message
-    assert HOSTILE_NAME in form.message
-    assert HOSTILE_TEXT in form.message
-    assert json.dumps({"text": 'hi "there" $(touch PWNED)', "count": 1}, indent=2) in form.message
+    question = ConsentQuestion(
+        caller="agent-a",
+        app_name=HOSTILE_NAME,
+        app_id="dev.test.adapter",
+        source=str(apps / "adapter.json"),
+        tool="echo",
+        tool_description=HOSTILE_TEXT,
+        arguments={**ARGUMENTS, "count": 1},
+    )
+    assert form.message == build_prompt(question).text
+    assert f"Agent: agent-a\nApp: {HOSTILE_NAME[:40]}" in form.message  # as text, wrapped at 70 columns
+    assert "  line one\n  line two" in form.message  # the description keeps its lines, indented
+    assert '  "text": "hi \\"there\\" $(touch PWNED)",' in form.message
     choices = [c["const"] for c in form.requested_schema["properties"]["decision"]["oneOf"]]
     assert choices == ["allow_once", "allow_tool", "allow_app", "deny"]
-    assert not await anyio.Path(apps / "PWNED").exists()  # where the adapter runs
-    assert not await anyio.Path("PWNED").exists()
+    await no_marker(apps)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@GENERATIONS
+async def test_a_client_or_app_name_with_line_breaks_or_bidi_cannot_fake_a_line_of_the_form(
+    keyring: PrivateKeyring, tmp_path: Path, mode: str
+) -> None:
+    apps = tmp_path / "apps"
+    document = adapter_app()
+    document["app"]["name"] = {"en": "Evil\u202eliaM\nApp id: com.apple.mail"}
+    write_json(apps / "adapter.json", document)
+    user = User("deny")
+    fake_caller = "Evil\n\nApp: Trusted Notes (com.apple.notes)"
+    async with client(env_for(keyring, apps), apps, fake_caller, mode, user) as c:
+        assert (await call(c))[0] == "CONSENT_DENIED"
+    [form] = user.shown
+    lines = form.message.split("\n")
+    assert "Agent: Evil\\n\\nApp: Trusted Notes (com.apple.notes)" in lines
+    assert "App: Evil\\u202eliaM\\nApp id: com.apple.mail" in lines
+    assert [line for line in lines if line.startswith("App: ")] == [
+        "App: Evil\\u202eliaM\\nApp id: com.apple.mail"
+    ]
+    assert "\u202e" not in form.message
+
+
+@GENERATIONS
 async def test_allow_once_asks_again_next_time(keyring: PrivateKeyring, apps: Path, mode: str) -> None:
     user = User("allow_once")
     async with client(env_for(keyring, apps), apps, "agent-a", mode, user) as c:
@@ -125,7 +201,7 @@ async def test_allow_once_asks_again_next_time(keyring: PrivateKeyring, apps: Pa
     assert len(user.shown) == 2
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@GENERATIONS
 async def test_always_allow_this_tool_covers_that_tool_only(
     keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
@@ -138,17 +214,18 @@ async def test_always_allow_this_tool_covers_that_tool_only(
     assert len(user.shown) == 2
 
 
+@GENERATIONS
 async def test_always_allow_all_tools_covers_every_tool_of_the_app(
-    keyring: PrivateKeyring, apps: Path
+    keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
     user = User("allow_app")
-    async with client(env_for(keyring, apps), apps, "agent-a", "auto", user) as c:
+    async with client(env_for(keyring, apps), apps, "agent-a", mode, user) as c:
         assert (await call(c))[0] is None
         assert (await call(c, "fail"))[0] == "NOT_FOUND"
     assert len(user.shown) == 1
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@GENERATIONS
 async def test_deny_is_respected_and_asked_again_unless_remembered(
     keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
@@ -164,9 +241,15 @@ async def test_deny_is_respected_and_asked_again_unless_remembered(
     async with client(env, apps, "agent-a", mode, remembered) as c:
         code, error = await call(c)
         assert code == "CONSENT_DENIED" and error["data"]["remembered"] is True
-        assert "aai-gateway consent revoke" in error["message"]
+        assert error["data"]["command"] == (
+            "aai-gateway consent revoke --caller=agent-a --app=dev.test.adapter --tool=echo "
+            f"--source=file:{apps / 'adapter.json'}"
+        )
         assert (await call(c))[0] == "CONSENT_DENIED"
     assert len(remembered.shown) == 1
+    await anyio.run_process(["sh", "-c", error["data"]["command"]], env=env)
+    async with client(env, apps, "agent-a", mode, User("allow_once")) as c:
+        assert (await call(c))[0] is None  # the denial is forgotten: asked, and allowed
 
 
 async def test_a_grant_to_one_client_is_invisible_to_another_and_survives_a_restart(
@@ -176,49 +259,142 @@ async def test_a_grant_to_one_client_is_invisible_to_another_and_survives_a_rest
     async with client(env, apps, "agent-a", "legacy", User("allow_tool")) as a:
         assert (await call(a))[0] is None
     async with client(env, apps, "agent-b", "auto") as b:  # no elicitation: cannot be asked
-        code, error = await call(b)
-    assert code == "CONSENT_REQUIRED"
-    assert error["data"]["caller"] == "agent-b"
-    assert error["data"]["consent_url"] == "aai://consent?app=dev.test.adapter&tool=echo"
-    assert error["data"]["tool_description"] == HOSTILE_TEXT
-    assert (
-        error["data"]["command"]
-        == "aai-gateway consent grant --caller agent-b --app dev.test.adapter --tool echo"
-    )
+        assert (await call(b))[0] == "CONSENT_REQUIRED"
     async with client(env, apps, "agent-a", "auto") as a_again:  # a new gateway process
         assert (await call(a_again))[0] is None
 
 
-async def test_the_grant_command_from_consent_required_lets_the_client_run(
+# --------------------------------------------------------------------------- nobody can ask
+
+
+@GENERATIONS
+async def test_a_client_without_elicitation_gets_consent_required_with_everything_to_show_the_user(
+    keyring: PrivateKeyring, apps: Path, mode: str
+) -> None:
+    async with client(env_for(keyring, apps), apps, "agent-b", mode) as b:
+        code, error = await call(b)
+    assert code == "CONSENT_REQUIRED"
+    data = error["data"]
+    assert data["caller"] == "agent-b"
+    assert (data["app_id"], data["app_name"], data["tool"]) == ("dev.test.adapter", HOSTILE_NAME, "echo")
+    assert data["source"] == f"file:{apps / 'adapter.json'}"
+    assert data["tool_description"] == HOSTILE_TEXT
+    assert data["tool_parameters"]["required"] == ["text"]
+    assert data["arguments"] == {**ARGUMENTS, "count": 1}
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/consent/[A-Za-z0-9_-]{43}", data["consent_url"])
+    assert data["command"] == (
+        "aai-gateway consent grant --caller=agent-b --app=dev.test.adapter --tool=echo "
+        f"--source=file:{apps / 'adapter.json'}"
+    )
+    assert data["consent_url"] in error["message"] and data["command"] in error["message"]
+
+
+@GENERATIONS
+async def test_allow_once_on_the_consent_page_lets_exactly_the_retry_of_that_call_through(
+    keyring: PrivateKeyring, apps: Path, mode: str
+) -> None:
+    async with client(env_for(keyring, apps), apps, "agent-b", mode) as b:
+        code, error = await call(b)
+        assert code == "CONSENT_REQUIRED"
+        code, again = await call(b)  # asked again before answering: the same page
+        assert again["data"]["consent_url"] == error["data"]["consent_url"]
+        shown = await answer_page(error["data"]["consent_url"], "allow_once")
+        assert "agent-b" in shown and "hi \\&quot;there" in shown and "<script" not in shown
+        assert (await call(b, arguments={"text": "other"}))[0] == "CONSENT_REQUIRED"  # not this call
+        code, result = await call(b)
+        assert code is None and result["params"]["text"] == ARGUMENTS["text"]
+        code, later = await call(b)  # once means once
+        assert code == "CONSENT_REQUIRED" and later["data"]["consent_url"] != error["data"]["consent_url"]
+    await no_marker(apps)
+
+
+async def test_always_allow_on_the_consent_page_is_remembered_and_deny_is_reported(
     keyring: PrivateKeyring, apps: Path
 ) -> None:
     env = env_for(keyring, apps)
     async with client(env, apps, "agent-b", "auto") as b:
+        _, error = await call(b, "fail")
+        await answer_page(error["data"]["consent_url"], "deny")
+        assert (await call(b, "fail"))[0] == "CONSENT_DENIED"
+        _, error = await call(b)
+        await answer_page(error["data"]["consent_url"], "allow_tool")
+        assert (await call(b))[0] is None
+    async with client(env, apps, "agent-b", "legacy") as b:  # a new gateway: remembered
+        assert (await call(b))[0] is None
+        assert (await call(b, "fail"))[0] == "CONSENT_REQUIRED"
+
+
+@GENERATIONS
+async def test_a_client_that_can_only_open_links_gets_the_consent_page_and_goes_on(
+    keyring: PrivateKeyring, apps: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build = ClientSession._build_capabilities
+
+    def url_only(self: ClientSession, version: str) -> types.ClientCapabilities:
+        capabilities = build(self, version)
+        url = types.ElicitationCapability(url=types.UrlElicitationCapability())
+        return capabilities.model_copy(update={"elicitation": url})
+
+    monkeypatch.setattr(ClientSession, "_build_capabilities", url_only)
+    pages: list[str] = []
+
+    async def browser_user(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        pages.append(await answer_page(params.url, "allow_tool"))
+        return types.ElicitResult(action="accept")
+
+    async with client(env_for(keyring, apps), apps, "agent-c", mode, browser_user) as c:
+        assert (await call(c))[0] is None
+        assert (await call(c))[0] is None
+    [page] = pages  # asked once, remembered
+    assert "agent-c" in page and "Always allow this tool" in page
+    await no_marker(apps)
+
+
+async def test_the_grant_command_works_as_printed_in_a_shell_without_discovery_options(
+    keyring: PrivateKeyring, apps: Path, tmp_path: Path
+) -> None:
+    env = env_for(keyring, apps)
+    caller = "-x \"$(touch PWNED)\" `touch PWNED` 'quoted'"
+    async with client(env, apps, caller, "auto") as b:
         code, error = await call(b)
         assert code == "CONSENT_REQUIRED"
-        argv = error["data"]["command"].split()[1:]  # "aai-gateway consent grant --caller agent-b ..."
-        done = await anyio.run_process(
-            [sys.executable, "-m", "aai_gateway", *argv, "--no-default-paths", "--path", str(apps)], env=env
-        )
-        assert b"agent-b may now use echo" in done.stdout
+        done = await anyio.run_process(["sh", "-c", error["data"]["command"]], env=env, cwd=tmp_path)
+        assert caller.encode() in done.stdout
         assert (await call(b))[0] is None
-    listed = await anyio.run_process(
-        [sys.executable, "-m", "aai_gateway", "consent", "list", "--json"], env=env
+    assert not (tmp_path / "PWNED").exists()
+    await no_marker(apps)
+    listed = await anyio.run_process(["aai-gateway", "consent", "list", "--json"], env=env)
+    [row] = json.loads(listed.stdout)
+    assert (row["caller"], row["app"], row["tool"], row["decision"]) == (
+        caller,
+        "dev.test.adapter",
+        "echo",
+        "allow",
     )
-    assert json.loads(listed.stdout) == [
-        {
-            "caller": "agent-b",
-            "app": "dev.test.adapter",
-            "tool": "echo",
-            "decision": "allow",
-            "source": f"file:{apps / 'adapter.json'}",
-        }
-    ]
-    revoke = ["consent", "revoke", "--caller", "agent-b", "--app", "dev.test.adapter", "--tool", "echo"]
-    await anyio.run_process(
-        [sys.executable, "-m", "aai_gateway", *revoke, "--no-default-paths", "--path", str(apps)], env=env
-    )
-    listed = await anyio.run_process(
-        [sys.executable, "-m", "aai_gateway", "consent", "list", "--json"], env=env
-    )
+    assert row["source"] == f"file:{apps / 'adapter.json'}"
+    revoke = ["consent", "revoke", f"--caller={caller}", "--app", "dev.test.adapter", "--tool", "echo"]
+    await anyio.run_process(["aai-gateway", *revoke], env=env)  # no discovery options needed either
+    listed = await anyio.run_process(["aai-gateway", "consent", "list", "--json"], env=env)
     assert json.loads(listed.stdout) == []
+
+
+@GENERATIONS
+async def test_a_nameless_client_is_offered_no_lasting_grant(
+    keyring: PrivateKeyring, apps: Path, mode: str
+) -> None:
+    async with client(env_for(keyring, apps), apps, "  ", mode) as anonymous:
+        code, error = await call(anonymous)
+        assert await answer_page_choices(error["data"]["consent_url"]) == ["allow_once", "deny"]
+    assert code == "CONSENT_REQUIRED"
+    assert error["data"]["caller"] == "Unknown Client"
+    assert error["data"]["command"] is None
+    assert "no lasting grant" in error["data"]["no_lasting_grant"]
+
+
+async def answer_page_choices(url: str) -> list[str]:
+    async with httpx.AsyncClient() as browser:
+        page = await browser.get(url)
+    return re.findall(r'name="choice" value="([a-z_]+)"', page.text)

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.context import ClientRequestContext
 
-from tests.auth.browser import browser_page
+from tests.browser import browser_page
 from tests.builders import trusting_config
 from tests.discovery.web_support import LocalCa
 from tests.keyring_session import PrivateKeyring

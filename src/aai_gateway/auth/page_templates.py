@@ -54,6 +54,12 @@ input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid 
   outline-offset: 2px; }
 button { font: inherit; font-weight: 600; padding: .6rem 1.2rem; border: 0; border-radius: .35rem;
   color: #fff; background: #1f5fbf; cursor: pointer; }
+button.secondary { color: var(--fg); background: transparent; border: 1px solid var(--line); }
+button.deny { background: #8a1111; }
+.choices { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
+pre.block { white-space: pre-wrap; overflow-wrap: anywhere; margin: .25rem 0 1rem; padding: .75rem 1rem;
+  border: 1px solid var(--line); border-radius: .5rem;
+  font: .9rem/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 .note { color: var(--muted); font-size: .95rem; }
 .ok { color: var(--ok); }
 """.strip()
@@ -89,8 +95,11 @@ class FormView:
     keep: dict[str, str] = field(default_factory=dict)  # non-secret values to show again
 
 
-def _e(text: str) -> str:
+def escape_html(text: str) -> str:
     return escape(text, quote=True)
+
+
+_e = escape_html
 
 
 def is_web_url(url: str) -> bool:
@@ -109,7 +118,7 @@ def link(url: str, text: str | None = None) -> str:
     return f'<a href="{_e(url)}" target="_blank" rel="noopener noreferrer">{label}</a>'
 
 
-def _document(title: str, lang: str, body: str) -> str:
+def document(title: str, lang: str, body: str) -> str:
     return (
         "<!doctype html>\n"
         f'<html lang="{_e(lang)}">\n<head>\n<meta charset="utf-8">\n'
@@ -297,9 +306,9 @@ def render_form(view: FormView) -> str:
         )
         if part
     )
-    return _document(f"Connect {view.app_name} — AAI Gateway", view.lang, body)
+    return document(f"Connect {view.app_name} — AAI Gateway", view.lang, body)
 
 
 def render_message(title: str, text: str, lang: str = "en", *, ok: bool = False) -> str:
     css = ' class="ok"' if ok else ""
-    return _document(f"{title} — AAI Gateway", lang, f"<h1{css}>{_e(title)}</h1>\n<p>{_e(text)}</p>")
+    return document(f"{title} — AAI Gateway", lang, f"<h1{css}>{_e(title)}</h1>\n<p>{_e(text)}</p>")

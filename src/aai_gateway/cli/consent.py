@@ -6,16 +6,18 @@ Also the terminal prompt `aai-gateway exec` uses: the CLI's own caller is `aai-g
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio
 
-from ..consent.gate import Answer
-from ..consent.policy import Decision
-from ..consent.prompt_text import DENY, ConsentQuestion, build_prompt
-from ..errors import UsageError
+from ..consent.policy import UNKNOWN_CALLER, ConsentRecord, ConsentTarget, Decision, caller_name
+from ..consent.prompt_text import DENY, Answer, ConsentQuestion, build_prompt
+from ..errors import AaiError, UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, print_json
 from .tables import render_table
 
@@ -23,7 +25,8 @@ from .tables import render_table
 class TerminalPrompter:
     """Asks on the terminal when the CLI runs in one (stdin and stderr are TTYs). Shows the
     same text as the native dialog: names with control characters or escape sequences are shown
-    as escapes, so they can neither fake lines nor drive the terminal."""
+    as escapes, so they can neither fake lines nor drive the terminal. Everything goes to
+    stderr: stdout carries the operation's result (`exec … | jq`)."""
 
     async def ask(self, question: ConsentQuestion) -> Answer | None:
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
@@ -32,10 +35,22 @@ class TerminalPrompter:
         print(f"\n{prompt.text}\n", file=sys.stderr)
         for number, choice in enumerate(prompt.listed, start=1):
             print(f"  {number}. {choice.label}", file=sys.stderr)
-        reply = (await anyio.to_thread.run_sync(input, f"Choose 1-{len(prompt.listed)}: ")).strip()
-        if reply.isascii() and reply.isdecimal() and 1 <= int(reply) <= len(prompt.listed):
+        reply = await anyio.to_thread.run_sync(_read_reply, f"Choose 1-{len(prompt.listed)}: ")
+        if (
+            reply is not None
+            and reply.isascii()
+            and reply.isdecimal()
+            and 1 <= int(reply) <= len(prompt.listed)
+        ):
             return prompt.listed[int(reply) - 1].answer
         return DENY
+
+
+def _read_reply(prompt: str) -> str | None:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return line.strip() if line else None  # None: end of input
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,88 +61,159 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Consent is kept per client (its MCP client name), app and tool, in the OS keyring.",
     )
     actions = parser.add_subparsers(dest="consent_action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="the stored decisions")
+    listing = actions.add_parser("list", help="the stored decisions, and the settings of config.toml")
     listing.add_argument("--caller", default=None, help="only this client's decisions")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     for name, verb in (("grant", "allow"), ("revoke", "forget")):
         sub = actions.add_parser(name, help=f"{verb} a client's use of one tool or all tools of an app")
         sub.add_argument("--caller", required=True, help="the MCP client's name, e.g. 'claude-code'")
-        sub.add_argument("--app", required=True, help="app id, name or web origin")
+        sub.add_argument(
+            "--app", required=True, help="app id (or, found by discovery: name, alias, web origin)"
+        )
         which = sub.add_mutually_exclusive_group(required=name == "grant")
         which.add_argument("--tool", help="one tool")
         which.add_argument("--all", action="store_true", help="every tool of the app")
+        sub.add_argument(
+            "--source",
+            metavar="BINDING",
+            help=(
+                "where the app's descriptor comes from, as CONSENT_REQUIRED names it (file:/path, bundled "
+                "or https://origin); then --app is its id and no discovery is needed"
+                if name == "grant"
+                else "only decisions about the app as described there (default: wherever it came from)"
+            ),
+        )
         add_discovery_options(sub)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..consent.store import ConsentStore
-    from .runtime import build_gateway, build_watcher, secret_store
+    from .runtime import secret_store
 
     store = ConsentStore(secret_store())
     if args.consent_action == "list":
-        return show(store.list(args.caller), args)
-    gateway = build_gateway(args, build_watcher(args))
-    app = gateway.resolve(args.app)
-    if args.tool is not None and app.tool(args.tool) is None:
-        known = ", ".join(t.name for t in app.tools)
-        raise UsageError(f"{app.id} has no tool {args.tool!r}; its tools: {known}")
+        return show(store.list(caller_name(args.caller) if args.caller else None), args)
     if args.consent_action == "grant":
-        decision = Decision.ALLOW_APP if args.all else Decision.ALLOW_TOOL
-        tool = args.tool or (app.tools[0].name if app.tools else "")
-        store.record_decision(args.caller, app, tool, decision, now=time.time())
-        what = f"all tools of {app.id}" if args.all else f"{args.tool} of {app.id}"
-        print(f"{args.caller} may now use {what}.")
-        return 0
-    from ..consent.policy import binding_of
+        return grant(store, args)
+    return revoke(store, args)
 
-    forgotten = store.revoke(args.caller, app.id, args.tool, binding=binding_of(app))
-    what = f"{args.tool} of {app.id}" if args.tool else f"every tool of {app.id}"
-    print(f"{'Revoked' if forgotten else 'Nothing was granted for'} {args.caller}: {what}.")
+
+def grant(store: Any, args: argparse.Namespace) -> int:
+    caller = _caller(args.caller)
+    if caller == UNKNOWN_CALLER:
+        raise UsageError(
+            f"{UNKNOWN_CALLER!r} is every MCP client that sends no name: a grant to it would let any such "
+            "client use the app. Trust the app in consent.auto_allow of config.toml instead, or answer "
+            "when the gateway asks"
+        )
+    if args.source is not None:
+        binding, app_id = _binding(args.source), args.app.strip()
+    else:
+        app = _discovered_app(args)
+        if args.tool is not None and app.tool(args.tool) is None:
+            known = ", ".join(t.name for t in app.tools)
+            raise UsageError(f"{app.id} has no tool {args.tool!r}; its tools: {known}")
+        target = ConsentTarget.of(caller, app, args.tool or "")
+        binding, app_id = target.binding, target.app_id
+    decision = Decision.ALLOW_APP if args.all else Decision.ALLOW_TOOL
+    store.decide(ConsentTarget(caller, app_id, binding, args.tool or ""), decision, now=time.time())
+    what = f"all tools of {app_id}" if args.all else f"{args.tool} of {app_id}"
+    print(f"{caller} may now use {what} (described by {binding}).")
     return 0
 
 
-def show(records: list[Any], args: argparse.Namespace) -> int:
+def revoke(store: Any, args: argparse.Namespace) -> int:
+    caller = _caller(args.caller)
+    binding = _binding(args.source) if args.source is not None else None
+    app_id = args.app.strip()
+    if store.load(caller, app_id) is None and args.source is None:
+        # Not an id with stored decisions: perhaps a name, alias or origin that discovery knows.
+        with contextlib.suppress(AaiError):
+            app_id = _discovered_app(args).id
+    forgotten = store.revoke(caller, app_id, args.tool, binding=binding)
+    what = f"{args.tool} of {app_id}" if args.tool else f"every tool of {app_id}"
+    where = f" (described by {binding})" if binding else ""
+    if forgotten:
+        print(f"Revoked for {caller}: {what}{where}.")
+    else:
+        print(f"Nothing was stored for {caller}: {what}{where}. `aai-gateway consent list` shows what is.")
+    return 0
+
+
+def _caller(given: str) -> str:
+    if not given.strip():
+        raise UsageError(
+            "--caller is empty; give the MCP client's name, as `aai-gateway consent list` shows it"
+        )
+    return caller_name(given)
+
+
+def _binding(source: str) -> str:
+    """`--source` checked: `bundled`, `file:` and an absolute path, or an https origin."""
+    from ..discovery.web import normalize_origin
+
+    if source == "bundled":
+        return source
+    if source.startswith("file:"):
+        path = source.removeprefix("file:")
+        if not os.path.isabs(path):
+            raise UsageError(f"--source {source!r}: the file must be an absolute path (file:/…)")
+        return f"file:{Path(os.path.abspath(path))}"
+    if source.startswith("https://"):
+        return normalize_origin(source)
+    raise UsageError(f"--source {source!r} is not file:/path, bundled or https://origin")
+
+
+def _discovered_app(args: argparse.Namespace) -> Any:
+    from .runtime import build_gateway, build_watcher
+
+    return build_gateway(args, build_watcher(args)).resolve(args.app)
+
+
+def rows_of(records: list[ConsentRecord]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for record in records:
         for binding, grants in record.sources.items():
-            if grants.all_tools:
-                rows.append(
-                    {
-                        "caller": record.caller,
-                        "app": record.app_id,
-                        "tool": "*",
-                        "decision": "allow",
-                        "source": binding,
-                    }
-                )
-            for tool, grant in sorted(grants.tools.items()):
-                decision = "allow" if grant.allowed else "deny"
-                rows.append(
-                    {
-                        "caller": record.caller,
-                        "app": record.app_id,
-                        "tool": tool,
-                        "decision": decision,
-                        "source": binding,
-                    }
-                )
+            decided = [("*", True, grants.all_tools_at)] if grants.all_tools else []
+            decided += [(tool, g.allowed, g.decided_at) for tool, g in sorted(grants.tools.items())]
+            rows += [
+                {
+                    "caller": record.caller,
+                    "app": record.app_id,
+                    "tool": tool,
+                    "decision": "allow" if allowed else "deny",
+                    "source": binding,
+                    "decided_at": _utc(when),
+                }
+                for tool, allowed, when in decided
+            ]
+    return rows
+
+
+def show(records: list[ConsentRecord], args: argparse.Namespace) -> int:
+    from .runtime import user_config
+
+    rows = rows_of(records)
     if args.json:
         print_json(rows)
         return 0
-    if not rows:
+    if rows:
+        table = [
+            [r["caller"], r["app"], r["tool"], r["decision"], r["decided_at"] or "", r["source"]]
+            for r in rows
+        ]
+        print(render_table(["CALLER", "APP", "TOOL", "DECISION", "DECIDED (UTC)", "SOURCE"], table))
+    else:
         print("No consent decisions are stored.")
-        return 0
-    table = [[r["caller"], r["app"], r["tool"], r["decision"], r["source"]] for r in rows]
-    print(render_table(["CALLER", "APP", "TOOL", "DECISION", "SOURCE"], table))
+    print(f"\n{user_config().summary()}")
     return 0
 
 
-def _row(record: Any, tool: str, decision: str, binding: str) -> dict[str, Any]:
-    return {
-        "caller": record.caller,
-        "app": record.app_id,
-        "tool": tool,
-        "decision": decision,
-        "source": binding,
-    }
+def _utc(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.gmtime(timestamp))
+    except (OverflowError, OSError, ValueError):
+        return None

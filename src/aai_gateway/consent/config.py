@@ -3,7 +3,7 @@
 The caller (the CLI) passes the file's path; this module reads nothing else, not even the
 environment. Reading never fails: a missing file gives the defaults, and a file that cannot be
 used gives the defaults for whatever could not be read plus one `ConfigProblem` per mistake
-(file, key, what is wrong, line when known), for the gateway to log and `doctor` to show.
+(file, key, what is wrong, line when known), for the gateway to log and `consent list` to show.
 
 Rule for mistakes: a config problem never grants more than having no config file would. An
 unreadable file or a `[consent]` table of the wrong type means the defaults; a wrong
@@ -102,7 +102,7 @@ class LoadedConfig:
         return tuple(p for p in self.problems if p.severity == "error")
 
     def summary(self) -> str:
-        """For `doctor` and logs: where the file is, what is in effect, and what is wrong."""
+        """For `consent list` and logs: where the file is, what is in effect, and what is wrong."""
         head = f"consent settings from {self.path}" if self.found else f"no {self.path}: consent defaults"
         lines = [head, *(f"  {line}" for line in self.config.summary())]
         lines += [f"  problem: {p.render()}" for p in self.problems]

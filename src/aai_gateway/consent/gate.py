@@ -1,13 +1,21 @@
 """The check every execution passes first: may this caller use this tool of this app?
 
-Order: the stored decision and the user's config answer without asking; otherwise the user is
-asked through the first prompter that can (the MCP client's elicitation, or the terminal for the
-CLI), then a native dialog when a desktop session is present; if nobody can ask,
-CONSENT_REQUIRED tells the agent what to show the user and the command that grants it.
+Order: the stored decision and the user's config answer without asking; then an answer the user
+gave for this very call on the consent page (below); otherwise the user is asked through the
+first prompter that can (the MCP client's elicitation, or the terminal for the CLI), then a
+native dialog when a desktop session is present. If nobody can ask, CONSENT_REQUIRED tells the
+agent what to show the user: a link to a one-time consent page (when the caller offers
+`ConsentLinks`) and, where a lasting grant can help, the exact command that grants it.
+
+An answer given on the consent page is remembered like any other, and is also kept for the
+retry of the same call (same caller, app, binding, tool and arguments) for `ANSWER_SECONDS`:
+that is how "allow once" (and "deny" without remembering) reach the call they were given for.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import shlex
 import time
@@ -32,19 +40,28 @@ from .policy import (
     Verdict,
     evaluate,
 )
-from .prompt_text import ConsentQuestion
+from .prompt_text import Answer, Answered, ConsentQuestion
 from .store import ConsentStore
 
 logger = logging.getLogger(__name__)
 
-Answer = tuple[str, bool]  # (decision, remember a denial)
 RECORD_SECONDS = 5.0  # how stale a decision made in another process (the CLI) may be here
+ANSWER_SECONDS = 15 * 60  # how long a consent-page answer waits for the call's retry
 
 
 class Prompter(Protocol):
-    """One way to ask the user; None when it cannot ask now (no capability, no terminal)."""
+    """One way to ask the user; None when it cannot ask now (no capability, no terminal, or
+    asking failed: the next prompter is tried). It raises only to end the call, e.g. to put the
+    question to a 2026-07-28 client in the call's result."""
 
     async def ask(self, question: ConsentQuestion) -> Answer | None: ...
+
+
+class ConsentLinks(Protocol):
+    """Serves a one-time page where the user answers `question` after this call has ended;
+    `answered` gets the answer. Returns the page's URL, or None when no page can be served."""
+
+    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None: ...
 
 
 class DialogPrompter:
@@ -58,18 +75,25 @@ class DialogPrompter:
         return await dialog.ask(question, self.backend, self.timeout_seconds)
 
 
-def grant_command(caller: str, app_reference: str, tool: str) -> str:
-    return (
-        f"aai-gateway consent grant --caller {shlex.quote(caller)} --app {shlex.quote(app_reference)} "
-        f"--tool {shlex.quote(tool)}"
-    )
+def _option(name: str, value: str) -> str:
+    # `--name=value` in one word: a value starting with `-` cannot be taken for an option.
+    return shlex.quote(f"--{name}={value}")
 
 
-def revoke_command(caller: str, app_reference: str, tool: str) -> str:
-    return (
-        f"aai-gateway consent revoke --caller {shlex.quote(caller)} --app {shlex.quote(app_reference)} "
-        f"--tool {shlex.quote(tool)}"
-    )
+def consent_command(action: str, target: ConsentTarget) -> str:
+    """`aai-gateway consent grant|revoke` for exactly this caller, app, binding and tool; it
+    needs no discovery options, so it works whatever folders the gateway was started with."""
+    words = [f"aai-gateway consent {action}", _option("caller", target.caller), _option("app", target.app_id)]
+    words += [_option("tool", target.tool), _option("source", target.binding)]
+    return " ".join(words)
+
+
+def call_digest(arguments: Mapping[str, object]) -> str:
+    encoded = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+CallKey = tuple[ConsentTarget, str]  # (who, which app as described where, which tool; arguments)
 
 
 class ConsentGate:
@@ -84,6 +108,7 @@ class ConsentGate:
         self.config = config or ConsentConfig()
         self.dialog = DialogPrompter(dialog_backend) if dialog_backend is not None else None
         self._records: dict[tuple[str, str], tuple[float, ConsentRecord | None]] = {}
+        self._answers: dict[CallKey, tuple[float, Answer]] = {}
 
     async def check(
         self,
@@ -92,54 +117,58 @@ class ConsentGate:
         tool: Tool,
         arguments: Mapping[str, object],
         *,
-        app_reference: str,
         prompters: Sequence[Prompter] = (),
+        links: ConsentLinks | None = None,
     ) -> None:
         """Returns when the call may go ahead; raises CONSENT_DENIED or CONSENT_REQUIRED."""
-        verdict = await self._verdict(caller, app, tool)
+        target = ConsentTarget.of(caller, app, tool.name)
+        verdict = await self._verdict(target)
         if verdict.must_ask:
             # About to ask (or to say nobody can): the user may just have run the grant command.
             self._records.pop((caller, app.id), None)
-            verdict = await self._verdict(caller, app, tool)
+            verdict = await self._verdict(target)
         if verdict.allowed:
             return
         if verdict.denied:
-            raise ConsentDeniedError(
-                caller=caller,
-                app_id=app.id,
-                tool=tool.name,
-                remembered=verdict.remembered,
-                command=revoke_command(caller, app_reference, tool.name),
-            )
-        question = self._question(caller, app, tool, arguments, verdict)
-        for prompter in [*prompters, *([self.dialog] if self.dialog else [])]:
+            raise _denied(target, remembered=verdict.remembered)
+        call: CallKey = (target, call_digest(arguments))
+        answer = self._given_answer(call)
+        if answer is None:
+            question = self._question(target, app, tool, arguments, verdict)
+            answer = await self._ask(question, [*prompters, *([self.dialog] if self.dialog else [])])
+            if answer is None:
+                url = await links.open(question, self._answered_later(call)) if links is not None else None
+                raise self._required(target, app, tool, arguments, url)
+            await self._remember(target, answer)
+        if answer[0] == "deny":
+            raise _denied(target, remembered=answer[1])
+
+    async def _ask(self, question: ConsentQuestion, prompters: Sequence[Prompter]) -> Answer | None:
+        for prompter in prompters:
             answer = await prompter.ask(question)
             if answer is not None:
-                await self._remember(caller, app, tool, answer)
-                decision, remember = answer
-                if decision == Decision.DENY:
-                    raise ConsentDeniedError(
-                        caller=caller,
-                        app_id=app.id,
-                        tool=tool.name,
-                        remembered=remember,
-                        command=revoke_command(caller, app_reference, tool.name),
-                    )
-                return
-        raise ConsentRequiredError(
-            caller=caller,
-            app_id=app.id,
-            app_name=app.names.primary,
-            tool=tool.name,
-            tool_description=tool.description,
-            tool_parameters=tool.parameters,
-            command=grant_command(caller, app_reference, tool.name),
-        )
+                return _offered(answer, question)
+        return None
 
-    async def _verdict(self, caller: str, app: AppDescriptor, tool: Tool) -> Verdict:
-        return evaluate(
-            await self._record(caller, app.id), ConsentTarget.of(caller, app, tool.name), self.config
-        )
+    def _answered_later(self, call: CallKey) -> Answered:
+        async def answered(answer: Answer) -> str | None:
+            self._answers[call] = (time.monotonic(), answer)
+            if await self._remember(call[0], answer):
+                return None
+            return "It applies to this call only: the OS keyring could not keep it."
+
+        return answered
+
+    def _given_answer(self, call: CallKey) -> Answer | None:
+        cutoff = time.monotonic() - ANSWER_SECONDS
+        for key, (when, _) in list(self._answers.items()):
+            if when < cutoff:
+                del self._answers[key]
+        given = self._answers.pop(call, None)
+        return given[1] if given is not None else None
+
+    async def _verdict(self, target: ConsentTarget) -> Verdict:
+        return evaluate(await self._record(target.caller, target.app_id), target, self.config)
 
     async def _record(self, caller: str, app_id: str) -> ConsentRecord | None:
         """The stored record, read at most every RECORD_SECONDS (a keyring read is a DBus call)."""
@@ -158,14 +187,18 @@ class ConsentGate:
 
     @staticmethod
     def _question(
-        caller: str, app: AppDescriptor, tool: Tool, arguments: Mapping[str, object], verdict: Verdict
+        target: ConsentTarget,
+        app: AppDescriptor,
+        tool: Tool,
+        arguments: Mapping[str, object],
+        verdict: Verdict,
     ) -> ConsentQuestion:
         offered = tuple(verdict.choices) or EVERY_DECISION
-        if caller == UNKNOWN_CALLER:  # every nameless client would share a lasting grant
+        if target.caller == UNKNOWN_CALLER:  # every nameless client would share a lasting grant
             offered = ONCE_ONLY
         source = app.source.origin or ("bundled" if app.source.kind == "bundled" else app.source.location)
         return ConsentQuestion(
-            caller=caller,
+            caller=target.caller,
             app_name=app.names.primary,
             app_id=app.id,
             source=source,
@@ -173,19 +206,71 @@ class ConsentGate:
             tool_description=tool.description,
             arguments=dict(arguments),
             offered=tuple(str(d) for d in offered),
-            offer_remember_deny=caller != UNKNOWN_CALLER,
+            offer_remember_deny=target.caller != UNKNOWN_CALLER,
         )
 
-    async def _remember(self, caller: str, app: AppDescriptor, tool: Tool, answer: Answer) -> None:
+    def _required(
+        self,
+        target: ConsentTarget,
+        app: AppDescriptor,
+        tool: Tool,
+        arguments: Mapping[str, object],
+        url: str | None,
+    ) -> ConsentRequiredError:
+        if target.caller == UNKNOWN_CALLER:
+            lasting = "this client sends no name, so no lasting grant can be given to it"
+        elif self.config.always_ask:
+            lasting = (
+                "the user's config asks every time (consent.always_ask), so a lasting grant would not help"
+            )
+        else:
+            lasting = None
+        return ConsentRequiredError(
+            caller=target.caller,
+            app_id=app.id,
+            app_name=app.names.primary,
+            source=target.binding,
+            tool=tool.name,
+            tool_description=tool.description,
+            tool_parameters=tool.parameters,
+            arguments=dict(arguments),
+            consent_url=url,
+            command=None if lasting else consent_command("grant", target),
+            no_lasting_grant=lasting,
+        )
+
+    async def _remember(self, target: ConsentTarget, answer: Answer) -> bool:
+        """Keep a lasting answer in the store; False when it should have been kept and was not."""
         decision, remember = Decision(answer[0]), answer[1]
         if decision == Decision.ALLOW_ONCE or (decision == Decision.DENY and not remember):
-            return
-        self._records.pop((caller, app.id), None)
+            return True
+        self._records.pop((target.caller, target.app_id), None)
         try:
             await anyio.to_thread.run_sync(
-                lambda: self.store.record_decision(
-                    caller, app, tool.name, decision, remember_deny=remember, now=time.time()
-                )
+                lambda: self.store.decide(target, decision, remember_deny=remember, now=time.time())
             )
         except SecretStoreUnavailableError as exc:
             logger.warning("the consent decision applies to this call only: %s", exc.message)
+            return False
+        return True
+
+
+def _offered(answer: Answer, question: ConsentQuestion) -> Answer:
+    """The answer if the question offered it; otherwise a denial for this call only."""
+    decision, remember = answer
+    if decision not in question.offered or (
+        remember and decision == "deny" and not question.offer_remember_deny
+    ):
+        logger.warning("a consent prompter answered %r, which was not offered: treated as a denial", decision)
+        return ("deny", False)
+    return answer
+
+
+def _denied(target: ConsentTarget, *, remembered: bool) -> ConsentDeniedError:
+    return ConsentDeniedError(
+        caller=target.caller,
+        app_id=target.app_id,
+        tool=target.tool,
+        remembered=remembered,
+        command=consent_command("revoke", target),
+    )

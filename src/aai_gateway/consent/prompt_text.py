@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 Decision = Literal["allow_once", "allow_tool", "allow_app", "deny"]
 Answer = tuple[Decision, bool]
+# Gets an answer given after the call that asked has ended (the consent page); may return a note
+# for the user, e.g. that the OS keyring could not keep it.
+Answered = Callable[[Answer], Awaitable[str | None]]
 ChoiceKey = Literal["allow_once", "allow_tool", "allow_app", "deny", "deny_remember"]
 
 DENY: Answer = ("deny", False)

@@ -108,9 +108,23 @@ class ConsentStore:
         now: float | None = None,
     ) -> ConsentRecord:
         """Apply the user's answer and remember it if it is to be remembered; the new record."""
-        target = ConsentTarget.of(caller, app, tool)
+        return self.decide(
+            ConsentTarget.of(caller, app, tool), decision, remember_deny=remember_deny, now=now
+        )
+
+    def decide(
+        self,
+        target: ConsentTarget,
+        decision: Decision,
+        *,
+        remember_deny: bool = False,
+        now: float | None = None,
+    ) -> ConsentRecord:
+        """`record_decision` for a target given by its binding (`consent grant --source`: the
+        descriptor need not be at hand)."""
+        caller = target.caller
         with self._lock:
-            before = self.load(caller, app.id)
+            before = self.load(caller, target.app_id)
             after = apply(
                 before,
                 target,
@@ -118,7 +132,7 @@ class ConsentStore:
                 now=time.time() if now is None else now,
                 remember_deny=remember_deny,
             )
-            if after != (before or new_record(caller, app.id)):
+            if after != (before or new_record(caller, target.app_id)):
                 self.save(after)
             return after
 

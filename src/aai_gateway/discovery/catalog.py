@@ -148,6 +148,9 @@ def build_catalog(
 def load_file(
     path: Path, label: str, host: Platform | None = None, *, bundled: bool = False
 ) -> CatalogEntry | Skipped:
+    # Absolute: the location is the app's binding for consent and credentials, and a relative one
+    # would name another file when the gateway runs from another folder.
+    path = Path(os.path.abspath(path))
     try:
         data = read_descriptor_bytes(path)
     except OSError as exc:

@@ -7,7 +7,9 @@ connection: the 2025-11-25 handshake and the 2026-07-28 per-request envelope.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -22,26 +24,33 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
+from ..auth.credentials import Credential
+from ..consent.policy import caller_name
+from ..consent.prompt_text import Answer
 from ..discovery.watch import CatalogWatcher
 from ..errors import AaiError, AuthRequiredError, ErrorCode
-from ..service import UNKNOWN_CLIENT, Caller, Gateway
+from ..service import Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
 from .ask import Ask, CallMemories, NeedInput
-from .consent_prompt import ElicitationPrompter
+from .consent_prompt import ConsentPageLinks, ElicitationPrompter, UrlConsentPrompter
 from .listing import INSTRUCTIONS, list_tools
+from .pages import Pages
 from .permission_prompt import ElicitationPermissionPrompter
 
 logger = logging.getLogger(__name__)
 
+CLOSE_SECONDS = 20.0  # how long a signalled shutdown waits for agents and adapters to stop
+
 
 def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
-    """The MCP client's name from its client info: the handshake's, or this request's `_meta`."""
+    """The MCP client's name from its client info: the handshake's, or this request's `_meta`
+    (`Unknown Client` when it sends none, or a blank one)."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
-    if info is None or not info.name:
-        return Caller(UNKNOWN_CLIENT)
-    return Caller(info.name, info.version or None)
+    if info is None:
+        return Caller()
+    return Caller(caller_name(info.name), info.version or None)
 
 
 class ListChangedNotifier:
@@ -80,8 +89,10 @@ class GatewayServer:
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
         self.memories = CallMemories()
-        self.pages = credentials.CredentialPages(gateway.auth.store) if gateway.auth is not None else None
+        self.credential_pages: Pages[Credential] = Pages("credentials")
+        self.consent_pages: Pages[Answer] = Pages("consent")
         self._tasks: anyio.abc.TaskGroup | None = None
+        self.closed = anyio.Event()  # set once everything the gateway started is stopped
 
     def build(self) -> Server[dict[str, Any]]:
         server: Server[dict[str, Any]] = Server(
@@ -110,6 +121,7 @@ class GatewayServer:
                 self.notifier.close()
                 with anyio.CancelScope(shield=True):
                     await self.gateway.aclose()
+                self.closed.set()
 
     async def _watch(self) -> None:
         assert self.watcher is not None
@@ -178,8 +190,12 @@ class GatewayServer:
                 caller=caller_of(ctx),
                 request_id=str(ctx.request_id) if ctx.request_id is not None else None,
                 progress=progress,
-                prompters=[ElicitationPrompter(ask)],
+                prompters=[
+                    ElicitationPrompter(ask),
+                    UrlConsentPrompter(ask, self.consent_pages, self._tasks),
+                ],
                 permission_prompters=[ElicitationPermissionPrompter(ask)],
+                consent_links=ConsentPageLinks(self.consent_pages, self._tasks),
             )
 
         try:
@@ -194,7 +210,7 @@ class GatewayServer:
         """Ask for the secret on a one-time local page via URL elicitation, or re-raise."""
         if (
             missing.code != ErrorCode.AUTH_REQUIRED
-            or self.pages is None
+            or self.gateway.auth is None
             or self._tasks is None
             or not ask.can_ask_url
         ):
@@ -204,7 +220,14 @@ class GatewayServer:
         if auth is None:
             raise missing
         await credentials.collect(
-            ask, self.pages, self._tasks, app=app, auth=auth, error=missing, locale=self.gateway.locale
+            ask,
+            self.credential_pages,
+            self.gateway.auth.store,
+            self._tasks,
+            app=app,
+            auth=auth,
+            error=missing,
+            locale=self.gateway.locale,
         )
 
 
@@ -219,9 +242,30 @@ def _text_argument(arguments: dict[str, Any], key: str) -> str:
     return value
 
 
-async def serve_stdio(server: GatewayServer) -> None:
-    """Serve one MCP client over this process's stdin/stdout until it disconnects."""
+async def serve_stdio(server: GatewayServer, exit_process: Callable[[int], None]) -> None:
+    """Serve one MCP client over this process's stdin/stdout until it disconnects.
+
+    A client may instead stop the gateway with SIGTERM (SIGHUP, SIGINT): the server then shuts
+    down the way it does at end of input, stopping the agents and adapters it started, and
+    calls `exit_process(128 + signal)`, which must not return: the SDK's stdin reader may still
+    be blocked in a thread that nothing can interrupt."""
     mcp_server = server.build()
     options = mcp_server.create_initialization_options(NotificationOptions(tools_changed=True))
-    async with stdio_server() as (read_stream, write_stream):
-        await mcp_server.run(read_stream, write_stream, options)
+    async with anyio.create_task_group() as tasks:
+        if sys.platform != "win32":  # Windows has no such signals; clients end the process there
+            tasks.start_soon(_stop_on_signal, server, tasks.cancel_scope, exit_process)
+        async with stdio_server() as (read_stream, write_stream):
+            await mcp_server.run(read_stream, write_stream, options)
+        tasks.cancel_scope.cancel()
+
+
+async def _stop_on_signal(
+    server: GatewayServer, serving: anyio.CancelScope, exit_process: Callable[[int], None]
+) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+        async for signum in signals:
+            logger.info("%s received: shutting down", signal.Signals(signum).name)
+            serving.cancel()
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_SECONDS):
+                await server.closed.wait()
+            exit_process(128 + signum)

@@ -38,6 +38,7 @@ class CallMemory:
 
     binding: tuple[str, str]  # (caller, what the call is about): a state id works for its own call only
     created: float = field(default_factory=time.monotonic)
+    asked: set[str] = field(default_factory=set)  # requests put to the client, awaiting its retry
     answers: dict[str, types.ElicitResult] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
 
@@ -78,7 +79,9 @@ class Ask:
         topic = f"{params.name} {sorted((params.arguments or {}).items())!r}"
         self.state_id, self.memory = memories.for_call(params.request_state, (caller, topic))
         for key, answer in (params.input_responses or {}).items():
-            if isinstance(answer, types.ElicitResult):
+            # Only answers to what this call asked: a first round (or a forged state) brings none.
+            if key in self.memory.asked and isinstance(answer, types.ElicitResult):
+                self.memory.asked.discard(key)
                 self.memory.answers[key] = answer
 
     @property
@@ -120,6 +123,7 @@ class Ask:
         if previous is not None:
             return previous
         if self.modern:
+            self.memory.asked.add(key)
             raise NeedInput(
                 types.InputRequiredResult(
                     input_requests={key: types.ElicitRequest(params=request)}, request_state=self.state_id

@@ -1,17 +1,34 @@
 """Asking the user for consent through the MCP client (form-mode elicitation, both generations).
 
-The form shows who asks (the client's name), which app and tool, what the tool does and the
-actual arguments of this call; the strings are the descriptor's and the agent's, shown as text.
+The form shows what the native dialog and the terminal show (`prompt_text.build_prompt`): who
+asks (the client's name), which app and tool, what the tool does and the actual arguments of
+this call, with control and bidi characters in names shown as escapes, so that a client name or
+an app name cannot fake a line of the question.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
-from ..consent.gate import Answer
-from ..consent.prompt_text import ConsentQuestion
-from .ask import Ask
+from anyio.abc import TaskGroup
+
+from ..consent.gate import call_digest
+from ..consent.page import ConsentPage
+from ..consent.prompt_text import (
+    DENY,
+    EVERY_DECISION,
+    Answer,
+    Answered,
+    ConsentQuestion,
+    build_prompt,
+    shown_line,
+)
+from .ask import Ask, NeedInput
+from .pages import PAGE_TIMEOUT_SECONDS, Pages
+
+logger = logging.getLogger(__name__)
 
 CHOICE_TITLES = {
     "allow_once": "Allow once",
@@ -22,13 +39,7 @@ CHOICE_TITLES = {
 
 
 def consent_message(question: ConsentQuestion) -> str:
-    arguments = json.dumps(question.arguments, ensure_ascii=False, indent=2)
-    return (
-        f"{question.caller} wants to use the tool {question.tool} of {question.app_name} "
-        f"({question.app_id}, from {question.source}).\n\n"
-        f"What the tool does: {question.tool_description or '(no description)'}\n\n"
-        f"Arguments of this call:\n{arguments}"
-    )
+    return build_prompt(question).text
 
 
 def consent_schema(question: ConsentQuestion) -> dict[str, Any]:
@@ -56,10 +67,79 @@ class ElicitationPrompter:
     async def ask(self, question: ConsentQuestion) -> Answer | None:
         if not self.channel.can_ask_form:
             return None
-        answer = await self.channel.form("consent", consent_message(question), consent_schema(question))
+        try:
+            answer = await self.channel.form("consent", consent_message(question), consent_schema(question))
+        except NeedInput:
+            raise
+        except Exception:  # the client failed to ask: not an answer; the next way of asking is tried
+            logger.warning("consent elicitation failed", exc_info=True)
+            return None
         content = answer.content or {}
-        decision = content.get("decision")
-        if answer.action != "accept" or decision not in question.offered:
-            return ("deny", False)  # declined or dismissed: no, this time
+        decision = next((d for d in EVERY_DECISION if d == content.get("decision")), None)
+        if answer.action != "accept" or decision is None or decision not in question.offered:
+            return DENY  # declined or dismissed: no, this time
         remember = bool(content.get("remember")) and decision == "deny" and question.offer_remember_deny
-        return (str(decision), remember)
+        return (decision, remember)
+
+
+def _question_key(question: ConsentQuestion) -> str:
+    what = [question.caller, question.app_id, question.source, question.tool, call_digest(question.arguments)]
+    return json.dumps(what, ensure_ascii=False)
+
+
+class UrlConsentPrompter:
+    """For a client that supports URL-mode elicitation but not forms: the question on a one-time
+    local page, which the client opens for the user; the call goes on once they answered."""
+
+    def __init__(self, channel: Ask, pages: Pages[Answer], tasks: TaskGroup | None) -> None:
+        self.channel = channel
+        self.pages = pages
+        self.tasks = tasks
+
+    async def ask(self, question: ConsentQuestion) -> Answer | None:
+        if self.tasks is None or self.channel.can_ask_form or not self.channel.can_ask_url:
+            return None
+        page_id: str | None = self.channel.memory.values.get("consent_page")
+        if page_id is None or self.pages.url(page_id) is None:
+            page = ConsentPage(question, timeout_seconds=PAGE_TIMEOUT_SECONDS)
+            page_id = await self.pages.open(self.tasks, page)
+            self.channel.memory.values["consent_page"] = page_id
+        url = self.pages.url(page_id)
+        if url is None:
+            return None
+        message = (
+            f"{shown_line(question.caller)} asks to use {shown_line(question.tool)} of "
+            f"{shown_line(question.app_name)}. Open the page to allow or deny it."
+        )
+        try:
+            reply = await self.channel.url("consent-page", message, url, page_id)
+        except NeedInput:
+            raise
+        except Exception:
+            logger.warning("consent URL elicitation failed", exc_info=True)
+            return None
+        if reply.action != "accept":
+            return DENY
+        answer = await self.pages.result(page_id)
+        if not self.channel.modern:
+            await self.channel.ctx.session.send_elicit_complete(page_id)
+        return answer if answer is not None else DENY
+
+
+class ConsentPageLinks:
+    """The consent page CONSENT_REQUIRED points to: served after the call ended, until answered
+    or timed out; one page per question (a retry before answering gets the same link)."""
+
+    def __init__(self, pages: Pages[Answer], tasks: TaskGroup | None) -> None:
+        self.pages = pages
+        self.tasks = tasks
+
+    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None:
+        if self.tasks is None:
+            return None
+        key = _question_key(question)
+        page_id = self.pages.open_page(key)
+        if page_id is None:
+            page = ConsentPage(question, answered=answered, timeout_seconds=PAGE_TIMEOUT_SECONDS)
+            page_id = await self.pages.open(self.tasks, page, key=key)
+        return self.pages.url(page_id)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..auth.provider import AuthProvider
-from ..consent.gate import ConsentGate, Prompter
+from ..consent.gate import ConsentGate, ConsentLinks, Prompter
+from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
@@ -27,14 +28,12 @@ from .resolve import resolve_app, resolve_tool
 
 logger = logging.getLogger(__name__)
 
-UNKNOWN_CLIENT = "Unknown Client"
-
 
 @dataclass(frozen=True)
 class Caller:
     """Who is asking: the MCP client's name and version from its client info."""
 
-    name: str = UNKNOWN_CLIENT
+    name: str = UNKNOWN_CALLER
     version: str | None = None
 
     def __str__(self) -> str:
@@ -54,11 +53,11 @@ class Gateway:
         catalog: Catalog,
         registry: ExecutorRegistry,
         *,
+        consent: ConsentGate,
         tool_names: ToolNameStyle = "portable",
         locale: str | None = None,
         auth: AuthProvider | None = None,
         web: WebDiscovery | None = None,
-        consent: ConsentGate | None = None,
     ) -> None:
         self.registry = registry
         self.tool_names: ToolNameStyle = tool_names
@@ -183,21 +182,20 @@ class Gateway:
         progress: ProgressReporter | None = None,
         prompters: Sequence[Prompter] = (),
         permission_prompters: Sequence[PermissionPrompter] | None = None,
+        consent_links: ConsentLinks | None = None,
     ) -> Any:
         """Every execution path goes through here: resolve, validate, consent, credentials, run.
 
         `prompters` ask for consent before the call; `permission_prompters` ask, during the call,
         when the app asks permission for something (default: `prompters`; a prompter that can
         only ask before a call, like 2026-07-28 elicitation, must not be among them). The native
-        dialog of the consent gate, when there is one, is tried last for both."""
+        dialog of the consent gate, when there is one, is tried last for both. `consent_links`
+        serves a consent page when nobody can ask now."""
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.for_tool(tool)
-        if self.consent is not None:
-            await self.consent.check(
-                caller.name, app, tool, prepared, app_reference=self.reference_for(app), prompters=prompters
-            )
+        await self.consent.check(caller.name, app, tool, prepared, prompters=prompters, links=consent_links)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         invocation = Invocation(
             app,
@@ -238,7 +236,7 @@ class Gateway:
             if permission_prompters is None
             else list(permission_prompters)
         )
-        if self.consent is not None and self.consent.dialog is not None:
+        if self.consent.dialog is not None:
             chosen.append(ConsentPrompterAdapter(self.consent.dialog))
         return chosen
 

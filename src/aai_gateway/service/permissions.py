@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..consent.gate import Answer, Prompter
-from ..consent.prompt_text import ConsentQuestion
+from ..consent.gate import Prompter
+from ..consent.prompt_text import Answer, ConsentQuestion
 from ..descriptor import AppDescriptor
 from ..executors.base import PermissionAsker, PermissionKind, PermissionRequest
 

@@ -1,4 +1,4 @@
-"""Headless Chromium for the sign-in tests, driven with Playwright's async API.
+"""Headless Chromium for the sign-in and local-page tests, driven with Playwright's async API.
 
 Uses the system Chromium (`/usr/bin/chromium`): Playwright's own browser downloads are not
 needed. Tests that need it skip, saying why, when that binary is absent.
@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,17 +36,24 @@ def chromium_path() -> Path:
 
 
 @asynccontextmanager
-async def browser_page() -> AsyncIterator[Page]:
-    """A fresh page in a fresh headless Chromium (no shared cookies between tests)."""
+async def chromium() -> AsyncIterator[Browser]:
+    """A fresh headless Chromium."""
     executable = chromium_path()
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=str(executable), headless=True, args=CHROMIUM_ARGS
         )
         try:
-            context = await browser.new_context()
-            page = await context.new_page()
-            page.set_default_timeout(15_000)
-            yield page
+            yield browser
         finally:
             await browser.close()
+
+
+@asynccontextmanager
+async def browser_page() -> AsyncIterator[Page]:
+    """A fresh page in a fresh headless Chromium (no shared cookies between tests)."""
+    async with chromium() as browser:
+        context = await browser.new_context()
+        page = await context.new_page()
+        page.set_default_timeout(15_000)
+        yield page

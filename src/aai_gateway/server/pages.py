@@ -1,0 +1,102 @@
+"""One-time local pages that outlive a tools/call: the credential page and the consent page.
+
+A 2026-07-28 client retries a call (with our `request_state`) after the user used the page, and
+a client without elicitation may retry long after CONSENT_REQUIRED named the page; so pages run
+in the server's task group, under an id, until answered or timed out. A page may also be found
+again by a key (the same consent question asked twice opens one page, not two).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+
+from ..auth.local_page import LocalPage
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+PAGE_TIMEOUT_SECONDS = 600.0
+
+
+@dataclass
+class _Pending(Generic[T]):
+    page: LocalPage[T]
+    url: str
+    done: anyio.Event
+    opened_at: float
+    key: str | None
+    value: T | None = None
+
+
+class Pages(Generic[T]):
+    """Pages being served, by an id that travels between a call's rounds."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self._pending: dict[str, _Pending[T]] = {}  # open pages, and finished ones not yet collected
+
+    async def open(
+        self,
+        tasks: TaskGroup,
+        page: LocalPage[T],
+        *,
+        key: str | None = None,
+    ) -> str:
+        """Serve `page` until answered or timed out; its id."""
+        self._forget_abandoned()
+        page_id = f"{self.prefix}-{secrets.token_urlsafe(16)}"
+        await tasks.start(self._serve, page_id, page, key)
+        return page_id
+
+    def open_page(self, key: str) -> str | None:
+        """The id of a page opened with `key` that is still waiting for the user."""
+        for page_id, pending in self._pending.items():
+            if pending.key == key and pending.page.state == "open":
+                return page_id
+        return None
+
+    async def _serve(
+        self,
+        page_id: str,
+        page: LocalPage[T],
+        key: str | None,
+        *,
+        task_status: TaskStatus[None],
+    ) -> None:
+        done = anyio.Event()
+        try:
+            async with page.serve() as url:
+                pending = self._pending[page_id] = _Pending(page, url, done, anyio.current_time(), key)
+                task_status.started()
+                try:
+                    pending.value = await page.wait()
+                except (TimeoutError, RuntimeError):
+                    logger.info("%s for %s closed unanswered", page.kind, page.subject)
+        finally:
+            done.set()  # the entry stays: the user often answers before the client's retry arrives
+
+    def _forget_abandoned(self) -> None:
+        """Finished pages whose outcome nobody collected (a client that never retried)."""
+        cutoff = anyio.current_time() - 2 * PAGE_TIMEOUT_SECONDS
+        for page_id, pending in list(self._pending.items()):
+            if pending.done.is_set() and pending.opened_at < cutoff:
+                del self._pending[page_id]
+
+    def url(self, page_id: str) -> str | None:
+        pending = self._pending.get(page_id)
+        return pending.url if pending else None
+
+    async def result(self, page_id: str) -> T | None:
+        """What the user submitted on the page (waits while it is open); None if nothing."""
+        pending = self._pending.get(page_id)
+        if pending is None:
+            return None
+        await pending.done.wait()
+        self._pending.pop(page_id, None)
+        return pending.value

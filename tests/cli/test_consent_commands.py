@@ -1,0 +1,188 @@
+"""`aai-gateway consent list|grant|revoke` over an in-memory secret store: grants by discovery or
+by the exact source CONSENT_REQUIRED names, revokes that need no descriptor, callers checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aai_gateway.auth import MemorySecretStore
+from aai_gateway.cli import runtime
+from aai_gateway.cli.main import main
+from aai_gateway.consent import ConsentStore
+from tests.builders import write_json
+from tests.server.conftest import adapter_app
+
+
+@pytest.fixture
+def secrets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> MemorySecretStore:
+    store = MemorySecretStore()
+    monkeypatch.setattr(runtime, "secret_store", lambda: store)
+    monkeypatch.setenv("AAI_GATEWAY_CONFIG", str(tmp_path / "config.toml"))
+    return store
+
+
+@pytest.fixture
+def apps(tmp_path: Path) -> Path:
+    write_json(tmp_path / "apps" / "adapter.json", adapter_app())
+    return tmp_path / "apps"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def listed(capsys: pytest.CaptureFixture[str]) -> list[dict[str, str]]:
+    code, out, _ = run(capsys, "consent", "list", "--json")
+    assert code == 0
+    rows: list[dict[str, str]] = json.loads(out)
+    return [{k: v for k, v in row.items() if k != "decided_at"} for row in rows]
+
+
+def found(apps: Path) -> list[str]:
+    return ["--no-default-paths", "--path", str(apps)]
+
+
+def test_a_grant_by_discovery_is_bound_to_the_apps_absolute_file(
+    capsys: pytest.CaptureFixture[str],
+    secrets: MemorySecretStore,
+    apps: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(apps.parent)
+    code, out, _ = run(
+        capsys, "consent", "grant", "--caller", "claude-code", "--app", "echo box", "--tool", "echo",
+        "--no-default-paths", "--path", "apps",
+    )  # fmt: skip
+    assert code == 0 and "claude-code may now use echo of dev.test.adapter" in out
+    assert listed(capsys) == [
+        {
+            "caller": "claude-code",
+            "app": "dev.test.adapter",
+            "tool": "echo",
+            "decision": "allow",
+            "source": f"file:{apps / 'adapter.json'}",  # not the relative apps/adapter.json
+        }
+    ]
+
+
+def test_a_grant_by_source_needs_no_discovery(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
+) -> None:
+    source = f"file:{apps / 'adapter.json'}"
+    code, out, _ = run(
+        capsys, "consent", "grant", "--caller=cursor", "--app=dev.test.adapter", "--all", f"--source={source}"
+    )
+    assert code == 0 and "cursor may now use all tools of dev.test.adapter" in out
+    assert listed(capsys) == [
+        {"caller": "cursor", "app": "dev.test.adapter", "tool": "*", "decision": "allow", "source": source}
+    ]
+    code, _, err = run(
+        capsys, "consent", "grant", "--caller=cursor", "--app=x", "--all", "--source=file:rel.json"
+    )
+    assert code == 2 and "absolute path" in err
+    code, _, err = run(
+        capsys, "consent", "grant", "--caller=cursor", "--app=x", "--all", "--source=http://a.b"
+    )
+    assert code == 2 and "not file:/path, bundled or https://origin" in err
+
+
+def test_no_lasting_grant_goes_to_a_nameless_or_blank_caller(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
+) -> None:
+    for caller in ("Unknown Client", " Unknown Client "):
+        grant = ["grant", "--caller", caller, "--app", "dev.test.adapter", "--all"]
+        code, _, err = run(capsys, "consent", *grant, *found(apps))
+        assert code == 2 and "consent.auto_allow" in err
+    code, _, err = run(
+        capsys, "consent", "grant", "--caller", "  ", "--app", "dev.test.adapter", "--all", *found(apps)
+    )
+    assert code == 2 and "--caller is empty" in err
+    run(capsys, "consent", "grant", "--caller", " zed ", "--app", "dev.test.adapter", "--all", *found(apps))
+    assert [row["caller"] for row in listed(capsys)] == ["zed"]  # as the server names the client
+
+
+def test_an_unknown_tool_is_named_with_the_apps_tools(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
+) -> None:
+    grant = ["grant", "--caller", "a", "--app", "dev.test.adapter", "--tool", "ech"]
+    code, _, err = run(capsys, "consent", *grant, *found(apps))
+    assert code == 2 and "has no tool 'ech'; its tools: echo, fail, sleep" in err
+
+
+def test_revoke_works_from_the_stored_record_even_when_the_descriptor_is_gone(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
+) -> None:
+    run(
+        capsys,
+        "consent",
+        "grant",
+        "--caller",
+        "a",
+        "--app",
+        "dev.test.adapter",
+        "--tool",
+        "echo",
+        *found(apps),
+    )
+    run(
+        capsys,
+        "consent",
+        "grant",
+        "--caller",
+        "a",
+        "--app",
+        "dev.test.adapter",
+        "--tool",
+        "fail",
+        *found(apps),
+    )
+    (apps / "adapter.json").unlink()
+    code, out, _ = run(
+        capsys, "consent", "revoke", "--caller", "a", "--app", "dev.test.adapter", "--tool", "echo"
+    )
+    assert code == 0 and out.startswith("Revoked for a: echo of dev.test.adapter")
+    assert [row["tool"] for row in listed(capsys)] == ["fail"]
+    code, out, _ = run(capsys, "consent", "revoke", "--caller", "a", "--app", "dev.test.adapter")
+    assert out.startswith("Revoked for a: every tool of dev.test.adapter")
+    code, out, _ = run(capsys, "consent", "revoke", "--caller", "a", "--app", "dev.test.adapter")
+    assert code == 0 and out.startswith("Nothing was stored for a: every tool of dev.test.adapter")
+    assert ConsentStore(secrets).list() == []
+
+
+def test_revoke_finds_the_app_by_name_through_discovery(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
+) -> None:
+    run(capsys, "consent", "grant", "--caller", "a", "--app", "dev.test.adapter", "--all", *found(apps))
+    code, out, _ = run(capsys, "consent", "revoke", "--caller", "a", "--app", "echo box", *found(apps))
+    assert code == 0 and out.startswith("Revoked for a: every tool of dev.test.adapter")
+
+
+def test_list_shows_a_table_and_the_settings_in_effect(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path, tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "consent", "list")
+    assert code == 0 and out.startswith("No consent decisions are stored.")
+    assert f"no {tmp_path / 'config.toml'}: consent defaults" in out
+    (tmp_path / "config.toml").write_text("[consent]\nalways_ask = true\n", encoding="utf-8")
+    run(
+        capsys,
+        "consent",
+        "grant",
+        "--caller",
+        "a",
+        "--app",
+        "dev.test.adapter",
+        "--tool",
+        "echo",
+        *found(apps),
+    )
+    _, out, _ = run(capsys, "consent", "list")
+    header, _, row = out.splitlines()[:3]
+    assert header.split() == ["CALLER", "APP", "TOOL", "DECISION", "DECIDED", "(UTC)", "SOURCE"]
+    assert row.split()[:4] == ["a", "dev.test.adapter", "echo", "allow"]
+    assert "always_ask = true: every execution asks" in out

@@ -1,0 +1,208 @@
+"""The consent gate: stored decisions and config first, then prompters in order, then the consent
+page's answer for exactly the retried call, else CONSENT_REQUIRED with what the user needs."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from aai_gateway.auth import MemorySecretStore
+from aai_gateway.auth.secrets import SecretStoreUnavailableError
+from aai_gateway.cli.main import build_parser
+from aai_gateway.consent import ConsentStore, Decision, parse_config_text
+from aai_gateway.consent.gate import ConsentGate, consent_command
+from aai_gateway.consent.policy import UNKNOWN_CALLER, ConsentTarget
+from aai_gateway.consent.prompt_text import Answer, Answered, ConsentQuestion
+from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.errors import AaiError, ErrorCode
+from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app
+
+pytestmark = pytest.mark.anyio
+
+CALLER = "Claude Code"
+ARGS: dict[str, Any] = {"title": "x"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Asker:
+    """A prompter that answers `answer` (None: cannot ask) and counts the questions."""
+
+    def __init__(self, answer: Answer | None) -> None:
+        self.answer = answer
+        self.questions: list[ConsentQuestion] = []
+
+    async def ask(self, question: ConsentQuestion) -> Answer | None:
+        self.questions.append(question)
+        return self.answer
+
+
+class Links:
+    """Serves no page, but keeps what a page would get: the question and where to answer it."""
+
+    def __init__(self) -> None:
+        self.opened: list[tuple[ConsentQuestion, Answered]] = []
+
+    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None:
+        self.opened.append((question, answered))
+        return f"http://127.0.0.1:1/consent/{len(self.opened)}"
+
+
+class NoKeyring:
+    def _fail(self, *_: object) -> Any:
+        raise SecretStoreUnavailableError("no Secret Service")
+
+    get = set = delete = keys = _fail
+
+
+def gate(config: str = "", secrets: Any = None) -> ConsentGate:
+    return ConsentGate(ConsentStore(secrets or MemorySecretStore()), parse_config_text(config).config)
+
+
+async def check(
+    consent: ConsentGate,
+    *prompters: Asker,
+    app: AppDescriptor | None = None,
+    tool: str = "create",
+    arguments: Mapping[str, object] = ARGS,
+    caller: str = CALLER,
+    links: Links | None = None,
+) -> AaiError | None:
+    app = app or local_app()
+    found = app.tool(tool)
+    assert found is not None
+    try:
+        await consent.check(caller, app, found, arguments, prompters=prompters, links=links)
+    except AaiError as exc:
+        return exc
+    return None
+
+
+async def test_a_stored_grant_allows_without_asking() -> None:
+    consent, asker = gate(), Asker(("deny", False))
+    consent.store.record_decision(CALLER, local_app(), "create", Decision.ALLOW_TOOL)
+    assert await check(consent, asker) is None
+    assert asker.questions == []
+
+
+async def test_prompters_are_asked_in_order_and_the_first_that_can_ask_decides() -> None:
+    cannot, allows, never = Asker(None), Asker(("allow_once", False)), Asker(("deny", False))
+    assert await check(gate(), cannot, allows, never) is None
+    assert (len(cannot.questions), len(allows.questions), len(never.questions)) == (1, 1, 0)
+    [question] = allows.questions
+    assert (question.caller, question.app_id, question.tool, question.source) == (
+        CALLER,
+        NOTES_ID,
+        "create",
+        NOTES_FILE,
+    )
+    assert question.arguments == ARGS
+
+
+async def test_a_lasting_answer_is_kept_and_the_next_call_is_not_asked() -> None:
+    consent, asker = gate(), Asker(("allow_tool", True))
+    assert await check(consent, asker) is None
+    assert await check(consent, asker) is None
+    assert len(asker.questions) == 1
+
+
+async def test_an_answer_that_was_not_offered_is_a_denial_for_this_call_only() -> None:
+    consent = gate("[consent]\nalways_ask = true\n")  # offers allow once and deny only
+    error = await check(consent, Asker(("allow_app", True)))
+    assert error is not None and error.code is ErrorCode.CONSENT_DENIED
+    assert error.data["remembered"] is False
+    assert consent.store.load(CALLER, NOTES_ID) is None
+
+
+async def test_without_a_keyring_the_config_still_decides_and_an_answer_covers_this_call() -> None:
+    trusted = gate(f'[consent.auto_allow]\napps = ["{NOTES_ID}"]\n', NoKeyring())
+    assert await check(trusted) is None
+    consent, asker = gate(secrets=NoKeyring()), Asker(("allow_tool", True))
+    assert await check(consent, asker) is None
+    assert await check(consent, asker) is None
+    assert len(asker.questions) == 2  # nothing could be remembered: asked again
+
+
+async def test_nobody_to_ask_is_consent_required_with_the_exact_grant_command() -> None:
+    error = await check(gate(), Asker(None))
+    assert error is not None and error.code is ErrorCode.CONSENT_REQUIRED
+    assert error.data["consent_url"] is None
+    assert error.data["command"] == (
+        f"aai-gateway consent grant '--caller={CALLER}' --app={NOTES_ID} --tool=create "
+        f"--source=file:{NOTES_FILE}"
+    )
+    assert error.data["arguments"] == ARGS and error.data["source"] == f"file:{NOTES_FILE}"
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [CALLER, "-x", "--caller=evil", "a'b\"c", "$(touch PWNED) `id`", "tab\tand\nnewline", "ünï 名前"],
+)
+def test_the_printed_commands_parse_back_to_exactly_the_caller_app_tool_and_source(caller: str) -> None:
+    target = ConsentTarget(caller, NOTES_ID, f"file:{NOTES_FILE}", "create")
+    for action in ("grant", "revoke"):
+        argv = shlex.split(consent_command(action, target))
+        assert argv[:3] == ["aai-gateway", "consent", action]
+        args = build_parser().parse_args(argv[1:])
+        assert (args.caller, args.app, args.tool, args.source) == (
+            caller,
+            NOTES_ID,
+            "create",
+            f"file:{NOTES_FILE}",
+        )
+
+
+async def test_with_always_ask_or_a_nameless_client_no_grant_command_is_offered() -> None:
+    for consent, caller, why in (
+        (gate("[consent]\nalways_ask = true\n"), CALLER, "always_ask"),
+        (gate(), UNKNOWN_CALLER, "sends no name"),
+    ):
+        error = await check(consent, caller=caller)
+        assert error is not None and error.code is ErrorCode.CONSENT_REQUIRED
+        assert error.data["command"] is None
+        assert why in error.data["no_lasting_grant"]
+        assert "aai-gateway consent grant" not in error.message
+
+
+async def test_allow_once_on_the_consent_page_lets_exactly_that_calls_retry_through_once() -> None:
+    consent, links = gate(), Links()
+    error = await check(consent, links=links)
+    assert error is not None and error.data["consent_url"] == "http://127.0.0.1:1/consent/1"
+    assert error.data["consent_url"] in error.message
+    [(question, answered)] = links.opened
+    assert question.offered == ("allow_once", "allow_tool", "allow_app", "deny")
+    assert await answered(("allow_once", False)) is None
+    other = await check(consent, arguments={"title": "y"}, links=links)
+    assert other is not None and other.code is ErrorCode.CONSENT_REQUIRED  # other arguments: another call
+    assert await check(consent, links=links) is None  # the retry
+    again = await check(consent, links=links)
+    assert again is not None and again.code is ErrorCode.CONSENT_REQUIRED  # once
+    assert consent.store.load(CALLER, NOTES_ID) is None
+
+
+async def test_a_lasting_answer_on_the_consent_page_is_remembered_and_a_denial_reported() -> None:
+    consent, links = gate(), Links()
+    await check(consent, tool="list", links=links)
+    await links.opened[-1][1](("deny", False))
+    denied = await check(consent, tool="list", links=links)
+    assert (
+        denied is not None and denied.code is ErrorCode.CONSENT_DENIED and denied.data["remembered"] is False
+    )
+    await check(consent, links=links)
+    await links.opened[-1][1](("allow_app", True))
+    assert await check(consent, links=links) is None
+    assert await check(consent, tool="list", links=links) is None  # every tool of the app
+
+
+async def test_a_consent_page_answer_that_cannot_be_kept_says_so_and_still_covers_the_retry() -> None:
+    consent, links = gate(secrets=NoKeyring()), Links()
+    await check(consent, links=links)
+    note = await links.opened[-1][1](("allow_tool", True))
+    assert note is not None and "this call only" in note
+    assert await check(consent, links=links) is None

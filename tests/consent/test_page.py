@@ -1,0 +1,128 @@
+"""The consent page: the question shown as text in a real browser, one button per offered choice,
+the answer handed over once; hostile names and arguments run nothing and fake nothing."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from aai_gateway.consent.page import ConsentPage
+from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
+from tests.browser import chromium
+
+pytestmark = pytest.mark.anyio
+
+HOSTILE = """<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'"&amp;"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def question(**changes: object) -> ConsentQuestion:
+    fields: dict[str, object] = {
+        "caller": "claude-code",
+        "app_name": "Notes",
+        "app_id": "dev.aai.example.notes",
+        "source": "/home/u/.aai/dev.aai.example.notes/aai.json",
+        "tool": "add_note",
+        "tool_description": "Add a note\nwith a title",
+        "arguments": {"title": "Groceries", "tags": ["home"]},
+    }
+    fields.update(changes)
+    return ConsentQuestion(**fields)  # type: ignore[arg-type]
+
+
+async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
+    given: list[Answer] = []
+
+    async def answered(answer: Answer) -> str | None:
+        given.append(answer)
+        return None
+
+    page = ConsentPage(question(), answered=answered)
+    async with page.serve() as url, chromium() as browser:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/consent/[A-Za-z0-9_-]{43}", url)
+        tab = await browser.new_page()
+        await tab.goto(url)
+        assert await tab.inner_text("h1") == "Allow claude-code to use add_note of Notes?"
+        body = await tab.inner_text("body")
+        for shown in ("dev.aai.example.notes", "/home/u/.aai/", "Add a note\nwith a title", '"Groceries"'):
+            assert shown in body
+        buttons = await tab.get_by_role("button").all_inner_texts()
+        assert buttons == [
+            "Allow once",
+            "Always allow this tool",
+            "Always allow all tools of Notes",
+            "Deny",
+            "Always deny this tool",
+        ]
+        await tab.get_by_role("button", name="Always allow this tool").click()
+        await tab.get_by_text("Your answer was recorded").first.wait_for()
+        assert "may use this tool from now on" in await tab.inner_text("body")
+        assert await page.wait() == ("allow_tool", True)
+    assert given == [("allow_tool", True)]
+
+
+async def test_hostile_names_description_and_arguments_are_text_and_run_no_script() -> None:
+    hostile = question(
+        caller=f"evil\nApp: Trusted {HOSTILE}",
+        app_name=HOSTILE,
+        tool=f"add{HOSTILE}",
+        tool_description=f"</pre>{HOSTILE}",
+        arguments={"body": f"</pre>{HOSTILE}\u202e", HOSTILE: 1},
+    )
+    page = ConsentPage(hostile, timeout_seconds=30)
+    dialogs: list[str] = []
+    async with page.serve() as url, chromium() as browser:
+        tab = await browser.new_page()
+        tab.on("dialog", lambda dialog: dialogs.append(dialog.message))
+        await tab.goto(url)
+        assert await tab.evaluate("typeof window.__pwned") == "undefined"
+        assert await tab.locator("script").count() == 0
+        assert await tab.locator("img").count() == 0
+        facts = await tab.inner_text("dl.facts")
+        assert "\\nApp: Trusted" in facts  # the line break is shown as an escape, not a new line
+        assert "App\nTrusted" not in facts
+        assert "\u202e" not in await tab.inner_text("body")
+        assert "\\u202e" in await tab.inner_text("body")
+        await tab.get_by_role("button", name="Deny", exact=True).click()
+        await tab.get_by_text("Your answer was recorded").first.wait_for()
+        assert await tab.evaluate("typeof window.__pwned") == "undefined"
+    assert dialogs == []
+    assert await page.wait() == ("deny", False)
+
+
+async def test_only_offered_choices_are_shown_and_accepted() -> None:
+    page = ConsentPage(question(offered=("allow_once", "deny"), offer_remember_deny=False))
+    async with page.serve() as url, httpx.AsyncClient() as client:
+        shown = await client.get(url)
+        assert re.findall(r'name="choice" value="([a-z_]+)"', shown.text) == ["allow_once", "deny"]
+        csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text)
+        assert csrf is not None
+        for refused in ("allow_tool", "deny_remember", "", "yes"):
+            response = await client.post(url, data={"csrf": csrf.group(1), "choice": refused})
+            assert response.status_code == 400 and "Choose one of the buttons" in response.text
+        assert page.state == "open"
+        stolen = await client.post(url, data={"choice": "allow_once"})  # no CSRF token
+        assert stolen.status_code == 403 and page.state == "open"
+        done = await client.post(url, data={"csrf": csrf.group(1), "choice": "allow_once"})
+        assert done.status_code == 200
+        assert (await client.get(url)).status_code == 410
+    assert await page.wait() == ("allow_once", False)
+
+
+async def test_a_note_from_the_answer_handler_reaches_the_user() -> None:
+    async def answered(answer: Answer) -> str | None:
+        return "It applies to this call only: the OS keyring could not keep it."
+
+    page = ConsentPage(question(), answered=answered)
+    async with page.serve() as url, httpx.AsyncClient() as client:
+        shown = await client.get(url)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text)
+        assert csrf is not None
+        done = await client.post(url, data={"csrf": csrf.group(1), "choice": "allow_app"})
+    assert "could not keep it" in done.text
