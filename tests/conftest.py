@@ -18,6 +18,7 @@ Keyring in a temporary HOME, see tests/keyring_session.py.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Iterator
@@ -71,3 +72,30 @@ def private_keyring() -> Iterator[PrivateKeyring]:
 
     with PrivateKeyring() as private:
         yield private
+
+
+class _LostExitStatus(logging.Handler):
+    """Catches asyncio's "Unknown child process pid …, will report returncode 255": something
+    reaped a child under asyncio's watcher, and its real exit status was lost."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "Unknown child process pid" in message:
+            self.messages.append(message)
+
+
+@pytest.fixture(autouse=True)
+def no_lost_exit_status() -> Iterator[None]:
+    handler = _LostExitStatus()
+    watcher_log = logging.getLogger("asyncio")
+    watcher_log.addHandler(handler)
+    try:
+        yield
+    finally:
+        watcher_log.removeHandler(handler)
+    if handler.messages:
+        pytest.fail(f"a child process was reaped behind asyncio's back: {handler.messages}")

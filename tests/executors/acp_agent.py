@@ -10,7 +10,8 @@ What a prompt does depends on its first word:
 - `silent`: sends nothing for 30 s;
 - `tick N`: sends a thought every 0.1 s, N times;
 - `crash`: writes to stderr and exits with status 3 at once;
-- `env`: replies with a JSON object: its environment, working directory and process id.
+- `env`: replies with a JSON object: its environment, working directory and process id;
+- `spawn`: starts `sleep 300` (in the agent's process group) and replies with its process id.
 
 With `ACP_TEST_LOG` set, every cancel is appended to that file as `cancel <sessionId>`.
 """
@@ -108,6 +109,10 @@ class EchoAgent:
         if word == "env":
             reply = {"env": dict(os.environ), "cwd": os.getcwd(), "pid": os.getpid()}
             await self.say(session_id, update_agent_message_text(json.dumps(reply)))
+            return PromptResponse(stop_reason="end_turn")
+        if word == "spawn":
+            helper = await asyncio.create_subprocess_exec("sleep", "300")
+            await self.say(session_id, update_agent_message_text(json.dumps({"pid": helper.pid})))
             return PromptResponse(stop_reason="end_turn")
         if word == "write":
             return await self.write(session_id, rest or "out.txt")

@@ -6,6 +6,8 @@ client's elicitation, or refused when the client cannot be asked."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -159,3 +161,31 @@ async def test_a_permission_request_is_refused_when_the_client_cannot_be_asked(
     assert payload["permissions"][0]["decidedBy"] == "gateway"
     assert "use an MCP client that supports elicitation" in payload["notes"][0]
     assert not (acp_apps.parent / "work" / "refused.txt").exists()
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent that does not reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+async def test_stopping_the_gateway_with_sigterm_stops_its_agents_and_their_children(
+    acp_apps: Path, mode: str
+) -> None:
+    async with connected(acp_apps, mode) as client:
+        failed, payload = await prompt(client, acp_apps, "spawn")
+        assert not failed, payload
+        helper = json.loads(payload["reply"])["pid"]  # a child of the agent, in its process group
+        _, payload = await prompt(client, acp_apps, "env")
+        agent = json.loads(payload["reply"])["pid"]
+        stat = Path(f"/proc/{agent}/stat").read_text(encoding="utf-8")
+        gateway = int(stat[stat.rfind(")") + 2 :].split()[1])  # the agent's parent
+        assert alive(helper) and alive(agent) and alive(gateway)
+        os.kill(gateway, signal.SIGTERM)  # what an MCP client does to stop a stdio server
+        with anyio.move_on_after(15):
+            while alive(gateway) or alive(agent) or alive(helper):  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+        assert (alive(gateway), alive(agent), alive(helper)) == (False, False, False)

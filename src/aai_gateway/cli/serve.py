@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 import anyio
 
@@ -45,5 +46,12 @@ def run(args: argparse.Namespace) -> int:
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info("serving %d apps over stdio", len(gateway.entries))
-    anyio.run(serve_stdio, GatewayServer(gateway, watcher, args.poll_interval))
+    anyio.run(serve_stdio, GatewayServer(gateway, watcher, args.poll_interval), _exit_now)
     return 0
+
+
+def _exit_now(status: int) -> None:
+    """Exit without waiting for threads: the server stopped everything it started, but a thread
+    may still be blocked reading stdin, and a normal exit would wait for it forever."""
+    logging.shutdown()
+    os._exit(status)

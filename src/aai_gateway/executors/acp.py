@@ -245,8 +245,9 @@ class AcpExecutor:
         turn = agent.client.turns[session_id] = Turn(session_id)
         try:
             return await self._follow(agent, invocation, turn, blocks)
-        except anyio.get_cancelled_exc_class():
-            await self._send_cancel(agent, session_id)
+        except BaseException:  # cancelled, timed out, or failed while asking the user
+            if not turn.ended:  # the agent may still be working on the turn: stop it
+                await self._send_cancel(agent, session_id)
             raise
         finally:
             turn.close()
@@ -292,7 +293,6 @@ class AcpExecutor:
                 await _report(invocation, count, message)
             tasks.cancel_scope.cancel()
         if finished is None:
-            await self._send_cancel(agent, turn.session_id)
             raise AgentInactiveError(
                 invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
             )

@@ -130,6 +130,7 @@ class Turn:
         self.permissions: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self._pending: list[PendingPermission] = []
+        self.ended = False  # the agent answered the prompt (or failed to): nothing to cancel
         self._send, self.events = anyio.create_memory_object_stream[TurnEvent](math.inf)
 
     # ------------------------------------------------------------------ from the agent
@@ -152,6 +153,7 @@ class Turn:
         return pending.response()
 
     def finished(self, event: Finished) -> None:
+        self.ended = True
         self._emit(event)
 
     def drop_questions(self) -> None:

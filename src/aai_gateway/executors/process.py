@@ -214,8 +214,11 @@ def _signal(process: anyio.abc.Process, pgid: int, signum: signal.Signals) -> No
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signum)
         if process.returncode is None:
+            # os.kill, never process.send_signal(): before Python 3.13 that polls the child
+            # (waitpid WNOHANG) and can reap it under asyncio's child watcher, whose exit status
+            # is then lost (reported as 255; CPython gh-87744).
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                process.send_signal(signum)
+                os.kill(process.pid, signum)
 
 
 async def _stop_windows(process: anyio.abc.Process, grace: float) -> None:

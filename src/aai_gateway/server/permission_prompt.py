@@ -9,25 +9,21 @@ the next one (the desktop dialog) is tried.
 
 from __future__ import annotations
 
-import json
+import logging
 import secrets
 from typing import Any
 
+from ..consent.prompt_text import build_prompt
 from ..executors.base import PermissionKind
-from ..service.permissions import KIND_TITLES, PermissionQuestion
+from ..service.permissions import KIND_TITLES, PermissionQuestion, consent_question
 from .ask import Ask
+
+logger = logging.getLogger(__name__)
 
 
 def permission_message(question: PermissionQuestion) -> str:
-    try:
-        arguments = json.dumps(question.request.arguments, ensure_ascii=False, indent=2, default=str)
-    except (TypeError, ValueError):
-        arguments = repr(question.request.arguments)
-    return (
-        f"{question.describe()}\n\n"
-        f"App: {question.app_name} ({question.app_id}, from {question.source})\n\n"
-        f"What the agent wants to run (its input):\n{arguments}"
-    )
+    """What every prompt shows (`prompt_text`): names that cannot fake lines, the agent's input."""
+    return build_prompt(consent_question(question)).text
 
 
 def permission_schema(question: PermissionQuestion) -> dict[str, Any]:
@@ -56,7 +52,11 @@ class ElicitationPermissionPrompter:
         if self.channel.modern or not self.channel.can_ask_form or not question.offered:
             return None
         key = "permission-" + secrets.token_urlsafe(8)  # every question is answered on its own
-        answer = await self.channel.form(key, permission_message(question), permission_schema(question))
+        try:
+            answer = await self.channel.form(key, permission_message(question), permission_schema(question))
+        except Exception:  # the client failed to ask: not an answer; the next way of asking is tried
+            logger.warning("permission elicitation failed", exc_info=True)
+            return None
         decision = (answer.content or {}).get("decision")
         for kind in question.offered:
             if answer.action == "accept" and decision == kind:
