@@ -2,7 +2,8 @@
 
 The daemon listens on a unix socket at a fixed path in a temporary folder, so it can be stopped
 and started again at the same address (as a desktop bus restarts), and it activates no
-services, so nothing outside a test can appear on it.
+services, so nothing outside a test can appear on it; unless the test gives it a folder of
+service files of its own (`PrivateBus(services={...})`), to see activation fail.
 
     with PrivateBus() as bus:
         executor = DbusExecutor(environ=bus.env())
@@ -41,14 +42,19 @@ _CONFIG_TEMPLATE = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus 
     <allow eavesdrop="true"/>
     <allow own="*"/>
   </policy>
-</busconfig>
+{extra}</busconfig>
 """
 
 
-def bus_config(listen: str) -> str:
-    """A session bus config listening at `listen`, with no service activation: only the test's
-    own services (and the bus itself) are ever on it."""
-    return _CONFIG_TEMPLATE.format(listen=listen)
+def bus_config(listen: str, service_dir: Path | None = None) -> str:
+    """A session bus config listening at `listen`, with no service activation (only the test's
+    own services and the bus itself are ever on it), or activation from `service_dir` alone."""
+    extra = ""
+    if service_dir is not None:
+        extra = (
+            f'  <servicedir>{service_dir}</servicedir>\n  <limit name="service_start_timeout">1000</limit>\n'
+        )
+    return _CONFIG_TEMPLATE.format(listen=listen, extra=extra)
 
 
 class PrivateBusError(RuntimeError):
@@ -56,14 +62,23 @@ class PrivateBusError(RuntimeError):
 
 
 class PrivateBus:
-    def __init__(self) -> None:
+    def __init__(self, services: dict[str, str] | None = None) -> None:
+        """`services`: bus name → the command line the bus runs to start it on demand."""
         if shutil.which("dbus-daemon") is None:
             raise PrivateBusError("dbus-daemon is not installed: run scripts/install-test-peers")
         # a unix socket path must fit in 108 bytes, so stay short even with a long TMPDIR
         self.root = Path(tempfile.mkdtemp(prefix="aai-dbus-", dir="/tmp"))
         self.socket = self.root / "bus"
         self.address = f"unix:path={self.socket}"
-        (self.root / "bus.conf").write_text(bus_config(f"unix:path={self.socket}"), encoding="utf-8")
+        service_dir = None
+        if services is not None:
+            service_dir = self.root / "services"
+            service_dir.mkdir()
+            for name, command in services.items():
+                text = f"[D-BUS Service]\nName={name}\nExec={command}\n"
+                (service_dir / f"{name}.service").write_text(text, encoding="utf-8")
+        config = bus_config(f"unix:path={self.socket}", service_dir)
+        (self.root / "bus.conf").write_text(config, encoding="utf-8")
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> PrivateBus:
@@ -134,9 +149,9 @@ class PrivateBus:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def private_bus_or_fail() -> PrivateBus:
+def private_bus_or_fail(services: dict[str, str] | None = None) -> PrivateBus:
     try:
-        return PrivateBus()
+        return PrivateBus(services)
     except PrivateBusError as exc:
         pytest.fail(str(exc), pytrace=False)
 

@@ -986,6 +986,17 @@ def test_acp_env_is_used_not_warned_about() -> None:
     assert result.descriptor.tools[0].channel.model_dump()["env"] == {"A": "1"}
 
 
+def test_acp_start_env_wins_over_execution_env_for_the_same_variable() -> None:
+    execution = {
+        "type": "acp",
+        "start": {"command": "agent", "env": {"A": "start", "B": "b"}},
+        "env": {"A": "x"},
+    }
+    result = load(with_changes(valid_c("linux"), ("/execution", execution)))
+    assert result.descriptor is not None, rendered(result)
+    assert result.descriptor.tools[0].channel.model_dump()["env"] == {"A": "start", "B": "b"}
+
+
 @pytest.mark.parametrize(
     ("timeout", "expected_ms"),
     [(0.6, 1), (1500.4, 1500), (86_400_000, 86_400_000)],

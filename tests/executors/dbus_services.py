@@ -34,6 +34,9 @@ TYPED_INTERFACE = "dev.aai.test.Typed"
 
 DBusStrings = Annotated[list[str], DBusSignature("as")]
 DBusFlags = Annotated[tuple[bool, bytes], DBusSignature("(bay)")]
+DBusInt64s = Annotated[list[int], DBusSignature("ax")]
+DBusUInt64s = Annotated[list[int], DBusSignature("at")]
+DBusWide = Annotated[tuple[list[int], list[int]], DBusSignature("(axat)")]
 
 
 class AaiService(ServiceInterface):
@@ -92,6 +95,11 @@ class TypedService(ServiceInterface):
         return left + right
 
     @dbus_method()
+    def Wide(self, signed: DBusInt64s, unsigned: DBusUInt64s) -> DBusWide:
+        self.received.append((signed, unsigned))
+        return (signed, unsigned)
+
+    @dbus_method()
     def Flags(self) -> DBusFlags:
         return (True, b"\x00\x01\xff")
 
@@ -112,6 +120,18 @@ class TypedService(ServiceInterface):
     async def Sleep(self, seconds: DBusDouble) -> DBusStr:
         await asyncio.sleep(seconds)
         return "awake"
+
+
+def variant_free(value: Any) -> Any:
+    """What a service received, with every Variant unwrapped (checked independently of the
+    gateway's own decoding): dictionaries, lists and plain values."""
+    if isinstance(value, Variant):
+        return variant_free(value.value)
+    if isinstance(value, dict):
+        return {key: variant_free(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [variant_free(item) for item in value]
+    return value
 
 
 def variant_signatures(hints: dict[str, Variant]) -> dict[str, str]:

@@ -274,6 +274,35 @@ async def test_a_permission_nobody_can_be_asked_is_refused_and_the_result_says_w
     assert "nobody could be asked" in note and "elicitation" in note
 
 
+async def test_a_permission_question_whose_asking_fails_is_refused_and_the_turn_goes_on(
+    executor: AcpExecutor, app: AppDescriptor, tmp_path: Path
+) -> None:
+    async def broken(request: PermissionRequest) -> PermissionKind | None:
+        raise RuntimeError("the client went away")
+
+    result = await prompt(executor, app, "write note.txt", ask_permission=broken)
+    assert result["reply"] == "permission: no"  # never approved on a failure
+    assert not (tmp_path / "app" / "note.txt").exists()
+    [permission] = result["permissions"]
+    assert (permission["decidedBy"], permission["reason"]) == ("gateway", "asking the user failed")
+
+
+async def test_concurrent_first_calls_start_one_agent_process(app: AppDescriptor) -> None:
+    executor = AcpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
+    pids: list[int] = []
+
+    async def one() -> None:
+        pids.append(await agent_pid(executor, app))
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            for _ in range(6):
+                tasks.start_soon(one)
+    finally:
+        await executor.aclose()
+    assert len(pids) == 6 and len(set(pids)) == 1
+
+
 async def test_aclose_stops_every_agent(app: AppDescriptor) -> None:
     executor = AcpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
     pid = await agent_pid(executor, app)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
 
-from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.dbus import DbusExecutor
 from tests.builders import c_descriptor
@@ -17,6 +18,11 @@ from tests.executors.conftest import invocation, load
 from tests.executors.dbus_services import AAI_INTERFACE, OBJECT_PATH, SERVICE, exported
 
 pytestmark = pytest.mark.anyio
+
+
+def bus_daemon_example() -> AppDescriptor:
+    path = Path(__file__).resolve().parents[2] / "examples" / "org.freedesktop.DBus" / "aai.json"
+    return load_descriptor(path.read_bytes(), Source(kind="file", location=str(path)), "linux")
 
 
 def app_on(bus: str = "session") -> AppDescriptor:
@@ -104,6 +110,37 @@ async def test_after_the_bus_restarts_the_next_call_connects_again(bus: PrivateB
     async with exported(bus.address):
         assert await executor.execute(invocation(app_on(), "echo", {"n": 2})) == {"n": 2}
     await executor.aclose()
+
+
+async def test_a_call_right_after_the_bus_restarted_reconnects_before_sending(bus: PrivateBus) -> None:
+    executor = DbusExecutor(environ=bus.env())
+    daemon = bus_daemon_example()
+    first = await executor.execute(invocation(daemon, "get_id"))
+    bus.restart(signal.SIGKILL)  # the event loop does not run in between: it cannot have noticed
+    second = await executor.execute(invocation(daemon, "get_id"))
+    assert isinstance(first, str) and isinstance(second, str) and first != second  # a new daemon answered
+    await executor.aclose()
+
+
+@pytest.mark.parametrize(
+    ("command", "code", "said"),
+    [
+        ("/nonexistent/aai-test-service", ErrorCode.SERVICE_UNAVAILABLE, "Spawn."),
+        ("/bin/false", ErrorCode.SERVICE_UNAVAILABLE, "Spawn."),
+        ("/bin/sleep 30", ErrorCode.TIMEOUT, "did not take its name in time"),
+    ],
+    ids=["not installed", "exits at once", "never takes its name"],
+)
+async def test_a_service_the_bus_fails_to_start_is_reported_as_unavailable_or_timed_out(
+    command: str, code: ErrorCode, said: str
+) -> None:
+    with private_bus_or_fail({SERVICE: command}) as activating:
+        executor = DbusExecutor(environ=activating.env())
+        error = await failure(executor, app_on())
+        await executor.aclose()
+    assert error.code == code
+    assert said in error.message and SERVICE in error.message
+    assert error.data["dbus_error"].startswith("org.freedesktop.DBus.Error.")
 
 
 async def test_a_call_cut_off_by_a_dying_bus_fails_once_and_the_next_call_reconnects(bus: PrivateBus) -> None:

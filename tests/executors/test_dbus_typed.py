@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
 from aai_gateway.errors import AaiError, ErrorCode
@@ -22,9 +25,11 @@ from tests.executors.dbus_services import (
     TYPED_INTERFACE,
     TypedService,
     exported,
+    variant_free,
     variant_signatures,
 )
 from tests.executors.test_dbus_execute import ADVERSARIAL
+from tests.executors.test_dbus_types import dbus_text, json_values
 
 pytestmark = pytest.mark.anyio
 
@@ -53,6 +58,7 @@ TOOLS = [
     typed_tool("echo_all", "EchoAll", "as", ["texts"]),
     typed_tool("describe", "Describe", "a{sv}", ["hints"]),
     typed_tool("add", "Add", "iu", ["left", "right"]),
+    typed_tool("wide", "Wide", "axat", ["signed", "unsigned"]),
     typed_tool("flags", "Flags", "", []),
     typed_tool("ratio", "Ratio", "db", ["value", "negate"]),
     typed_tool("json_request", "Json", None, ["anything"]),
@@ -257,3 +263,56 @@ async def test_a_dialect_b_timeout_in_seconds_stops_a_slow_typed_call(
 
     assert error.code == ErrorCode.TIMEOUT
     assert "within 300 ms" in error.message
+
+
+async def test_64_bit_integer_arrays_go_out_typed_at_their_limits(
+    executor: DbusExecutor, service: TypedService
+) -> None:
+    signed, unsigned = [-(2**63), 0, 2**63 - 1], [0, 2**64 - 1]
+    assert await run(executor, typed_app(), "wide", {"signed": signed, "unsigned": unsigned}) == [
+        signed,
+        unsigned,
+    ]
+    assert service.received == [(signed, unsigned)]
+    error = await failure(executor, typed_app(), "wide", {"signed": [2**63], "unsigned": []})
+    assert error.code == ErrorCode.INVALID_PARAMS and "/signed/0" in error.message
+
+
+# --------------------------------------------------------------------------- fuzzing over the bus
+
+
+@pytest.fixture(scope="module")
+def on_the_bus() -> Iterator[tuple[BlockingPortal, DbusExecutor, TypedService]]:
+    """An executor and the typed service on a real bus of their own, in an event loop of their
+    own, so that Hypothesis (which drives plain functions) can call through them again and again."""
+    with private_bus_or_fail() as bus, start_blocking_portal("asyncio") as portal:
+        executor = DbusExecutor(environ=bus.env())
+        with portal.wrap_async_context_manager(exported(bus.address)) as (_, typed):
+            yield portal, executor, typed
+        portal.call(executor.aclose)
+
+
+BUS_EXAMPLES = settings(max_examples=min(settings().max_examples, 500))  # each one a real round trip
+
+
+@BUS_EXAMPLES
+@given(st.dictionaries(dbus_text, json_values, max_size=5))
+def test_any_json_object_reaches_a_real_service_as_a_sv_and_comes_back_equal(
+    on_the_bus: tuple[BlockingPortal, DbusExecutor, TypedService], hints: dict[str, Any]
+) -> None:
+    portal, executor, service = on_the_bus
+    assert portal.call(run, executor, typed_app(), "describe", {"hints": hints}) == hints
+    assert variant_free(service.received[-1]) == hints
+
+
+@BUS_EXAMPLES
+@given(st.lists(dbus_text, max_size=8), st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8))
+def test_any_strings_and_64_bit_integers_arrive_exactly_as_typed_arguments(
+    on_the_bus: tuple[BlockingPortal, DbusExecutor, TypedService], texts: list[str], numbers: list[int]
+) -> None:
+    portal, executor, service = on_the_bus
+    assert portal.call(run, executor, typed_app(), "echo_all", {"texts": texts}) == texts
+    assert service.received[-1] == texts
+    unsigned = [abs(n) for n in numbers]
+    wide = {"signed": numbers, "unsigned": unsigned}
+    assert portal.call(run, executor, typed_app(), "wide", wide) == [numbers, unsigned]

@@ -181,7 +181,7 @@ async def test_stopping_the_gateway_with_sigterm_stops_its_agents_and_their_chil
         helper = json.loads(payload["reply"])["pid"]  # a child of the agent, in its process group
         _, payload = await prompt(client, acp_apps, "env")
         agent = json.loads(payload["reply"])["pid"]
-        stat = Path(f"/proc/{agent}/stat").read_text(encoding="utf-8")
+        stat = await anyio.Path(f"/proc/{agent}/stat").read_text(encoding="utf-8")
         gateway = int(stat[stat.rfind(")") + 2 :].split()[1])  # the agent's parent
         assert alive(helper) and alive(agent) and alive(gateway)
         os.kill(gateway, signal.SIGTERM)  # what an MCP client does to stop a stdio server

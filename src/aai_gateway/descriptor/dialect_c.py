@@ -222,7 +222,7 @@ def _channel(doc: CDescriptor) -> Channel:
         )
     if kind == "acp":
         assert ex.start is not None
-        env = {**ex.start.env, **(ex.env or {})}
+        env = {**(ex.env or {}), **ex.start.env}  # the ACP-specific start.env wins
         return AcpChannel(command=ex.start.command, args=tuple(ex.start.args), env=env, timeout_ms=timeout)
     if kind == "apple-events":
         return AppleEventsChannel(

@@ -317,16 +317,24 @@ class AcpExecutor:
 
         request = pending.request
         answer = None
-        late = False
+        late = failed = False
         if invocation.ask_permission is not None:
-            with anyio.move_on_after(self.permission_seconds) as waiting:
-                answer = await invocation.ask_permission(request)
-            late = waiting.cancelled_caught
+            try:
+                with anyio.move_on_after(self.permission_seconds) as waiting:
+                    answer = await invocation.ask_permission(request)
+                late = waiting.cancelled_caught
+            except Exception:  # refused below, like a question nobody could be asked
+                logger.warning(
+                    "%s: asking the user about %r failed", invocation.app.id, request.title, exc_info=True
+                )
+                failed = True
         choice = choose_option(request.options, answer)
         pending.settle(choice.option_id)
         outcome = choice.kind or "cancelled"
         if late:
             decided_by, reason = "gateway", f"the user did not answer within {self.permission_seconds:g} s"
+        elif failed:
+            decided_by, reason = "gateway", "asking the user failed"
         elif choice.asked:
             decided_by, reason = "user", f"the user answered {answer}"
         else:

@@ -9,9 +9,11 @@ Three ways a tool is called (docs/dbus.md):
   parameters (dbus_types.py); the reply values become JSON values.
 
 One connection per bus (session, system) is opened on first use and shared by every call. When
-the bus goes away the connection is dropped and the next call opens a new one. A call whose
-connection dies while it waits for the reply is not retried, since the method may already have
-run: it fails with SERVICE_UNAVAILABLE.
+the bus goes away the connection is dropped and the next call opens a new one; a call checks that
+the bus has not hung up on the connection before it sends anything (the event loop may not have
+noticed yet), so a restarted bus costs no failed call. A call whose connection dies while it
+waits for the reply is not retried, since the method may already have run: it fails with
+SERVICE_UNAVAILABLE.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import functools
 import json
 import logging
 import os
+import select
 import sys
 import time
 from collections.abc import Mapping
@@ -60,6 +63,9 @@ _NAME_NOT_ON_BUS = frozenset(
     {"org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"}
 )
 _NO_REPLY = "org.freedesktop.DBus.Error.NoReply"
+# What the bus daemon answers when starting a service on demand fails, or takes too long.
+_ACTIVATION_FAILED = "org.freedesktop.DBus.Error.Spawn."
+_ACTIVATION_TIMEOUT = frozenset({"org.freedesktop.DBus.Error.TimedOut", "org.freedesktop.DBus.Error.Timeout"})
 _NOT_THERE = frozenset(
     {
         "org.freedesktop.DBus.Error.UnknownMethod",
@@ -204,11 +210,13 @@ class DbusExecutor:
         connection = self._connections.get(bus)
         if connection is None or connection.loop is not loop:
             connection = self._connections[bus] = _Connection(loop)
-        if connection.bus is not None and connection.bus.connected:
+        if connection.bus is not None and connection.bus.connected and not _hung_up(connection.bus):
             return connection.bus
         async with connection.lock:
-            if connection.bus is not None and connection.bus.connected:
+            if connection.bus is not None and connection.bus.connected and not _hung_up(connection.bus):
                 return connection.bus
+            if connection.bus is not None:
+                connection.bus.disconnect()  # gone, whether or not the event loop has seen it yet
             connection.bus = None
             address = self.bus_address(bus)
             if address is None:
@@ -272,6 +280,18 @@ async def _watch(bus: MessageBus, name: BusName, address: str) -> None:
         logger.info("the %s bus at %s closed the connection (%s)", name, address, _describe(exc))
     else:
         logger.debug("disconnected from the %s bus at %s", name, address)
+
+
+def _hung_up(bus: MessageBus) -> bool:
+    """Whether the bus has closed its end of the connection (a daemon restarted or crashed), seen
+    on the socket itself: the event loop may not have run since, so `bus.connected` still says
+    yes, and a message sent now would be lost."""
+    descriptor = getattr(bus, "_fd", None)  # dbus-fast keeps its socket's descriptor here
+    if not isinstance(descriptor, int) or not hasattr(select, "poll"):
+        return False
+    poller = select.poll()
+    poller.register(descriptor, 0)  # hang-up and error are always reported
+    return bool(poller.poll(0))
 
 
 def _describe(exc: BaseException) -> str:
@@ -373,6 +393,24 @@ def _error_reply(invocation: Invocation, channel: DbusChannel, plan: _Plan, repl
             bus=channel.bus,
             dbus_error=name,
         )
+    if reply.sender == BUS_DAEMON and channel.service != BUS_DAEMON:
+        if name.startswith(_ACTIVATION_FAILED):
+            return ServiceUnavailableError(
+                app_id,
+                f"the {channel.bus} bus tried to start the DBus service {channel.service!r} and failed "
+                f"({name}: {text}); check that the app is installed correctly (its D-Bus service file), "
+                "or start it yourself and retry",
+                service=channel.service,
+                bus=channel.bus,
+                dbus_error=name,
+            )
+        if name in _ACTIVATION_TIMEOUT:
+            return AaiError(
+                f"{app_id} {tool}: the {channel.bus} bus started {channel.service} but it did not take "
+                f"its name in time ({name}: {text})",
+                {"app": app_id, "tool": tool, "dbus_error": name, "service": channel.service},
+                ErrorCode.TIMEOUT,
+            )
     if name == _NO_REPLY:
         return AaiError(
             f"{app_id} {tool}: {channel.service} did not answer {plan.member} and the bus gave up "
