@@ -11,51 +11,10 @@ from aai_gateway.executors import Invocation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-# The Windows section of the spec's example (spec 003, "结构示例"), as written there.
-OUTLOOK_SPEC_EXAMPLE: dict[str, Any] = {
-    "schema_version": "1.0",
-    "appId": "com.microsoft.outlook",
-    "name": "Outlook",
-    "description": "Microsoft's email client",
-    "version": "1.0",
-    "platforms": {
-        "windows": {
-            "automation": "com",
-            "progid": "Outlook.Application",
-            "tools": [
-                {
-                    "name": "send_email",
-                    "description": "Send a new email via Microsoft Outlook",
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "to": {"type": "string", "description": "Recipient email address"},
-                            "subject": {"type": "string", "description": "Email subject"},
-                            "body": {"type": "string", "description": "Email body content"},
-                        },
-                        "required": ["to", "subject", "body"],
-                    },
-                    "script": [
-                        {"action": "create", "var": "app", "progid": "Outlook.Application"},
-                        {
-                            "action": "call",
-                            "var": "mail",
-                            "object": "app",
-                            "method": "CreateItem",
-                            "args": [0],
-                        },
-                        {"action": "set", "object": "mail", "property": "To", "value": "${to}"},
-                        {"action": "set", "object": "mail", "property": "Subject", "value": "${subject}"},
-                        {"action": "set", "object": "mail", "property": "Body", "value": "${body}"},
-                        {"action": "call", "object": "mail", "method": "Send"},
-                        {"action": "return", "value": '{"success":true, "message_id":"generated"}'},
-                    ],
-                    "output_parser": "last_result",
-                }
-            ],
-        }
-    },
-}
+# The spec's own multi-platform example (spec 001/003, "Structure Example"), as written there.
+SPEC_MAIL: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "spec" / "b_mail.json").read_text(encoding="utf-8")
+)
 
 
 class Journal:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from hypothesis import given, settings
@@ -192,3 +195,80 @@ def test_am_errors_are_found_even_when_am_exits_zero() -> None:
     output = "Starting: Intent { act=A }\nError: Activity not started, unable to resolve Intent\n"
     assert cmd.am_error(output) == "Error: Activity not started, unable to resolve Intent"
     assert cmd.am_error("Broadcast completed: result=0\n") is None
+
+
+# --------------------------------------------------------------------------- typed extras, as `am` reads them
+
+
+def am_reads(option: str, word: str) -> Any:
+    """What `am` makes of one typed extra's value word (as Android's `am` parses it)."""
+    if option == "--esa":
+        return [item.replace("\\,", ",") for item in re.split(r"(?<!\\),", word)]
+    if option in ("--eia", "--ela"):
+        return [int(item) for item in word.split(",")]
+    if option == "--efa":
+        return [float(item) for item in word.split(",")]
+    if option == "--ez":
+        return {"true": True, "false": False}[word]
+    if option in ("--ei", "--el"):
+        return int(word)
+    if option == "--ef":
+        return float(word)
+    assert option == "--es", option
+    return word
+
+
+EXTRA_VALUES = st.one_of(
+    st.booleans(),
+    st.integers(min_value=cmd.INT64[0], max_value=cmd.INT64[1]),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),  # `am --ef` reads a 32-bit float
+    TEXT,
+    st.lists(TEXT, min_size=1, max_size=5),
+    st.lists(st.integers(min_value=cmd.INT64[0], max_value=cmd.INT64[1]), min_size=1, max_size=5),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32), min_size=1, max_size=5),
+    st.dictionaries(TEXT, TEXT, max_size=3),
+)
+
+
+@settings(max_examples=60)
+@given(st.lists(st.tuples(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), EXTRA_VALUES), max_size=6))
+def test_typed_extras_reach_am_through_the_device_shell_as_exactly_their_values(
+    extras: list[tuple[str, Any]],
+) -> None:
+    words: list[str] = []
+    sent: list[tuple[str, Any]] = []
+    for key, value in extras:
+        try:
+            part = cmd.extra_words(key, value)
+        except cmd.ExtraError:  # refused outright (e.g. a list `am` cannot split back)
+            continue
+        words += part
+        sent.append((key, value))
+    line = " ".join(cmd.shell_quote(word) for word in words)
+    split = shell_words(line) if line else []
+    assert split == words
+    position = 0
+    for key, value in sent:
+        option, named = split[position], split[position + 1]
+        assert named == key
+        read = am_reads(option, split[position + 2])
+        if option == "--es" and not isinstance(value, str):
+            read = json.loads(read)  # objects and mixed arrays travel as JSON text
+        assert read == value
+        position += 3
+    assert position == len(split)
+
+
+@settings(max_examples=200)
+@given(TEXT, TEXT)
+def test_result_uri_values_parse_back_exactly_from_their_path_segment_and_query(
+    segment: str, query: str
+) -> None:
+    uri = cmd.result_uri(
+        "content://com.example.provider/events/${id}?q=${q}&x=1", {"id": segment, "q": query}
+    )
+    parts = urlsplit(uri)
+    assert (parts.scheme, parts.netloc) == ("content", "com.example.provider")
+    assert parts.path.count("/") == 2 and unquote(parts.path.rsplit("/", 1)[1]) == segment
+    assert parse_qs(parts.query, keep_blank_values=True) == {"q": [query], "x": ["1"]}
+    assert shell_words(cmd.content_query_command(uri, serial=None).remote_line)[-1] == uri

@@ -88,7 +88,10 @@ async def test_a_jxa_tool_sends_its_script_on_stdin_and_returns_the_parsed_json(
     assert result == {"state": "paused", "track": None}
     [made] = osascript.calls()
     assert made["argv"] == ["-l", "JavaScript", "-"]
-    assert 'const query = "$(id) `id`";' in made["stdin"]
+    assert 'const query = __aai.t["query"];' in made["stdin"]
+    assert made["stdin"].startswith(
+        'var __aai = JSON.parse("{\\"v\\":{},\\"t\\":{\\"query\\":\\"$(id) `id`\\"}}");\n'
+    )
 
 
 async def test_a_record_result_is_parsed_from_source_form(osascript: FakeOsascript) -> None:

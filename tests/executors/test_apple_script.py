@@ -62,6 +62,7 @@ PIECES = [
     "漢字",
     "🍅",
     "|",
+    "__proto__",
 ]
 SAFE_CHARS = st.characters(exclude_categories=["Cs"])
 ADVERSARIAL = st.lists(st.one_of(st.sampled_from(PIECES), SAFE_CHARS), max_size=12).map("".join)
@@ -81,14 +82,16 @@ def build_script(app: AppDescriptor, tool: str, arguments: dict[str, Any]) -> tu
 # --------------------------------------------------------------------------- golden scripts
 
 
-def test_the_music_play_tool_gets_its_query_as_one_json_string_literal() -> None:
+def test_the_music_play_tool_refers_to_its_query_held_in_one_json_string_on_the_first_line() -> None:
     args, script = build_script(load("com.apple.Music"), "play", {"query": 'Miles "Davis"\\'})
     assert args == ["-l", "JavaScript", "-"]
     assert script == (
+        'var __aai = JSON.parse("{\\"v\\":{},\\"t\\":{\\"query\\":'
+        '\\"Miles \\\\\\"Davis\\\\\\"\\\\\\\\\\"}}");\n'
         "(() => {\n  const music = Application('Music');\n"
         "  const info = (t) => ({name: t.name(), artist: t.artist(), album: t.album(), "
         "durationSeconds: t.duration()});\n"
-        '  const query = "Miles \\"Davis\\"\\\\";\n'
+        '  const query = __aai.t["query"];\n'
         "  if (query === '') { music.play(); return JSON.stringify({matched: true, playing: "
         "info(music.currentTrack())}); }\n"
         "  const found = music.search(music.libraryPlaylists[0], {for: query});\n"
@@ -99,7 +102,8 @@ def test_the_music_play_tool_gets_its_query_as_one_json_string_literal() -> None
 
 def test_a_number_inside_the_templates_quotes_arrives_as_its_text() -> None:
     _, script = build_script(load("com.apple.Music"), "set_volume", {"level": 50})
-    assert 'Math.round(Number("50"))' in script
+    assert script.startswith('var __aai = JSON.parse("{\\"v\\":{},\\"t\\":{\\"level\\":\\"50\\"}}");\n')
+    assert 'Math.round(Number(__aai.t["level"]))' in script
 
 
 def test_the_planwise_create_event_script_keeps_an_injection_attempt_inside_literals() -> None:
@@ -134,6 +138,26 @@ def test_result_as_record_asks_osascript_for_source_form() -> None:
     )
     args, _ = AppleScriptExecutor.build(Invocation(app, record_tool, {"event_id": "e1"}, "req-1"))
     assert args == ["-l", "AppleScript", "-s", "s", "-"]
+
+
+def test_the_descriptors_own_event_class_and_id_are_the_event_sent() -> None:
+    document = {
+        "schemaVersion": "1.0",
+        "version": "1.0.0",
+        "platform": "macos",
+        "app": {"id": "dev.test.codes", "name": {"en": "Codes"}, "defaultLang": "en", "description": "x"},
+        "execution": {
+            "type": "apple-events",
+            "bundleId": "dev.test.Codes",
+            "eventClass": "XYZW",
+            "eventId": "abcd",
+        },
+        "tools": [{"name": "go", "description": "Go", "parameters": {"type": "object"}}],
+    }
+    app = load_descriptor(json.dumps(document), Source(kind="inline", location="<test>"), "macos")
+    args, program = AppleEventsExecutor.build(Invocation(app, app.tools[0], {}, "req-1"))
+    assert args[:2] == ["-", "dev.test.Codes"]
+    assert "      return «event XYZWabcd» (item 2 of argv)\n" in program
 
 
 def test_the_timetracker_apple_event_carries_bundle_id_and_request_as_arguments() -> None:
@@ -175,9 +199,9 @@ def test_an_omitted_optional_parameter_is_empty_in_quotes_and_missing_in_code() 
     assert render_applescript('set a to "${q}"\nset b to ${q}', {}, parameters=["q"]) == (
         'set a to ""\nset b to missing value'
     )
-    assert (
-        render_jxa('const a = "${q}"; const b = ${q};', {}, parameters=["q"])
-        == 'const a = ""; const b = (null);'
+    assert render_jxa('const a = "${q}"; const b = ${q};', {}, parameters=["q"]) == (
+        'var __aai = JSON.parse("{\\"v\\":{\\"q\\":null},\\"t\\":{\\"q\\":\\"\\"}}");\n'
+        'const a = __aai.t["q"]; const b = (__aai.v["q"]);'
     )
 
 
@@ -187,20 +211,23 @@ def test_placeholders_in_comments_are_left_alone() -> None:
         render_applescript(template, {"q": "v"})
         == '-- uses ${q}\n(* and ${q} (* nested *) *) set a to "v" # ${q}'
     )
-    assert (
-        render_jxa('// ${q}\n/* ${q} */ const a = "${q}";', {"q": "v"})
-        == '// ${q}\n/* ${q} */ const a = "v";'
+    assert render_jxa('// ${q}\n/* ${q} */ const a = "${q}";', {"q": "v"}).endswith(
+        '\n// ${q}\n/* ${q} */ const a = __aai.t["q"];'
     )
 
 
 def test_a_jxa_regex_with_a_quote_does_not_confuse_the_scanner() -> None:
-    assert render_jxa('const ok = /a"b/.test("${q}");', {"q": '"'}) == 'const ok = /a"b/.test("\\"");'
-    assert render_jxa("const h = 4 / 2; const s = '${q}';", {"q": "x"}) == 'const h = 4 / 2; const s = "x";'
+    assert render_jxa('const ok = /a"b/.test("${q}");', {"q": '"'}).endswith(
+        'const ok = /a"b/.test(__aai.t["q"]);'
+    )
+    assert render_jxa("const h = 4 / 2; const s = '${q}';", {"q": "x"}).endswith(
+        'const h = 4 / 2; const s = __aai.t["q"];'
+    )
 
 
 def test_a_jxa_template_literal_keeps_its_own_interpolations() -> None:
     rendered = render_jxa("`${q} and ${other + 1}`", {"q": "`${1}`"}, parameters=["q"])
-    assert rendered == '`${"`${1}`"} and ${other + 1}`'
+    assert rendered.endswith('\n`${__aai.t["q"]} and ${other + 1}`')
 
 
 def test_applescript_values_keep_their_json_types_in_code() -> None:
@@ -295,6 +322,96 @@ def applescript_string_value(source: str) -> str:
     return _Expression(source).whole()
 
 
+_NUMBER = re.compile(r"\(?(-?\d+(?:\.\d+)?(?:E[+-]\d+)?)\)?")
+
+
+class _Value(_Expression):
+    """Reads what `applescript_value` writes in code position: the string expressions above,
+    numbers (`(-2)`, `1.0E-5`), `true`, `false`, `missing value`, lists `{…}` and records
+    `{|key|:…}`. Anything else fails the test."""
+
+    def value(self) -> Any:
+        self.skip()
+        rest = self.source[self.i :]
+        for word, meaning in (("true", True), ("false", False), ("missing value", None)):
+            if rest.startswith(word):
+                self.i += len(word)
+                return meaning
+        number = _NUMBER.match(self.source, self.i)
+        if number is not None and (number.group(0).startswith("(") == number.group(0).endswith(")")):
+            self.i = number.end()
+            text = number.group(1)
+            return float(text) if "." in text or "E" in text else int(text)
+        if rest.startswith("{"):
+            return self.collection()
+        return self.expression()
+
+    def collection(self) -> Any:
+        self.i += 1
+        self.skip()
+        record = self.source.startswith("|", self.i)
+        items: list[Any] = []
+        fields: dict[str, Any] = {}
+        while not self.source.startswith("}", self.i):
+            if record:
+                end = self.source.index("|", self.i + 1)
+                key = self.source[self.i + 1 : end]
+                if not self.source.startswith(":", end + 1):
+                    self.fail("':' expected after a record label")
+                self.i = end + 2
+                fields[key] = self.value()
+            else:
+                items.append(self.value())
+            self.skip()
+            if self.source.startswith(",", self.i):
+                self.i += 1
+                self.skip()
+            elif not self.source.startswith("}", self.i):
+                self.fail("',' or '}' expected")
+        self.i += 1
+        return fields if record else items
+
+    def whole_value(self) -> Any:
+        value = self.value()
+        if self.i != len(self.source):
+            self.fail("text after the value")
+        return value
+
+
+def empty_objects_as_lists(value: Any) -> Any:
+    """AppleScript writes an empty record and an empty list alike: `{}`."""
+    if isinstance(value, dict):
+        return {k: empty_objects_as_lists(v) for k, v in value.items()} if value else []
+    if isinstance(value, list):
+        return [empty_objects_as_lists(item) for item in value]
+    return value
+
+
+AS_KEYS = ADVERSARIAL.filter(lambda k: "|" not in k and "\\" not in k and not any(c in k for c in "\n\r\t"))
+AS_SCALARS = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | ADVERSARIAL
+AS_VALUES = st.recursive(
+    AS_SCALARS | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(AS_KEYS, inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(AS_VALUES)
+def test_applescript_values_in_code_read_back_as_exactly_the_json_value(value: Any) -> None:
+    try:
+        source = applescript_value(value)
+    except TemplateError:  # a record key AppleScript cannot write (control characters): refused
+        return
+    assert empty_objects_as_lists(_Value(source).whole_value()) == empty_objects_as_lists(value)
+
+
+@pytest.mark.parametrize("key", ["a|b", "a\\b", "a\nb", "a\u2028b", "a\x85b", "a\x00b"])
+def test_record_keys_applescript_cannot_write_are_refused(key: str) -> None:
+    with pytest.raises(TemplateError, match="record key"):
+        applescript_value({key: 1})
+
+
 @settings(max_examples=300, deadline=None)
 @given(ADVERSARIAL)
 def test_applescript_literals_decode_to_exactly_the_value(value: str) -> None:
@@ -385,6 +502,72 @@ def test_node_evaluates_every_jxa_placeholder_to_exactly_the_value(values: list[
         assert numbers_as_floats(a) == numbers_as_floats(value)
         assert b == c == d == f"<{text}>"
         assert pwned == "undefined"
+
+
+NODE_PWNED_RUNNER = """
+const scripts = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = scripts.map((s) => {
+  delete globalThis.pwned;
+  try { new Function(s)(); } catch (e) { /* a template that is not valid JavaScript runs nothing */ }
+  return typeof globalThis.pwned;
+});
+process.stdout.write(JSON.stringify(out));
+"""
+# Pieces of JavaScript a template may be made of: every context a placeholder can stand in
+# (code, strings, template literals, regex literals, comments) and the ambiguous `/` after `)`/`}`.
+JS_PIECES = [
+    *("(", ")", "{", "}", "[", "]", "/", '"', "'", "`", "${v}", "${v}", "${", ";", ",", "=", "+", " "),
+    *("\n", "\\", "//", "/*", "*/", "if (true) ", "return ", "x", "1", "g", ".test(", "new RegExp("),
+]
+PAYLOADS = [
+    "/;globalThis.pwned=1;/",
+    '");globalThis.pwned=1;("',
+    "');globalThis.pwned=1;('",
+    "`;globalThis.pwned=1;`",
+    "${globalThis.pwned=1}",
+    "*/globalThis.pwned=1;/*",
+    "\nglobalThis.pwned=1//",
+    "\u2028globalThis.pwned=1//",
+    "]/;globalThis.pwned=1;//",
+    '\\";globalThis.pwned=1;//',
+]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+def test_the_template_from_the_review_cannot_run_its_value_after_an_ambiguous_slash() -> None:
+    template = 'if (true) /"${v}"/.test("a"); return typeof globalThis.pwned;'
+    [result] = run_in_node([render_jxa(template, {"v": "/;globalThis.pwned=1;/"})])
+    assert result == {"ok": "undefined"}
+
+
+@pytest.mark.skipif(NODE is None, reason="needs node")
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(JS_PIECES), min_size=1, max_size=16).map("".join),
+            st.sampled_from(PAYLOADS),
+        ),
+        min_size=50,
+        max_size=80,
+    )
+)
+def test_whatever_the_templates_shape_a_value_never_runs_as_code_in_node(
+    cases: list[tuple[str, str]],
+) -> None:
+    scripts = [render_jxa(template, {"v": payload}, parameters=["v"]) for template, payload in cases]
+    for script in scripts:
+        body = script.split("\n", 1)[1] if script.startswith("var __aai = ") else script
+        assert "pwned" not in body  # values live on the first line only
+    done = subprocess.run(
+        [NODE or "node", "-e", NODE_PWNED_RUNNER],
+        input=json.dumps(scripts),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    )
+    assert json.loads(done.stdout) == ["undefined"] * len(scripts), scripts
 
 
 def test_jxa_literals_escape_line_separators_and_closing_tags() -> None:

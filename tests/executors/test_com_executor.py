@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
+import subprocess
+import sys
 import threading
+import types
 from typing import Any
 
 import pytest
@@ -11,7 +15,7 @@ import pytest
 from aai_gateway.descriptor import ExecutionType
 from aai_gateway.discovery.catalog import Catalog, CatalogEntry
 from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.executors import com
+from aai_gateway.executors import com, com_backend_win
 from aai_gateway.executors.com import ComExecutor
 from aai_gateway.executors.com_interpreter import PythonObjectBackend
 from aai_gateway.executors.registry import ExecutorRegistry
@@ -19,7 +23,7 @@ from aai_gateway.service.gateway import Caller, Gateway
 from tests.builders import trusting_gate
 
 from .com_support import (
-    OUTLOOK_SPEC_EXAMPLE,
+    SPEC_MAIL,
     Journal,
     OutlookApplication,
     Recording,
@@ -111,7 +115,7 @@ async def test_planwise_list_events_returns_the_apps_json_text_and_delete_event_
 
 
 async def test_the_spec_outlook_example_runs_through_the_executor() -> None:
-    app, journal = load_windows(OUTLOOK_SPEC_EXAMPLE), Journal()
+    app, journal = load_windows(SPEC_MAIL), Journal()
     executor = ComExecutor(
         backend=PythonObjectBackend(
             {"Outlook.Application": lambda: OutlookApplication(journal, "Application")}
@@ -229,3 +233,102 @@ async def test_the_gateway_runs_a_com_tool_with_validated_defaulted_arguments() 
     with pytest.raises(AaiError) as caught:
         await gateway.execute(app.id, "create_event", {"title": 3}, caller=Caller("test"))
     assert caught.value.code is ErrorCode.INVALID_PARAMS
+
+
+# --------------------------------------------------------------------------- the pywin32 backend
+
+
+class FakeComError(Exception):
+    """pywintypes.com_error: args[0] is the HRESULT."""
+
+
+def fake_pywin32(monkeypatch: pytest.MonkeyPatch, registered: dict[str, Any]) -> list[str]:
+    """pythoncom, pywintypes and win32com.client stand-ins in sys.modules; returns the journal of
+    COM initialisation calls."""
+    journal: list[str] = []
+    pythoncom = types.ModuleType("pythoncom")
+    pythoncom.CoInitialize = lambda: journal.append("CoInitialize")  # type: ignore[attr-defined]
+    pythoncom.CoUninitialize = lambda: journal.append("CoUninitialize")  # type: ignore[attr-defined]
+    pywintypes = types.ModuleType("pywintypes")
+    pywintypes.com_error = FakeComError  # type: ignore[attr-defined]
+    win32com = types.ModuleType("win32com")
+    win32com.__spec__ = importlib.machinery.ModuleSpec("win32com", None)
+    client = types.ModuleType("win32com.client")
+
+    def dispatch(prog_id: str) -> Any:
+        if prog_id == "Broken.Application":
+            raise FakeComError(-2147024891, "Access is denied.", None, None)
+        if prog_id not in registered:
+            raise FakeComError(-2147221005, "Invalid class string", None, None)
+        journal.append(f"Dispatch {prog_id}")
+        return registered[prog_id]()
+
+    client.Dispatch = dispatch  # type: ignore[attr-defined]
+    win32com.client = client  # type: ignore[attr-defined]
+    for name, module in (
+        ("pythoncom", pythoncom),
+        ("pywintypes", pywintypes),
+        ("win32com", win32com),
+        ("win32com.client", client),
+    ):
+        monkeypatch.setitem(sys.modules, name, module)
+    return journal
+
+
+async def test_on_windows_the_pywin32_backend_initialises_com_per_sequence_and_dispatches_by_prog_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    journal = Journal()
+    com_journal = fake_pywin32(
+        monkeypatch, {"Outlook.Application": lambda: OutlookApplication(journal, "Application")}
+    )
+    app = load_windows(SPEC_MAIL)
+    executor = ComExecutor(platform="win32")
+    assert executor.unavailable_reason(app.tools[0]) is None
+    arguments = {"to": "bob@example.com", "subject": "Hi", "body": "x"}
+    result = await executor.execute(invocation(app, "send_email", arguments))
+    assert result == {"success": True, "message_id": "generated"}
+    assert com_journal == ["CoInitialize", "Dispatch Outlook.Application", "CoUninitialize"]
+    assert ("call", "MailItem", "Send") in journal.entries
+
+
+async def test_on_windows_an_unregistered_prog_id_is_unavailable_and_other_com_errors_are_the_apps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    com_journal = fake_pywin32(monkeypatch, {})
+    app = load_windows(SPEC_MAIL)
+    with pytest.raises(AaiError) as missing:
+        await ComExecutor(platform="win32").execute(
+            invocation(app, "send_email", {"to": "a", "subject": "b", "body": "c"})
+        )
+    assert missing.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "'Outlook.Application'" in missing.value.message
+    assert com_journal == ["CoInitialize", "CoUninitialize"]  # uninitialised after a failure too
+    backend = com_backend_win.PyWin32Backend()
+    with pytest.raises(FakeComError):
+        backend.create("Broken.Application")
+
+
+async def test_off_windows_a_direct_call_is_unavailable_not_an_import_error() -> None:
+    app = load_windows(SPEC_MAIL)
+    with pytest.raises(AaiError) as caught:
+        await ComExecutor(platform="linux").execute(
+            invocation(app, "send_email", {"to": "a", "subject": "b", "body": "c"})
+        )
+    assert caught.value.code is ErrorCode.SERVICE_UNAVAILABLE and "needs Windows" in caught.value.message
+
+
+def test_the_gateway_never_imports_pywin32_off_windows() -> None:
+    probe = (
+        "import sys\n"
+        "from aai_gateway.executors.defaults import default_registry\n"
+        "from aai_gateway.server import app\n"
+        "registry = default_registry({})\n"
+        "names = ('win32com', 'pythoncom', 'pywintypes', 'win32api')\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in names]\n"
+        "print(loaded)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"

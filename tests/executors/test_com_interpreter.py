@@ -18,7 +18,7 @@ from aai_gateway.executors.com_interpreter import (
     run_sequence,
 )
 
-from .com_support import OUTLOOK_SPEC_EXAMPLE, Journal, MailItem, OutlookApplication, load_windows
+from .com_support import SPEC_MAIL, Journal, MailItem, OutlookApplication, load_windows
 
 CTX = ScriptContext("com.example.app", "tool", ("text", "other", "n", "opt"))
 
@@ -44,7 +44,7 @@ class Box:
 
 
 def test_the_spec_outlook_example_creates_a_mail_sets_its_fields_sends_it_and_returns_the_json() -> None:
-    app = load_windows(OUTLOOK_SPEC_EXAMPLE)
+    app = load_windows(SPEC_MAIL)
     tool = app.tools[0]
     assert tool.call is not None and tool.call.kind == "com"
     journal = Journal()
@@ -76,6 +76,15 @@ def test_the_result_is_the_value_of_the_last_action_that_gave_one_when_there_is_
         {"action": "get", "var": "v", "object": "box", "property": "Value"},
     )
     assert run_sequence(sequence, {"n": 7}, PythonObjectBackend({"Box": Box}), CTX) == 7
+
+
+def test_a_set_after_the_last_value_keeps_that_value_as_the_result() -> None:
+    sequence = actions(
+        {"action": "create", "var": "box", "progid": "Box"},
+        {"action": "call", "object": "box", "method": "Take", "args": ["${text}"]},
+        {"action": "set", "object": "box", "property": "Value", "value": "${n}"},
+    )
+    assert run_sequence(sequence, {"text": "a", "n": 1}, PythonObjectBackend({"Box": Box}), CTX) == "taken"
 
 
 def test_return_of_a_variable_gives_its_value_and_ends_the_sequence() -> None:

@@ -85,7 +85,18 @@ def test_non_string_values_are_sent_as_json_text_and_missing_ones_as_empty() -> 
 
 XCRUN = r"""
 state = os.path.join(here, "pasted")
-if args[:2] == ["simctl", "openurl"]:
+if args[:2] == ["simctl", "list"]:
+    if os.path.exists(os.path.join(here, "nosimctl")):
+        sys.stderr.write('xcrun: error: unable to find utility "simctl", not a developer tool or in PATH\n')
+        sys.exit(72)
+    booted = [{"name": "iPhone 15", "state": "Booted"}]
+    if os.path.exists(os.path.join(here, "noboot")):
+        booted = []
+    print(json.dumps({"devices": {"com.apple.CoreSimulator.SimRuntime.iOS-17-0": booted}}))
+elif args[:2] == ["simctl", "openurl"] and os.path.exists(os.path.join(here, "notinstalled")):
+    sys.stderr.write("An error was encountered processing the command (code=-10814)\n")
+    sys.exit(1)
+elif args[:2] == ["simctl", "openurl"]:
     if os.path.isdir(os.path.join(here, "group")) and not os.path.exists(os.path.join(here, "silent")):
         with open(os.path.join(here, "group", "aai-result.json"), "w") as out:
             out.write('{"event_id": "e-9"}')
@@ -98,10 +109,31 @@ elif args[:2] == ["simctl", "get_app_container"]:
 """
 
 
-def ios_executor(tmp_path: Path, *, platform: str = "darwin") -> tuple[IosExecutor, Path]:
+# `open` and `pbpaste` of the Mac: the "app" answers in the Mac's clipboard or group container.
+OPEN = r"""
+group = os.path.join(os.environ["HOME"], "Library", "Group Containers", "group.com.example.planwise")
+if os.path.isdir(group):
+    with open(os.path.join(group, "aai-result.json"), "w") as out:
+        out.write('{"event_id": "mac-1"}')
+open(os.path.join(here, "pasted"), "w").close()
+"""
+PBPASTE = r"""
+sys.stdout.write('{"on": "mac"}' if os.path.exists(os.path.join(here, "pasted")) else "old clipboard")
+"""
+
+
+def ios_executor(
+    tmp_path: Path, *, platform: str = "darwin", mac: bool = False, xcrun: bool = True
+) -> tuple[IosExecutor, Path]:
     bin_dir = tmp_path / "bin"
-    stand_in(bin_dir, "xcrun", XCRUN)
-    return IosExecutor(environ={"PATH": str(bin_dir)}, platform=platform), bin_dir
+    if xcrun:
+        stand_in(bin_dir, "xcrun", XCRUN)
+    if mac:
+        stand_in(bin_dir, "open", OPEN)
+        stand_in(bin_dir, "pbpaste", PBPASTE)
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    environ = {"PATH": str(bin_dir), "HOME": str(tmp_path / "home")}
+    return IosExecutor(environ=environ, platform=platform), bin_dir
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> Any:
@@ -165,3 +197,50 @@ def test_outside_macos_url_scheme_tools_cannot_run(tmp_path: Path) -> None:
         == NEEDS_MACOS
     )
     assert ios_executor(tmp_path)[0].unavailable_reason(tool) is None
+
+
+@pytest.mark.anyio
+async def test_without_a_booted_simulator_the_url_opens_on_the_mac_and_the_macs_clipboard_is_read(
+    tmp_path: Path,
+) -> None:
+    executor, bin_dir = ios_executor(tmp_path, mac=True)
+    (bin_dir / "noboot").touch()
+    result = await executor.execute(_call("list_events", {"from": "a", "to": "b", "calendar": "x"}))
+    assert result == {"on": "mac"}
+    url = "planwise://x-callback-url/events/export?from=a&to=b&calendar=x&format=json"
+    assert [url] in calls(bin_dir)  # `open URL`
+    assert not [c for c in calls(bin_dir) if c[:2] == ["simctl", "openurl"]]
+
+
+@pytest.mark.anyio
+async def test_without_simctl_an_app_group_result_is_read_from_the_macs_group_container(
+    tmp_path: Path,
+) -> None:
+    executor, bin_dir = ios_executor(tmp_path, mac=True)
+    (bin_dir / "nosimctl").touch()  # xcrun without Xcode: "unable to find utility simctl"
+    (tmp_path / "home" / "Library" / "Group Containers" / "group.com.example.planwise").mkdir(parents=True)
+    assert await executor.execute(_call("create_event", EVENT)) == {"event_id": "mac-1"}
+
+
+@pytest.mark.anyio
+async def test_with_no_simulator_and_no_open_the_call_is_unavailable_saying_why(tmp_path: Path) -> None:
+    executor, bin_dir = ios_executor(tmp_path)
+    (bin_dir / "noboot").touch()
+    assert executor.unavailable_reason(CREATE.tools[0]) is None  # xcrun alone counts as available…
+    with pytest.raises(AaiError) as caught:  # …but this call has nowhere to open its URL
+        await executor.execute(_call("create_event", EVENT))
+    assert caught.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "no iOS Simulator is booted, and `open` was not found" in caught.value.message
+
+
+@pytest.mark.anyio
+async def test_an_app_the_simulator_cannot_open_is_unavailable_with_the_simulators_message(
+    tmp_path: Path,
+) -> None:
+    executor, bin_dir = ios_executor(tmp_path)
+    (bin_dir / "notinstalled").touch()
+    with pytest.raises(AaiError) as caught:
+        await executor.execute(_call("create_event", EVENT))
+    assert caught.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert "the booted iOS Simulator could not open the planwise: URL" in caught.value.message
+    assert "code=-10814" in caught.value.message and "com.example.planwise installed" in caught.value.message

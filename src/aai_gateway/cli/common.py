@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ..descriptor.platforms import PLATFORMS, Platform, host_platform
-from ..discovery import Catalog, DiscoveryOptions, Layout, build_catalog, discovery_sources, paths_from_env
+from ..discovery import (
+    Catalog,
+    DiscoveryOptions,
+    Layout,
+    SourceSpec,
+    build_catalog,
+    discovery_sources,
+    paths_from_env,
+)
 
 ENV_PATH = "AAI_GATEWAY_PATH"
 
@@ -72,12 +80,19 @@ def discovery_options(args: argparse.Namespace) -> DiscoveryOptions:
     return DiscoveryOptions(paths=paths, no_default_paths=args.no_default_paths, dev=args.dev)
 
 
-def load_catalog(args: argparse.Namespace) -> Catalog:
+def chosen_sources(args: argparse.Namespace) -> tuple[list[SourceSpec], Platform]:
+    """Where to look for descriptors, and for which platform (`--platform`, default this OS).
+    With `android` or `ios`, descriptors are searched where this OS keeps them, and their
+    Android/iOS bindings drive a connected device or simulator from here."""
     platform = chosen_platform(args)
     layout = Layout.for_host()
     if platform in ("linux", "macos", "windows"):
         layout = dataclasses.replace(layout, os=platform)
-    return build_catalog(discovery_sources(layout, discovery_options(args)), platform)
+    return discovery_sources(layout, discovery_options(args)), platform
+
+
+def load_catalog(args: argparse.Namespace) -> Catalog:
+    return build_catalog(*chosen_sources(args))
 
 
 def logging_options() -> argparse.ArgumentParser:

@@ -6,7 +6,6 @@ This and the rest of `cli/` are the only code that reads environment variables.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import os
 import sys
@@ -22,8 +21,6 @@ from ..consent.config import CONFIG_FILE_NAME, LoadedConfig, load_config
 from ..consent.dialog import available_dialog
 from ..consent.gate import ConsentGate
 from ..consent.store import ConsentStore
-from ..descriptor.platforms import host_platform
-from ..discovery import Layout, discovery_sources
 from ..discovery.watch import CatalogWatcher
 from ..discovery.web import WebFetchPolicy
 from ..discovery.web_cache import WebCache
@@ -31,7 +28,7 @@ from ..discovery.web_discovery import WebDiscovery
 from ..executors.defaults import default_registry
 from ..service import Gateway
 from .cache import cache_root
-from .common import discovery_options, user_locale
+from .common import chosen_platform, chosen_sources, user_locale
 
 ENV_ALLOW_PRIVATE_WEB = "AAI_GATEWAY_ALLOW_PRIVATE_WEB"
 ENV_CA_FILE = "AAI_GATEWAY_CA_FILE"
@@ -41,11 +38,7 @@ logger = logging.getLogger(__name__)
 
 
 def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
-    layout = Layout.for_host()
-    platform = host_platform()
-    if platform in ("linux", "macos", "windows"):
-        layout = dataclasses.replace(layout, os=platform)
-    return CatalogWatcher(discovery_sources(layout, discovery_options(args)), platform)
+    return CatalogWatcher(*chosen_sources(args))
 
 
 @cache
@@ -83,7 +76,7 @@ def web_discovery(args: argparse.Namespace) -> WebDiscovery:
         allow_private=os.environ.get(ENV_ALLOW_PRIVATE_WEB) == "1",
         ca_file=os.environ.get(ENV_CA_FILE) or None,
     )
-    return WebDiscovery(WebCache(cache_root(args)), policy, host_platform())
+    return WebDiscovery(WebCache(cache_root(args)), policy, chosen_platform(args))
 
 
 def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:

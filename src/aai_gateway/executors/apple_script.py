@@ -1,16 +1,25 @@
 """Filling macOS script templates (`applescript`, `jxa`) and reading what `osascript` prints.
 
-Pure functions, no I/O. Parameter values are data, never code: every value becomes a literal of
-the script's language, built here, and never text the script's parser could read as code.
+Pure functions, no I/O. Parameter values are data, never code.
+
+AppleScript: every value becomes a literal built here (its string syntax is simple: `"…"` with
+backslash escapes, and nothing else can hold a quote). JavaScript's cannot be told apart from
+its code without parsing it (is `/` after `)` a division or a regex?), so JXA values never enter
+the template's text at all: the script starts with one line holding every value,
+`var __aai = JSON.parse("…");` (an ASCII-only JSON string literal at a place whose context is
+known: the start), and each placeholder becomes a fixed reference, `__aai.v["name"]` (the JSON
+value) or `__aai.t["name"]` (its text). Whatever the template's syntax, a placeholder adds only
+those characters. (`JSON.parse` rather than an object literal: a key `__proto__` stays a key.)
 
 Where a `${name}` placeholder stands decides what it becomes (docs/macos.md):
 
 - inside one of the template's own string literals (`"…${x}…"`, JXA also `'…'`): the literal is
-  split into a concatenation, `("prefix" & <literal> & "suffix")` (JXA `+`), with the value's
-  text (strings as they are, anything else as compact JSON); `"${x}"` alone becomes `<literal>`;
+  split into a concatenation, `("prefix" & <literal> & "suffix")` (JXA `+` and `__aai.t[…]`),
+  with the value's text (strings as they are, anything else as compact JSON); `"${x}"` alone
+  becomes `<literal>`;
 - bare, in code: the value with its own type (AppleScript numbers, `true`/`false`,
-  `missing value`, lists `{…}`, records `{|key|:…}`; JXA the JSON value in parentheses);
-- inside a JXA template literal (`` `…${x}…` ``): `${<literal>}` when `x` is a parameter;
+  `missing value`, lists `{…}`, records `{|key|:…}`; JXA `(__aai.v[…])`);
+- inside a JXA template literal (`` `…${x}…` ``): `${__aai.t[…]}` when `x` is a parameter;
   other `${…}` are JavaScript's own and left alone;
 - inside a comment: left as it is.
 
@@ -106,7 +115,7 @@ def applescript_value(value: Any) -> str:
         fields = []
         for raw_key, item in value.items():
             key = str(raw_key)
-            if "|" in key or "\\" in key or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in key):
+            if "|" in key or "\\" in key or any(_needs_character_id(c) or c in "\n\r\t" for c in key):
                 raise TemplateError(f"the record key {key!r} cannot be written in AppleScript")
             fields.append(f"|{key}|:{applescript_value(item)}")
         return "{" + ", ".join(fields) + "}"
@@ -147,8 +156,9 @@ class _Filler:
         return found
 
 
-def _split_string(body: str, quote: str, join: str, filler: _Filler, literal: Callable[[str], str]) -> str:
-    """The source text of one string literal (without quotes), placeholders split out."""
+def _split_string(body: str, quote: str, join: str, piece: Callable[[str], str]) -> str:
+    """The source text of one string literal (without quotes), placeholders split out as
+    `piece(name)`: an expression for the named value's text."""
     parts: list[str] = []
     last = 0
     i = 0
@@ -162,8 +172,7 @@ def _split_string(body: str, quote: str, join: str, filler: _Filler, literal: Ca
             continue
         if i > last:
             parts.append(quote + body[last:i] + quote)
-        found = filler.value(match.group(1))
-        parts.append(literal("" if found is MISSING else text_of(found)))
+        parts.append(piece(match.group(1)))
         last = i = match.end()
     if not parts:
         return quote + body + quote
@@ -190,6 +199,11 @@ def render_applescript(
 ) -> str:
     """The AppleScript `template` with its placeholders filled (see the module's rules)."""
     filler = _Filler(arguments, parameters, tool)
+
+    def text_literal(name: str) -> str:
+        found = filler.value(name)
+        return applescript_literal("" if found is MISSING else text_of(found))
+
     out: list[str] = []
     i = 0
     n = len(template)
@@ -198,7 +212,7 @@ def render_applescript(
         if char == '"':
             end = _read_string(template, i, '"')
             if end - 1 > i and template[end - 1] == '"':
-                out.append(_split_string(template[i + 1 : end - 1], '"', "&", filler, applescript_literal))
+                out.append(_split_string(template[i + 1 : end - 1], '"', "&", text_literal))
             else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in
                 out.append(template[i:end])
             i = end
@@ -259,7 +273,37 @@ def _read_js_regex(template: str, start: int) -> int:
     return i
 
 
-def _template_literal(template: str, start: int, filler: _Filler) -> tuple[str, int]:
+class _JxaValues:
+    """The values a JXA script uses, and the fixed text that refers to them."""
+
+    NAME: Final = "__aai"
+
+    def __init__(self, filler: _Filler) -> None:
+        self.filler = filler
+        self.values: dict[str, Any] = {}
+        self.texts: dict[str, str] = {}
+
+    def value(self, name: str) -> str:
+        found = self.filler.value(name)
+        self.values[name] = None if found is MISSING else found
+        return f"{self.NAME}.v[{json.dumps(name)}]"
+
+    def text(self, name: str) -> str:
+        found = self.filler.value(name)
+        self.texts[name] = "" if found is MISSING else text_of(found)
+        return f"{self.NAME}.t[{json.dumps(name)}]"
+
+    def preamble(self) -> str:
+        if not self.values and not self.texts:
+            return ""
+        try:
+            document = json.dumps({"v": self.values, "t": self.texts}, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as exc:
+            raise TemplateError(f"a value has no JavaScript form: {exc}") from exc
+        return f"var {self.NAME} = JSON.parse({jxa_literal(document)});\n"
+
+
+def _template_literal(template: str, start: int, values: _JxaValues) -> tuple[str, int]:
     out, i = ["`"], start + 1
     while i < len(template):
         char = template[i]
@@ -271,9 +315,8 @@ def _template_literal(template: str, start: int, filler: _Filler) -> tuple[str, 
             return "".join(out), i + 1
         elif template.startswith("${", i):
             match = PLACEHOLDER.match(template, i)
-            if match is not None and filler.known(match.group(1)):
-                found = filler.value(match.group(1))
-                out.append("${" + jxa_literal("" if found is MISSING else text_of(found)) + "}")
+            if match is not None and values.filler.known(match.group(1)):
+                out.append("${" + values.text(match.group(1)) + "}")
                 i = match.end()
                 continue
             depth, j = 0, i + 1  # JavaScript's own `${expression}`: kept as written
@@ -293,8 +336,9 @@ def _template_literal(template: str, start: int, filler: _Filler) -> tuple[str, 
 def render_jxa(
     template: str, arguments: Mapping[str, Any], *, parameters: Collection[str] | None = None, tool: str = ""
 ) -> str:
-    """The JXA `template` with its placeholders filled (see the module's rules)."""
-    filler = _Filler(arguments, parameters, tool)
+    """The JXA script: the values' line, then `template` with its placeholders turned into
+    references to them (see the module's rules)."""
+    values = _JxaValues(_Filler(arguments, parameters, tool))
     out: list[str] = []
     i = 0
     n = len(template)
@@ -303,12 +347,12 @@ def render_jxa(
         if char in "\"'":
             end = _read_string(template, i, char)
             if end - 1 > i and template[end - 1] == char:
-                out.append(_split_string(template[i + 1 : end - 1], char, "+", filler, jxa_literal))
+                out.append(_split_string(template[i + 1 : end - 1], char, "+", values.text))
             else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in
                 out.append(template[i:end])
             i = end
         elif char == "`":
-            text, i = _template_literal(template, i, filler)
+            text, i = _template_literal(template, i, values)
             out.append(text)
         elif template.startswith("//", i):
             end = template.find("\n", i)
@@ -325,10 +369,10 @@ def render_jxa(
             out.append(template[i:end])
             i = end
         elif (match := PLACEHOLDER.match(template, i)) is not None:
-            found = filler.value(match.group(1))
-            out.append("(" + jxa_literal(None if found is MISSING else found) + ")")
+            out.append("(" + values.value(match.group(1)) + ")")
             i = match.end()
         else:
             out.append(char)
             i += 1
-    return "".join(out)
+    body = "".join(out)
+    return values.preamble() + body

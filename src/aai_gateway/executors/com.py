@@ -23,7 +23,7 @@ import anyio.to_thread
 
 from ..descriptor import Tool
 from ..descriptor.model import ComAction, ComCall, ComChannel
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
 from .base import Invocation
 from .com_backend_win import PyWin32Backend, pywin32_installed
 from .com_interpreter import ObjectBackend, ScriptContext, run_sequence
@@ -58,6 +58,9 @@ class ComExecutor:
         return None
 
     async def execute(self, invocation: Invocation) -> Any:
+        reason = self.unavailable_reason(invocation.tool)
+        if reason is not None:  # the registry checks too; a direct caller gets the same answer
+            raise ServiceUnavailableError(invocation.app.id, reason)
         backend = self._backend()
         stop = threading.Event()
         app_id, tool = invocation.app.id, invocation.tool.name

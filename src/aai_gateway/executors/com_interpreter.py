@@ -162,16 +162,19 @@ def run_sequence(
     check_sequence(actions, arguments, ctx)
     variables: dict[str, Any] = {}
     result: Any = None
+    result_index = 0
     try:
         for index, action in enumerate(actions):
             if stop is not None and stop.is_set():
                 raise ComScriptError(ctx.app_id, ctx.tool, index, "stopped: the call timed out")
             if action.action == "return":
                 return _return(action, arguments, variables, ctx, index)
-            result = _run_one(
+            value = _run_one(
                 action, arguments=arguments, variables=variables, backend=backend, ctx=ctx, index=index
             )
-        return _to_json(result, ctx, len(actions) - 1)
+            if action.action != "set":  # a `set` has no value: the last result stands
+                result, result_index = value, index
+        return _to_json(result, ctx, result_index)
     finally:
         variables.clear()  # COM objects are released in the thread (apartment) that made them
 

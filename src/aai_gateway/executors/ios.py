@@ -6,9 +6,12 @@ stay inside the one query value or path segment they were put in. Non-string val
 compact JSON text; a missing optional argument becomes the empty string. The finished URL must
 still have the channel's scheme.
 
-Where it runs (macOS only): with `xcrun`, in the booted iOS Simulator
-(`xcrun simctl openurl booted URL`); else with `open URL` on the Mac itself (apps that run on
-the Mac, e.g. iOS apps on Apple silicon or Catalyst builds). Nothing here talks to a device.
+Where it runs (macOS only), decided per call: in the booted iOS Simulator (`xcrun simctl
+openurl booted URL`) when Xcode's `simctl` lists a booted device (`xcrun simctl list devices
+booted -j`); else with `open URL` on the Mac itself (apps that run on the Mac, e.g. iOS apps on
+Apple silicon or Catalyst builds). Nothing here talks to a device. When the URL cannot be opened
+(no simulator and no `open`, the app is not installed, nothing handles the scheme) the call is
+SERVICE_UNAVAILABLE with the reason.
 
 Results:
 
@@ -18,7 +21,7 @@ Results:
 - `app_group`: the app writes `aai-result.json` at the root of its App Group container; the file
   is polled until it is newer than the moment the URL was opened. The container is found with
   `xcrun simctl get_app_container booted BUNDLE groups` (BUNDLE: the descriptor's app id) or, on
-  the Mac, at `~/Library/Group Containers/APP_GROUP_ID`. When no container can be found the call
+  the Mac, at `$HOME/Library/Group Containers/APP_GROUP_ID`. When no container can be found the call
   answers `{"opened": URL}` (the operation ran, its result cannot be read).
 - none: `{"opened": URL}`.
 """
@@ -33,7 +36,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 from urllib.parse import quote, urlsplit
 
 import anyio
@@ -50,8 +53,25 @@ POLL_SECONDS: Final = 0.2
 NEEDS_MACOS = "needs macOS with Xcode's xcrun (iOS Simulator) or open"
 
 
+Target = Literal["simulator", "mac"]
+
+
 class UrlError(ValueError):
     pass
+
+
+def any_booted(listing: str) -> bool:
+    """Whether `simctl list devices booted -j` lists a booted device."""
+    try:
+        devices = json.loads(listing).get("devices", {})
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(devices, dict) and any(
+        isinstance(device, dict) and device.get("state") == "Booted"
+        for group in devices.values()
+        if isinstance(group, list)
+        for device in group
+    )
 
 
 def encode_value(value: Any) -> str:
@@ -129,36 +149,53 @@ class IosExecutor:
 
     # ------------------------------------------------------------------ steps
 
-    def open_argv(self, url: str) -> list[str]:
+    async def target(self, invocation: Invocation) -> tuple[Target, str]:
+        """Where the URL opens, and why not in the simulator when it is the Mac."""
         xcrun = self._which("xcrun")
-        if xcrun is not None:
-            return [xcrun, "simctl", "openurl", "booted", url]
+        if xcrun is None:
+            why = "Xcode's xcrun is not installed"
+        else:
+            listed = await run_captured([xcrun, "simctl", "list", "devices", "booted", "-j"], self.environ)
+            if listed.returncode == 0 and any_booted(listed.stdout):
+                return "simulator", "the booted iOS Simulator"
+            why = "no iOS Simulator is booted" if listed.returncode == 0 else _last_line(listed.stderr)
+        if self._which("open") is None:
+            raise ServiceUnavailableError(
+                invocation.app.id,
+                f"cannot open the URL: {why}, and `open` was not found. Boot a simulator (`xcrun "
+                "simctl boot DEVICE`) with the app installed, or run the gateway on a Mac that has it",
+            )
+        return "mac", f"this Mac ({why})"
+
+    def open_argv(self, target: Target, url: str) -> list[str]:
+        if target == "simulator":
+            return [self._which("xcrun") or "xcrun", "simctl", "openurl", "booted", url]
         return [self._which("open") or "open", url]
 
-    def paste_argv(self) -> list[str] | None:
-        xcrun = self._which("xcrun")
-        if xcrun is not None:
-            return [xcrun, "simctl", "pbpaste", "booted"]
+    def paste_argv(self, target: Target) -> list[str] | None:
+        if target == "simulator":
+            return [self._which("xcrun") or "xcrun", "simctl", "pbpaste", "booted"]
         pbpaste = self._which("pbpaste")
         return [pbpaste] if pbpaste is not None else None
 
     async def _run(self, invocation: Invocation, call: UrlSchemeCall, url: str) -> Any:
+        target, where = await self.target(invocation)
         if call.result_type == "clipboard":
-            paste = self.paste_argv()
+            paste = self.paste_argv(target)
             if paste is None:
-                await self._open(invocation, url)
+                await self._open(invocation, target, where, url)
                 return {"opened": url}
             before = (await self._checked(invocation, paste)).stdout
-            await self._open(invocation, url)
+            await self._open(invocation, target, where, url)
             while True:
                 await anyio.sleep(POLL_SECONDS)
                 now = (await self._checked(invocation, paste)).stdout
                 if now != before:
                     return _decode(now)
         if call.result_type == "app_group":
-            container = await self._group_container(invocation, call.app_group_id)
+            container = await self._group_container(invocation, target, call.app_group_id)
             opened_at = time.time()
-            await self._open(invocation, url)
+            await self._open(invocation, target, where, url)
             if container is None:
                 return {"opened": url}
             result = container / RESULT_FILE
@@ -169,19 +206,33 @@ class IosExecutor:
                         return _decode(result.read_text(encoding="utf-8"))
                 except OSError:
                     continue
-        await self._open(invocation, url)
+        await self._open(invocation, target, where, url)
         return {"opened": url}
 
-    async def _open(self, invocation: Invocation, url: str) -> None:
-        await self._checked(invocation, self.open_argv(url))
+    async def _open(self, invocation: Invocation, target: Target, where: str, url: str) -> None:
+        """Open `url`; the app not being there (not installed, no handler) is SERVICE_UNAVAILABLE."""
+        argv = self.open_argv(target, url)
+        try:
+            opened = await run_captured(argv, self.environ)
+        except OSError as exc:
+            raise ServiceUnavailableError(invocation.app.id, f"could not run {argv[0]}: {exc}") from exc
+        if opened.returncode != 0:
+            raise ServiceUnavailableError(
+                invocation.app.id,
+                f"{where} could not open the {urlsplit(url).scheme}: URL ({_last_line(opened.stderr)}): "
+                f"is {invocation.app.id} installed there?",
+            )
 
-    async def _group_container(self, invocation: Invocation, group_id: str | None) -> Path | None:
+    async def _group_container(
+        self, invocation: Invocation, target: Target, group_id: str | None
+    ) -> Path | None:
         if not group_id:
             return None
-        xcrun = self._which("xcrun")
-        if xcrun is None:
-            path = Path.home() / "Library" / "Group Containers" / group_id
+        if target == "mac":
+            home = self.environ.get("HOME") or str(Path.home())
+            path = Path(home) / "Library" / "Group Containers" / group_id
             return path if path.is_dir() else None
+        xcrun = self._which("xcrun") or "xcrun"
         argv = [xcrun, "simctl", "get_app_container", "booted", invocation.app.id, "groups"]
         listed = await run_captured(argv, self.environ)
         if listed.returncode != 0:
@@ -202,6 +253,11 @@ class IosExecutor:
                 f"{captured.returncode}: {message[0]}",
             )
         return captured
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1].strip() if lines else "no message"
 
 
 def listed_container(listing: str, group_id: str) -> Path | None:
