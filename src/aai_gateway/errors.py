@@ -173,7 +173,7 @@ class NotImplementedExecutionError(AaiError):
     def __init__(self, execution_type: str, platform: str, reason: str) -> None:
         super().__init__(
             f"execution type {execution_type!r} cannot run here ({platform}): {reason}",
-            {"execution_type": execution_type, "platform": platform},
+            {"execution_type": execution_type, "platform": platform, "reason": reason},
             ErrorCode.NOT_IMPLEMENTED,
         )
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from aai_gateway.cli.main import main
 from tests.builders import trusting_config, write_json
+from tests.executors.mobile_support import PLANWISE, calls, stand_in
 from tests.server.conftest import adapter_app
+
+PLANWISE_DIR = PLANWISE.parent
 
 
 @pytest.fixture
@@ -109,3 +113,30 @@ def test_exec_without_consent_and_without_a_terminal_reports_consent_required_wi
         f"--source=file:{apps / 'adapter.json'}"
     )
     assert error["data"]["consent_url"] is None  # the CLI ends with the call: no page outlives it
+
+
+def test_exec_for_the_android_platform_sends_the_intent_through_adb(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    stand_in(
+        bin_dir,
+        "adb",
+        'print(\'Broadcast completed: result=-1, data="{\\"event_id\\": \\"e-7\\"}"\')\n',
+    )
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv(
+        "AAI_GATEWAY_CONFIG", str(trusting_config(tmp_path / "config.toml", ["com.example.planwise"]))
+    )
+    event = {"title": "Dentist", "start": "2025-06-03T14:00:00+02:00", "end": "2025-06-03T15:00:00+02:00"}
+    planwise = ["--no-default-paths", "--path", str(PLANWISE_DIR)]
+    create = ["exec", "com.example.planwise", "create_event", "--args", json.dumps(event)]
+    code, out, err = run(capsys, *create, "--platform", "android", *planwise)
+    assert code == 0, err
+    assert json.loads(out) == {"event_id": "e-7"}
+    [argv] = calls(bin_dir)
+    assert argv[:4] == ["shell", "am", "broadcast", "-a"]
+    code, _, err = run(
+        capsys, "exec", "com.example.planwise", "create_event", "--args", json.dumps(event), *planwise
+    )
+    assert code == 1 and len(calls(bin_dir)) == 1  # on this OS the same tool is not the Android one

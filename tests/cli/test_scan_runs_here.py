@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,9 @@ import pytest
 from aai_gateway.cli.main import main
 from aai_gateway.cli.scan import runs_here, short_reason
 from aai_gateway.descriptor import Platform, Source, Tool, host_platform, load_text
-from aai_gateway.executors.defaults import default_registry
 
-PLANWISE = Path(__file__).resolve().parents[2] / "examples" / "com.example.planwise" / "aai.json"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PLANWISE = EXAMPLES / "com.example.planwise" / "aai.json"
 
 
 def tools(host: Platform = "linux") -> tuple[Tool, ...]:
@@ -47,18 +46,32 @@ def test_long_reasons_are_cut_to_a_readable_cell() -> None:
     )
 
 
-def test_scan_shows_a_runs_here_column_and_json_lists_unavailable_tools(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.skipif(host_platform() != "linux", reason="the expected cells are those of a Linux machine")
+def test_scan_says_for_each_example_whether_and_why_it_runs_on_this_linux_machine(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
-    assert main(["scan", "--path", str(PLANWISE.parent)]) == 0
-    out = capsys.readouterr().out
-    assert "RUNS HERE" in out
-    assert main(["scan", "--json", "--path", str(PLANWISE.parent)]) == 0
-    apps = {app["id"]: app for app in json.loads(capsys.readouterr().out)["apps"]}
-    planwise = apps["com.example.planwise"]
-    registry = default_registry(os.environ)
-    assert planwise["runs_here"] == runs_here(tools(host_platform()), registry.unavailable_reason)
-    assert planwise["unavailable"] == {
-        tool.name: reason for tool in tools(host_platform()) if (reason := registry.unavailable_reason(tool))
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # no session bus either way
+    monkeypatch.setenv("COLUMNS", "250")
+    examples = ["--no-default-paths", "--path", str(EXAMPLES)]
+    assert main(["scan", *examples]) == 0
+    table = {
+        line.split()[0]: line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith(("com.", "dev."))
     }
+    assert "  no: needs Windows  " in table["com.example.ledgerdesk"]
+    assert "  no: only for macos  " in table["com.apple.Music"]
+
+    assert main(["scan", "--json", *examples]) == 0
+    apps = {app["id"]: app for app in json.loads(capsys.readouterr().out)["apps"]}
+    cells = {app_id: app["runs_here"] for app_id, app in apps.items()}
+    assert cells["dev.aai.example.notes"] == "yes"  # a stdio adapter run by python3
+    assert cells["dev.aai.example.timetracker"] == "no: needs macOS"
+    assert cells["com.example.ledgerdesk"] == "no: needs Windows"
+    assert cells["com.apple.Music"] == "no: only for macos"
+    assert cells["dev.aai.example.files"] == "no: no session bus"
+    assert cells["com.example.planwise"] == "1/4 tools"  # its web tool runs anywhere
+    assert set(apps["com.example.planwise"]["unavailable"]) == {"create_event", "list_events", "delete_event"}
+    assert apps["com.example.ledgerdesk"]["unavailable"]["createInvoice"] == "needs Windows (COM)"
+    assert apps["com.apple.Music"]["unavailable"] == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -36,19 +37,30 @@ elif "start" in args:
         print("Error: Activity not started, unable to resolve Intent")
     else:
         print("Starting: Intent { act=A }\nStatus: ok\nComplete")
+elif "content" in args and mode == "late":  # the app writes its result a moment after the intent
+    count = len(open(os.path.join(here, "calls.jsonl")).read().splitlines())
+    print("No result found." if count < 4 else "Row: 0 event_id=e-9")
+elif "content" in args and mode == "empty":
+    print("No result found.")
 elif "content" in args:
     print("Row: 0 event_id=e-1, title=Dentist, location=NULL")
     print("Row: 1 event_id=e-2, title=Lunch, Bob, location=Cafe")
 """
 
 
+ENV_LOG = r"""
+with open(os.path.join(here, "env.json"), "w") as log:
+    json.dump(dict(os.environ), log)
+"""
+
+
 def adb_executor(
-    tmp_path: Path, mode: str, serial: str | None = "emulator-5554"
+    tmp_path: Path, mode: str, serial: str | None = "emulator-5554", **more: str
 ) -> tuple[AndroidExecutor, Path]:
     bin_dir = tmp_path / "bin"
-    stand_in(bin_dir, "adb", ADB)
+    stand_in(bin_dir, "adb", ADB + ENV_LOG)
     (bin_dir / "mode").write_text(mode, encoding="utf-8")
-    environ = {"PATH": str(bin_dir)}
+    environ = {"PATH": str(bin_dir), **more}
     if serial is not None:
         environ["ANDROID_SERIAL"] = serial
     return AndroidExecutor(environ=environ), bin_dir
@@ -141,3 +153,29 @@ def test_without_adb_on_path_the_tool_says_what_it_needs(tmp_path: Path) -> None
 
 def _call(tool: str, arguments: dict[str, Any], *, timeout_ms: int | None = None) -> Invocation:
     return call(planwise("android"), tool, dict(arguments), timeout_ms=timeout_ms)
+
+
+async def test_a_result_the_app_writes_a_moment_late_is_still_read(tmp_path: Path) -> None:
+    executor, bin_dir = adb_executor(tmp_path, "late")
+    result = await executor.execute(_call("list_events", {"from": "a", "to": "b"}))
+    assert result == {"rows": [{"event_id": "e-9"}]}
+    assert len([c for c in calls(bin_dir) if "content" in c]) == 3  # asked again until it came
+
+
+async def test_a_provider_with_no_rows_answers_no_rows_after_a_short_wait(tmp_path: Path) -> None:
+    executor, _ = adb_executor(tmp_path, "empty")
+    started = time.monotonic()
+    assert await executor.execute(_call("list_events", {"from": "a", "to": "b"})) == {"rows": []}
+    assert 0.9 < time.monotonic() - started < 4
+
+
+async def test_adb_gets_the_variables_it_needs_and_nothing_else_of_the_gateways_environment(
+    tmp_path: Path,
+) -> None:
+    executor, bin_dir = adb_executor(
+        tmp_path, "json", ANDROID_ADB_SERVER_PORT="5038", GITHUB_TOKEN="ghp_secret", AAI_GATEWAY_CONFIG="/x"
+    )
+    await executor.execute(_call("create_event", EVENT))
+    seen = json.loads((bin_dir / "env.json").read_text(encoding="utf-8"))
+    assert seen["ANDROID_ADB_SERVER_PORT"] == "5038" and seen["ANDROID_SERIAL"] == "emulator-5554"
+    assert "GITHUB_TOKEN" not in seen and "AAI_GATEWAY_CONFIG" not in seen

@@ -120,6 +120,12 @@ async def test_each_failure_is_a_tool_error_with_its_code_and_what_to_fix(
     assert detail in error["message"]
 
 
+async def test_an_app_that_cannot_run_here_says_why_in_its_data(gateway: Client) -> None:
+    error = error_of(await gateway.call_tool("aai_exec", {"app": "dev.test.bus", "tool": "ping"}))
+    assert error["data"]["execution_type"] == "dbus"
+    assert error["data"]["reason"].startswith("no session bus")
+
+
 async def test_invalid_arguments_report_every_violation_with_its_path(gateway: Client) -> None:
     error = error_of(
         await gateway.call_tool(

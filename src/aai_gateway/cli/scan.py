@@ -64,10 +64,11 @@ def short_reason(reason: str) -> str:
     return re.split(r": | \(|; ", reason, maxsplit=1)[0].strip() or reason
 
 
-def runs_here(tools: Sequence[Tool], reason_of: ReasonOf) -> str:
-    """`yes` when every tool can run here, `K/N tools` when some can, else why the first cannot."""
+def runs_here(tools: Sequence[Tool], reason_of: ReasonOf, declared: Sequence[str] = ()) -> str:
+    """`yes` when every tool can run here, `K/N tools` when some can, else why the first cannot
+    (for a multi-platform descriptor without tools here: the platforms it is for)."""
     if not tools:
-        return "no tools"
+        return truncate(f"no: only for {', '.join(declared)}", REASON_WIDTH) if declared else "no tools"
     reasons = [reason_of(tool) for tool in tools]
     runnable = sum(reason is None for reason in reasons)
     if runnable == len(tools):
@@ -93,7 +94,7 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
                 e.descriptor.platform or f"({', '.join(e.descriptor.declared_platforms)} only)",
                 ", ".join(t.value for t in e.descriptor.execution_types) or "-",
                 str(len(e.descriptor.tools)),
-                *([runs_here(e.descriptor.tools, reason_of)] if reason_of is not None else []),
+                *([_runs_here(e, reason_of)] if reason_of is not None else []),
                 e.path,
             ]
             for e in entries
@@ -132,7 +133,7 @@ def catalog_as_json(
     return {
         "apps": [
             {
-                **(_availability(e.descriptor.tools, reason_of) if reason_of is not None else {}),
+                **(_availability(e, reason_of) if reason_of is not None else {}),
                 "id": e.descriptor.id,
                 "name": e.descriptor.names.lookup(locale),
                 "names": e.descriptor.names.names,
@@ -167,6 +168,11 @@ def catalog_as_json(
     }
 
 
-def _availability(tools: Sequence[Tool], reason_of: ReasonOf) -> dict[str, Any]:
+def _runs_here(entry: CatalogEntry, reason_of: ReasonOf) -> str:
+    return runs_here(entry.descriptor.tools, reason_of, entry.descriptor.declared_platforms)
+
+
+def _availability(entry: CatalogEntry, reason_of: ReasonOf) -> dict[str, Any]:
+    tools = entry.descriptor.tools
     unavailable = {tool.name: reason for tool in tools if (reason := reason_of(tool)) is not None}
-    return {"runs_here": runs_here(tools, reason_of), "unavailable": unavailable}
+    return {"runs_here": _runs_here(entry, reason_of), "unavailable": unavailable}

@@ -6,7 +6,9 @@ from the argument values). Results:
 - `broadcast`: the ordered broadcast's result line; its `data` as JSON when it is a JSON object
   or array, else `{"result_code": N, "data": "…"}`;
 - `content_provider`: after the intent, `adb shell content query --uri RESULT_URI`, answered as
-  `{"rows": [{column: value-as-text-or-null}, …]}`;
+  `{"rows": [{column: value-as-text-or-null}, …]}`. An app may write its result just after the
+  intent was handled, so an empty answer is asked again every `POLL_SECONDS` for up to
+  `SETTLE_SECONDS` before it counts as "no rows";
 - no `result_type`: `{"sent": true}` once `am` accepted the intent.
 
 The device is `$ANDROID_SERIAL` of the gateway's environment, else adb's only device. The whole
@@ -38,6 +40,18 @@ from .base import Invocation
 from .captured import Captured, run_captured
 
 NEEDS_ADB = "needs adb (Android platform tools) and a connected device"
+SETTLE_SECONDS = 1.0
+POLL_SECONDS = 0.2
+ADB_ENVIRONMENT = (
+    "ANDROID_SERIAL",
+    "ANDROID_ADB_SERVER_ADDRESS",
+    "ANDROID_ADB_SERVER_PORT",
+    "ADB_SERVER_SOCKET",
+    "ADB_VENDOR_KEYS",
+    "ANDROID_SDK_ROOT",
+    "ANDROID_HOME",
+)
+"""What adb reads from its environment (which server, which keys): passed on to it."""
 _DEVICE_PROBLEMS = (
     "no devices",
     "no emulators",
@@ -121,18 +135,25 @@ class AndroidExecutor:
                     {"app": invocation.app.id, "tool": invocation.tool.name},
                     ErrorCode.EXECUTION_FAILED,
                 )
-            uri = cmd.result_uri(call.result_uri, invocation.arguments)
-            queried = await self._adb(invocation, adb, cmd.content_query_command(uri, serial=serial))
-            error = cmd.am_error(queried.stdout)
-            if error is not None:
-                raise _failed(invocation, error, queried)
-            return {"rows": cmd.parse_content_rows(queried.stdout)}
+            query = cmd.content_query_command(
+                cmd.result_uri(call.result_uri, invocation.arguments), serial=serial
+            )
+            settled = anyio.current_time() + SETTLE_SECONDS
+            while True:
+                queried = await self._adb(invocation, adb, query)
+                error = cmd.am_error(queried.stdout)
+                if error is not None:
+                    raise _failed(invocation, error, queried)
+                rows = cmd.parse_content_rows(queried.stdout)
+                if rows or anyio.current_time() >= settled:
+                    return {"rows": rows}
+                await anyio.sleep(POLL_SECONDS)
         return {"sent": True}
 
     async def _adb(self, invocation: Invocation, adb: str, command: cmd.AdbCommand) -> Captured:
         argv = (adb, *command.argv[1:])
         try:
-            captured = await run_captured(argv, self.environ)
+            captured = await run_captured(argv, self.environ, passed=ADB_ENVIRONMENT)
         except OSError as exc:
             raise ServiceUnavailableError(invocation.app.id, f"could not run adb: {exc}") from exc
         if captured.truncated:

@@ -30,9 +30,11 @@ class Captured:
 
 
 async def run_captured(
-    argv: Sequence[str], environ: Mapping[str, str], *, limit: int = OUTPUT_LIMIT
+    argv: Sequence[str], environ: Mapping[str, str], *, passed: Sequence[str] = (), limit: int = OUTPUT_LIMIT
 ) -> Captured:
-    """Run `argv` to completion; cancelling the caller stops the child's whole process group."""
+    """Run `argv` to completion; cancelling the caller stops the child's whole process group.
+    `passed`: variables of `environ` the helper needs besides the minimal environment (which
+    adb server, which Xcode)."""
     out = bytearray()
     err = bytearray()
     complete = True
@@ -42,7 +44,7 @@ async def run_captured(
             stdin=DEVNULL,
             stdout=PIPE,
             stderr=PIPE,
-            env=proc.child_environment(environ, {}),
+            env=proc.child_environment(environ, {name: environ[name] for name in passed if name in environ}),
             **proc.spawn_options(),
         )
     try:

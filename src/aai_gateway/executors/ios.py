@@ -51,6 +51,7 @@ from .templates import MISSING, PLACEHOLDER, lookup, text_of
 RESULT_FILE: Final = "aai-result.json"
 POLL_SECONDS: Final = 0.2
 NEEDS_MACOS = "needs macOS with Xcode's xcrun (iOS Simulator) or open"
+XCODE_ENVIRONMENT = ("DEVELOPER_DIR",)  # which Xcode `xcrun` uses
 
 
 Target = Literal["simulator", "mac"]
@@ -155,7 +156,7 @@ class IosExecutor:
         if xcrun is None:
             why = "Xcode's xcrun is not installed"
         else:
-            listed = await run_captured([xcrun, "simctl", "list", "devices", "booted", "-j"], self.environ)
+            listed = await self._capture([xcrun, "simctl", "list", "devices", "booted", "-j"])
             if listed.returncode == 0 and any_booted(listed.stdout):
                 return "simulator", "the booted iOS Simulator"
             why = "no iOS Simulator is booted" if listed.returncode == 0 else _last_line(listed.stderr)
@@ -213,7 +214,7 @@ class IosExecutor:
         """Open `url`; the app not being there (not installed, no handler) is SERVICE_UNAVAILABLE."""
         argv = self.open_argv(target, url)
         try:
-            opened = await run_captured(argv, self.environ)
+            opened = await self._capture(argv)
         except OSError as exc:
             raise ServiceUnavailableError(invocation.app.id, f"could not run {argv[0]}: {exc}") from exc
         if opened.returncode != 0:
@@ -234,14 +235,17 @@ class IosExecutor:
             return path if path.is_dir() else None
         xcrun = self._which("xcrun") or "xcrun"
         argv = [xcrun, "simctl", "get_app_container", "booted", invocation.app.id, "groups"]
-        listed = await run_captured(argv, self.environ)
+        listed = await self._capture(argv)
         if listed.returncode != 0:
             return None
         return listed_container(listed.stdout, group_id)
 
+    async def _capture(self, argv: list[str]) -> Captured:
+        return await run_captured(argv, self.environ, passed=XCODE_ENVIRONMENT)
+
     async def _checked(self, invocation: Invocation, argv: list[str]) -> Captured:
         try:
-            captured = await run_captured(argv, self.environ)
+            captured = await self._capture(argv)
         except OSError as exc:
             raise ServiceUnavailableError(invocation.app.id, f"could not run {argv[0]}: {exc}") from exc
         if captured.returncode != 0:

@@ -43,9 +43,33 @@ class ArgumentValidator:
             {"path": _pointer(error.instance_path), "message": error.message}
             for error in self._validator(tool).iter_errors(prepared)
         ]
+        violations += not_unicode(prepared)
         if violations:
             raise InvalidParamsError(app.id, tool.name, sorted(violations, key=lambda v: v["path"]))
         return prepared
+
+
+def not_unicode(value: Any, path: str = "") -> list[dict[str, str]]:
+    """Violations for text that is not valid Unicode: a lone surrogate (`"\\ud800"` in JSON).
+    No app can receive it as text (UTF-8 cannot encode it), so no executor is handed one."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = ord(value[exc.start])
+            return [
+                {"path": path, "message": f"text that is not valid Unicode (a lone surrogate U+{bad:04X})"}
+            ]
+        return []
+    found: list[dict[str, str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}/{escape_pointer_token(key)}"
+            found += not_unicode(key, where) + not_unicode(item, where)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += not_unicode(item, f"{path}/{index}")
+    return found
 
 
 def _pointer(path: list[str | int]) -> str:
