@@ -47,6 +47,11 @@ def found(apps: Path) -> list[str]:
     return ["--no-default-paths", "--path", str(apps)]
 
 
+def grant(capsys: pytest.CaptureFixture[str], apps: Path, *argv: str) -> tuple[int, str, str]:
+    """`consent grant ARGV` finding the app by discovery in `apps`."""
+    return run(capsys, "consent", "grant", *argv, *found(apps))
+
+
 def test_a_grant_by_discovery_is_bound_to_the_apps_absolute_file(
     capsys: pytest.CaptureFixture[str],
     secrets: MemorySecretStore,
@@ -95,52 +100,26 @@ def test_no_lasting_grant_goes_to_a_nameless_or_blank_caller(
     capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
 ) -> None:
     for caller in ("Unknown Client", " Unknown Client "):
-        grant = ["grant", "--caller", caller, "--app", "dev.test.adapter", "--all"]
-        code, _, err = run(capsys, "consent", *grant, *found(apps))
+        code, _, err = grant(capsys, apps, "--caller", caller, "--app", "dev.test.adapter", "--all")
         assert code == 2 and "consent.auto_allow" in err
-    code, _, err = run(
-        capsys, "consent", "grant", "--caller", "  ", "--app", "dev.test.adapter", "--all", *found(apps)
-    )
+    code, _, err = grant(capsys, apps, "--caller", "  ", "--app", "dev.test.adapter", "--all")
     assert code == 2 and "--caller is empty" in err
-    run(capsys, "consent", "grant", "--caller", " zed ", "--app", "dev.test.adapter", "--all", *found(apps))
+    grant(capsys, apps, "--caller", " zed ", "--app", "dev.test.adapter", "--all")
     assert [row["caller"] for row in listed(capsys)] == ["zed"]  # as the server names the client
 
 
 def test_an_unknown_tool_is_named_with_the_apps_tools(
     capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
 ) -> None:
-    grant = ["grant", "--caller", "a", "--app", "dev.test.adapter", "--tool", "ech"]
-    code, _, err = run(capsys, "consent", *grant, *found(apps))
+    code, _, err = grant(capsys, apps, "--caller", "a", "--app", "dev.test.adapter", "--tool", "ech")
     assert code == 2 and "has no tool 'ech'; its tools: echo, fail, sleep" in err
 
 
 def test_revoke_works_from_the_stored_record_even_when_the_descriptor_is_gone(
     capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
 ) -> None:
-    run(
-        capsys,
-        "consent",
-        "grant",
-        "--caller",
-        "a",
-        "--app",
-        "dev.test.adapter",
-        "--tool",
-        "echo",
-        *found(apps),
-    )
-    run(
-        capsys,
-        "consent",
-        "grant",
-        "--caller",
-        "a",
-        "--app",
-        "dev.test.adapter",
-        "--tool",
-        "fail",
-        *found(apps),
-    )
+    grant(capsys, apps, "--caller", "a", "--app", "dev.test.adapter", "--tool", "echo")
+    grant(capsys, apps, "--caller", "a", "--app", "dev.test.adapter", "--tool", "fail")
     (apps / "adapter.json").unlink()
     code, out, _ = run(
         capsys, "consent", "revoke", "--caller", "a", "--app", "dev.test.adapter", "--tool", "echo"
@@ -157,7 +136,7 @@ def test_revoke_works_from_the_stored_record_even_when_the_descriptor_is_gone(
 def test_revoke_finds_the_app_by_name_through_discovery(
     capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore, apps: Path
 ) -> None:
-    run(capsys, "consent", "grant", "--caller", "a", "--app", "dev.test.adapter", "--all", *found(apps))
+    grant(capsys, apps, "--caller", "a", "--app", "dev.test.adapter", "--all")
     code, out, _ = run(capsys, "consent", "revoke", "--caller", "a", "--app", "echo box", *found(apps))
     assert code == 0 and out.startswith("Revoked for a: every tool of dev.test.adapter")
 
@@ -169,18 +148,7 @@ def test_list_shows_a_table_and_the_settings_in_effect(
     assert code == 0 and out.startswith("No consent decisions are stored.")
     assert f"no {tmp_path / 'config.toml'}: consent defaults" in out
     (tmp_path / "config.toml").write_text("[consent]\nalways_ask = true\n", encoding="utf-8")
-    run(
-        capsys,
-        "consent",
-        "grant",
-        "--caller",
-        "a",
-        "--app",
-        "dev.test.adapter",
-        "--tool",
-        "echo",
-        *found(apps),
-    )
+    grant(capsys, apps, "--caller", "a", "--app", "dev.test.adapter", "--tool", "echo")
     _, out, _ = run(capsys, "consent", "list")
     header, _, row = out.splitlines()[:3]
     assert header.split() == ["CALLER", "APP", "TOOL", "DECISION", "DECIDED", "(UTC)", "SOURCE"]

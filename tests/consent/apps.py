@@ -1,9 +1,11 @@
-"""Descriptors for the consent tests: one app id described locally (file, bundled) and on the web."""
+"""Descriptors for the consent tests: one app id described locally (file, bundled) and on the
+web; and a consent question about it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from aai_gateway.consent.prompt_text import ConsentQuestion
 from aai_gateway.descriptor import AppDescriptor, Source, load_document
 from tests.builders import c_descriptor
 
@@ -42,3 +44,18 @@ def web_app(
     document = c_descriptor(app_id, platform="web", type="http", baseUrl=f"{origin}/v1")
     source = Source(kind="web", location=f"{origin}/.well-known/aai.json", origin=origin)
     return _load(_tools(document, tools), source)
+
+
+def question(**changes: object) -> ConsentQuestion:
+    """A consent question about the Notes app, with `changes` applied."""
+    fields: dict[str, object] = {
+        "caller": "Claude Code",
+        "app_name": "Notes",
+        "app_id": "dev.aai.example.notes",
+        "source": "file:/home/me/apps/notes/aai.json",
+        "tool": "add_note",
+        "tool_description": "Adds a note.",
+        "arguments": {"title": "groceries"},
+    }
+    fields.update(changes)
+    return ConsentQuestion(**fields)  # type: ignore[arg-type]

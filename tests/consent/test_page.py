@@ -11,6 +11,7 @@ import pytest
 from aai_gateway.consent.page import ConsentPage
 from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
 from tests.browser import chromium
+from tests.consent.apps import question
 
 pytestmark = pytest.mark.anyio
 
@@ -22,18 +23,13 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def question(**changes: object) -> ConsentQuestion:
+def page_question(**changes: object) -> ConsentQuestion:
     fields: dict[str, object] = {
         "caller": "claude-code",
-        "app_name": "Notes",
-        "app_id": "dev.aai.example.notes",
-        "source": "/home/u/.aai/dev.aai.example.notes/aai.json",
-        "tool": "add_note",
         "tool_description": "Add a note\nwith a title",
         "arguments": {"title": "Groceries", "tags": ["home"]},
     }
-    fields.update(changes)
-    return ConsentQuestion(**fields)  # type: ignore[arg-type]
+    return question(**{**fields, **changes})
 
 
 async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
@@ -43,14 +39,19 @@ async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
         given.append(answer)
         return None
 
-    page = ConsentPage(question(), answered=answered)
+    page = ConsentPage(page_question(), answered=answered)
     async with page.serve() as url, chromium() as browser:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/consent/[A-Za-z0-9_-]{43}", url)
         tab = await browser.new_page()
         await tab.goto(url)
         assert await tab.inner_text("h1") == "Allow claude-code to use add_note of Notes?"
         body = await tab.inner_text("body")
-        for shown in ("dev.aai.example.notes", "/home/u/.aai/", "Add a note\nwith a title", '"Groceries"'):
+        for shown in (
+            "dev.aai.example.notes",
+            "file:/home/me/apps/notes/aai.json",
+            "Add a note\nwith a title",
+            '"Groceries"',
+        ):
             assert shown in body
         buttons = await tab.get_by_role("button").all_inner_texts()
         assert buttons == [
@@ -68,7 +69,7 @@ async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
 
 
 async def test_hostile_names_description_and_arguments_are_text_and_run_no_script() -> None:
-    hostile = question(
+    hostile = page_question(
         caller=f"evil\nApp: Trusted {HOSTILE}",
         app_name=HOSTILE,
         tool=f"add{HOSTILE}",
@@ -97,7 +98,7 @@ async def test_hostile_names_description_and_arguments_are_text_and_run_no_scrip
 
 
 async def test_only_offered_choices_are_shown_and_accepted() -> None:
-    page = ConsentPage(question(offered=("allow_once", "deny"), offer_remember_deny=False))
+    page = ConsentPage(page_question(offered=("allow_once", "deny"), offer_remember_deny=False))
     async with page.serve() as url, httpx.AsyncClient() as client:
         shown = await client.get(url)
         assert re.findall(r'name="choice" value="([a-z_]+)"', shown.text) == ["allow_once", "deny"]
@@ -119,7 +120,7 @@ async def test_a_note_from_the_answer_handler_reaches_the_user() -> None:
     async def answered(answer: Answer) -> str | None:
         return "It applies to this call only: the OS keyring could not keep it."
 
-    page = ConsentPage(question(), answered=answered)
+    page = ConsentPage(page_question(), answered=answered)
     async with page.serve() as url, httpx.AsyncClient() as client:
         shown = await client.get(url)
         csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text)

@@ -15,31 +15,17 @@ from aai_gateway.consent.prompt_text import (
     DESCRIPTION_LINES,
     PROMPT_HEADLINE,
     WRAP_WIDTH,
-    ConsentQuestion,
     build_prompt,
     columns,
     shown_block,
     shown_line,
     wrap_columns,
 )
+from tests.consent.apps import question
 
 HOSTILE = '"x" \\ $(touch P) `id` " & do shell script "id" & "'  # short enough for one line
 LABELS = ("Agent: ", "App: ", "App id: ", "Described by: ", "Tool: ")
 CONSTANT_LINES = (PROMPT_HEADLINE, "", "What the tool does:")
-
-
-def question(**changes: object) -> ConsentQuestion:
-    fields: dict[str, object] = {
-        "caller": "Claude Code",
-        "app_name": "Notes",
-        "app_id": "dev.aai.example.notes",
-        "source": "file:/home/me/apps/notes/aai.json",
-        "tool": "add_note",
-        "tool_description": "Adds a note.",
-        "arguments": {"title": "groceries"},
-    }
-    fields.update(changes)
-    return ConsentQuestion(**fields)  # type: ignore[arg-type]
 
 
 def test_plain_values_are_shown_exactly_under_their_labels() -> None:
