@@ -162,11 +162,10 @@ async def test_a_result_the_app_writes_a_moment_late_is_still_read(tmp_path: Pat
     assert len([c for c in calls(bin_dir) if "content" in c]) == 3  # asked again until it came
 
 
-async def test_a_provider_with_no_rows_answers_no_rows_after_a_short_wait(tmp_path: Path) -> None:
-    executor, _ = adb_executor(tmp_path, "empty")
-    started = time.monotonic()
+async def test_a_provider_with_no_rows_answers_no_rows_after_asking_again_a_few_times(tmp_path: Path) -> None:
+    executor, bin_dir = adb_executor(tmp_path, "empty")
     assert await executor.execute(_call("list_events", {"from": "a", "to": "b"})) == {"rows": []}
-    assert 0.9 < time.monotonic() - started < 4
+    assert len([c for c in calls(bin_dir) if "content" in c]) >= 2
 
 
 async def test_adb_gets_the_variables_it_needs_and_nothing_else_of_the_gateways_environment(
