@@ -57,3 +57,11 @@ async def browser_page() -> AsyncIterator[Page]:
         page = await context.new_page()
         page.set_default_timeout(15_000)
         yield page
+
+
+async def assert_no_markup_ran(tab: Page) -> None:
+    """Hostile text on the page stayed text: no script ran (`window.__pwned` unset), and no
+    `<script>` or `<img>` element was made from it."""
+    assert await tab.evaluate("typeof window.__pwned") == "undefined"
+    assert await tab.locator("script").count() == 0
+    assert await tab.locator("img").count() == 0

@@ -10,7 +10,7 @@ import pytest
 
 from aai_gateway.consent.page import ConsentPage
 from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
-from tests.browser import chromium
+from tests.browser import assert_no_markup_ran, chromium
 from tests.consent.apps import question
 
 pytestmark = pytest.mark.anyio
@@ -82,9 +82,7 @@ async def test_hostile_names_description_and_arguments_are_text_and_run_no_scrip
         tab = await browser.new_page()
         tab.on("dialog", lambda dialog: dialogs.append(dialog.message))
         await tab.goto(url)
-        assert await tab.evaluate("typeof window.__pwned") == "undefined"
-        assert await tab.locator("script").count() == 0
-        assert await tab.locator("img").count() == 0
+        await assert_no_markup_ran(tab)
         facts = await tab.inner_text("dl.facts")
         assert "\\nApp: Trusted" in facts  # the line break is shown as an escape, not a new line
         assert "App\nTrusted" not in facts
@@ -92,7 +90,7 @@ async def test_hostile_names_description_and_arguments_are_text_and_run_no_scrip
         assert "\\u202e" in await tab.inner_text("body")
         await tab.get_by_role("button", name="Deny", exact=True).click()
         await tab.get_by_text("Your answer was recorded").first.wait_for()
-        assert await tab.evaluate("typeof window.__pwned") == "undefined"
+        await assert_no_markup_ran(tab)
     assert dialogs == []
     assert await page.wait() == ("deny", False)
 
