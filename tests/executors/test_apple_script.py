@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
@@ -27,7 +27,7 @@ from aai_gateway.executors.apple_script import (
     render_applescript,
     render_jxa,
 )
-from aai_gateway.executors.templates import text_of
+from aai_gateway.executors.templates import PLACEHOLDER, text_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -543,6 +543,20 @@ def test_the_template_from_the_review_cannot_run_its_value_after_an_ambiguous_sl
     assert result == {"ok": "undefined"}
 
 
+def render_or_refuse_unknown_placeholders(template: str, payload: str) -> str | None:
+    """The JXA script for `template` with `v` set to `payload`, or None when the renderer refuses
+    the template for the documented reason: the pieces joined into a placeholder of their own
+    (`${` + `g` + `}`) that names no parameter. Such a template is no counterexample: no value is
+    placed anywhere. Any other refusal is re-raised and fails the test."""
+    try:
+        return render_jxa(template, {"v": payload}, parameters=["v"])
+    except TemplateError as refusal:
+        strangers = set(PLACEHOLDER.findall(template)) - {"v"}
+        if refusal.name in strangers and "which is not a parameter" in str(refusal):
+            return None
+        raise
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     st.lists(
@@ -554,10 +568,20 @@ def test_the_template_from_the_review_cannot_run_its_value_after_an_ambiguous_sl
         max_size=80,
     )
 )
+@example(  # the shapes of the falsifying examples of issue 16: pieces that make `${x}` and `${g}`
+    [
+        ("(((${x}", "/;globalThis.pwned=1;/"),
+        ("new RegExp((${g}*/", "*/globalThis.pwned=1;/*"),
+        ("if (true) /${v}/g;${g}", '");globalThis.pwned=1;("'),
+        ("`${v}` + ${v}", "`;globalThis.pwned=1;`"),
+    ]
+)
 def test_whatever_the_templates_shape_a_value_never_runs_as_code_in_node(
     cases: list[tuple[str, str]],
 ) -> None:
-    scripts = [render_jxa(template, {"v": payload}, parameters=["v"]) for template, payload in cases]
+    rendered = (render_or_refuse_unknown_placeholders(template, payload) for template, payload in cases)
+    scripts = [script for script in rendered if script is not None]
+    assert scripts, "every template was refused: the property checked nothing"
     for script in scripts:
         body = script.split("\n", 1)[1] if script.startswith("var __aai = ") else script
         assert "pwned" not in body  # values live on the first line only
@@ -570,6 +594,13 @@ def test_whatever_the_templates_shape_a_value_never_runs_as_code_in_node(
         check=True,
     )
     assert json.loads(done.stdout) == ["undefined"] * len(scripts), scripts
+
+
+def test_a_template_whose_pieces_form_an_unknown_placeholder_is_refused_by_name() -> None:
+    with pytest.raises(TemplateError, match=r"\$\{g\}, which is not a parameter") as refusal:
+        render_jxa("x = //g;\n${g}", {"v": "a"}, parameters=["v"])
+    assert refusal.value.name == "g"
+    assert render_or_refuse_unknown_placeholders("(((${x}", "a") is None
 
 
 def test_jxa_literals_escape_line_separators_and_closing_tags() -> None:
