@@ -133,6 +133,21 @@ class UnknownAppError(AaiError):
         )
 
 
+class AmbiguousAppError(AaiError):
+    """A reference that names apps of several bindings (an id claimed by two sites, or by a web
+    app and a local one): never settled by order. Each candidate is `{app, source, reference}`,
+    `reference` being what names exactly that app."""
+
+    def __init__(self, reference: str, candidates: list[dict[str, str]]) -> None:
+        listed = "; ".join(f"{c['app']} from {c['source']} (name it {c['reference']!r})" for c in candidates)
+        super().__init__(
+            f"{reference!r} could mean {len(candidates)} apps described in different places: {listed}. "
+            "Pass the reference of the one meant; a web app's credentials and consent belong to its origin",
+            {"app": reference, "candidates": candidates},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+
 class UnknownToolError(AaiError):
     def __init__(self, app_id: str, tool: str, known: list[str]) -> None:
         super().__init__(
@@ -233,9 +248,9 @@ class AuthRequiredError(AaiError):
 class ConsentRequiredError(AaiError):
     """The user has not allowed this caller to use this tool, and could not be asked now.
 
-    `consent_url`: a one-time page where the user answers (None when the gateway cannot serve
-    one, e.g. the CLI); `command`: the grant command, None when a lasting grant cannot help
-    (`no_lasting_grant` says why)."""
+    The agent reads this, so it carries no link or code that approves anything (DESIGN.md
+    "Approval never through the model"): `command` is the grant command for the user to run,
+    None when a lasting grant cannot help (`no_lasting_grant` says why)."""
 
     def __init__(
         self,
@@ -248,13 +263,10 @@ class ConsentRequiredError(AaiError):
         tool_description: str,
         tool_parameters: dict[str, Any],
         arguments: dict[str, Any],
-        consent_url: str | None,
         command: str | None,
         no_lasting_grant: str | None = None,
     ) -> None:
         ways = []
-        if consent_url is not None:
-            ways.append(f"open {consent_url} (a one-time page on this computer) and answer there")
         if command is not None:
             ways.append(f"run `{command}` in a terminal")
         if no_lasting_grant is not None:
@@ -276,7 +288,6 @@ class ConsentRequiredError(AaiError):
                 "tool_description": tool_description,
                 "tool_parameters": tool_parameters,
                 "arguments": arguments,
-                "consent_url": consent_url,
                 "command": command,
                 **({"no_lasting_grant": no_lasting_grant} if no_lasting_grant else {}),
             },

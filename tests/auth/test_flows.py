@@ -246,7 +246,7 @@ async def test_a_web_descriptor_never_receives_an_environment_variable(
     with pytest.raises(AuthRequiredError) as caught:
         await provider.http_auth(app, tool)
 
-    assert caught.value.data["command"] == "aai-gateway auth set dev.test.b-auth"
+    assert caught.value.data["command"] == f"aai-gateway auth set {httpbin}"
     assert_secret_free(str(caught.value) + json.dumps(caught.value.data), [ENV_TOKEN])
 
 
@@ -271,7 +271,7 @@ async def test_a_missing_api_key_names_the_command_the_url_and_the_instructions(
         await provider.http_auth(app, tool)
 
     data = caught.value.data
-    assert data["command"] == "aai-gateway auth set dev.test.auth"
+    assert data["command"] == "aai-gateway auth set file:/tmp/aai-auth-tests/aai.json"
     assert data["obtainUrl"] == "https://example.com/settings/tokens"
     assert data["instructions"] == {"short": "Settings > Tokens", "help_url": "https://example.com/docs"}
     assert data["locale"] == "zh-CN"
@@ -468,7 +468,7 @@ async def test_a_refused_app_secret_is_auth_required_with_the_endpoints_words(
     error = caught.value
     assert error.code is ErrorCode.AUTH_REQUIRED
     assert "app secret invalid" in error.message
-    assert error.data["command"] == "aai-gateway auth set dev.test.auth"
+    assert error.data["command"] == "aai-gateway auth set file:/tmp/aai-auth-tests/aai.json"
     assert error.data["obtainUrl"] == "https://open.example.com/app"
     assert_secret_free(error.message + json.dumps(error.data), ["wrong-secret-123"])
 
@@ -643,7 +643,7 @@ async def test_a_401_after_the_refresh_is_auth_expired_without_a_second_refresh(
         await call(executor, provider, app)
 
     assert caught.value.code is ErrorCode.AUTH_EXPIRED
-    assert "aai-gateway auth login dev.test.auth" in caught.value.message
+    assert "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json" in caught.value.message
     assert oauth.grants["refresh_token"] == 1
 
 
@@ -693,7 +693,7 @@ async def test_a_failed_refresh_is_auth_expired_and_says_to_sign_in_again(
 
     error = caught.value
     assert error.code is ErrorCode.AUTH_EXPIRED
-    assert "`aai-gateway auth login dev.test.auth`" in error.message
+    assert "`aai-gateway auth login file:/tmp/aai-auth-tests/aai.json`" in error.message
     assert "invalid_grant" in error.message
     text = error.message + json.dumps(error.to_payload())
     assert_secret_free(
@@ -712,7 +712,7 @@ async def test_an_expired_token_without_a_refresh_token_is_auth_expired_before_a
         await call(executor, provider, app)
 
     assert caught.value.code is ErrorCode.AUTH_EXPIRED
-    assert caught.value.data["command"] == "aai-gateway auth login dev.test.auth"
+    assert caught.value.data["command"] == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json"
     assert oauth.resource_tokens == []
 
 
@@ -727,7 +727,7 @@ async def test_an_app_that_was_never_signed_in_says_to_run_auth_login(
         await provider.http_auth(app, tool)
 
     assert caught.value.code is ErrorCode.AUTH_REQUIRED
-    assert caught.value.data["command"] == "aai-gateway auth login dev.test.auth"
+    assert caught.value.data["command"] == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json"
     assert caught.value.data["auth_type"] == "oauth2"
 
 

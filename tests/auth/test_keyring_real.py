@@ -26,7 +26,6 @@ from aai_gateway.auth.credentials import (
     CredentialKind,
     CredentialStore,
     OAuthTokens,
-    credential_binding,
     credential_key,
 )
 from aai_gateway.descriptor import Source
@@ -161,7 +160,7 @@ def test_deleting_a_missing_secret_from_the_private_keyring_does_nothing(store: 
 
 def credential_of_kind(kind: CredentialKind) -> Credential:
     app = web_app(NOTION, kind=kind)
-    base = Credential(kind=kind, app_id=app.id, binding=credential_binding(app))
+    base = Credential(kind=kind, app_id=app.id, binding=str(app.binding))
     later = time.time() + 3600
     fields: dict[CredentialKind, dict[str, object]] = {
         "apiKey": {"api_key": "secret_notion_key_ü"},

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.async_api import Page
 
-from aai_gateway.auth.credentials import Credential, credential_binding
+from aai_gateway.auth.credentials import Credential
 from aai_gateway.auth.flows import OAuth2Flow
 from aai_gateway.auth.oauth import PkcePair, authorization_url, login, s256_challenge
 from aai_gateway.descriptor import AppDescriptor
@@ -120,7 +120,7 @@ async def test_signing_in_in_a_real_browser_returns_tokens_that_work(oauth: OAut
         credential, pages = await sign_in_with_browser(app, page)
 
     assert credential.kind == "oauth2"
-    assert (credential.app_id, credential.binding) == (app.id, credential_binding(app))
+    assert (credential.app_id, credential.binding) == (app.id, str(app.binding))
     assert (credential.client_id, credential.client_secret) == (PRE_CLIENT_ID, PRE_CLIENT_SECRET)
     assert credential.tokens is not None and credential.tokens.refresh_token
     assert credential.tokens.expires_at is not None
@@ -153,7 +153,7 @@ async def test_denying_in_the_browser_ends_the_sign_in_with_the_servers_error(oa
             await sign_in_with_browser(app, page, button="deny")
 
     assert "access_denied" in caught.value.message
-    assert caught.value.data["command"] == "aai-gateway auth login dev.test.auth"
+    assert caught.value.data["command"] == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json"
     assert oauth.token_requests == []
 
 
@@ -226,7 +226,7 @@ async def test_without_registration_a_client_id_is_asked_for(oauth: OAuthTestSer
         await login(app, oauth2_settings(app), client_id=None, open_url=_never, registration=False)
 
     assert caught.value.code is ErrorCode.AUTH_REQUIRED
-    assert caught.value.data["command"] == "aai-gateway auth login dev.test.auth --client-id <client id>"
+    assert caught.value.data["command"] == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json --client-id <client id>"
     assert "a client id is needed" in caught.value.message
 
 

@@ -93,7 +93,7 @@ def test_a_grant_by_source_needs_no_discovery(
     code, _, err = run(
         capsys, "consent", "grant", "--caller=cursor", "--app=x", "--all", "--source=http://a.b"
     )
-    assert code == 2 and "not file:/path, bundled or https://origin" in err
+    assert code == 2 and "write file:/absolute/path, bundled or https://origin" in err
 
 
 def test_no_lasting_grant_goes_to_a_nameless_or_blank_caller(
@@ -154,3 +154,28 @@ def test_list_shows_a_table_and_the_settings_in_effect(
     assert header.split() == ["CALLER", "APP", "TOOL", "DECISION", "DECIDED", "(UTC)", "SOURCE"]
     assert row.split()[:4] == ["a", "dev.test.adapter", "echo", "allow"]
     assert "always_ask = true: every execution asks" in out
+
+
+def test_revoking_an_app_id_with_decisions_from_two_sources_asks_which_one_is_meant(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore
+) -> None:
+    for source in ("bundled", "https://evil.example"):
+        code, _, err = run(
+            capsys,
+            "consent",
+            "grant",
+            "--caller=cursor",
+            "--app=com.github.api",
+            "--all",
+            f"--source={source}",
+        )
+        assert code == 0, err
+    code, _, err = run(capsys, "consent", "revoke", "--caller=cursor", "--app=com.github.api", "--all")
+    assert code == 2
+    assert "--source=bundled" in err and "--source=https://evil.example" in err
+    assert len(listed(capsys)) == 2  # nothing was forgotten
+    code, out, _ = run(
+        capsys, "consent", "revoke", "--caller=cursor", "--app=com.github.api", "--all", "--source=bundled"
+    )
+    assert code == 0 and "Revoked" in out
+    assert [row["source"] for row in listed(capsys)] == ["https://evil.example"]

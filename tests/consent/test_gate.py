@@ -3,6 +3,7 @@ page's answer for exactly the retried call, else CONSENT_REQUIRED with what the 
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -15,7 +16,7 @@ from aai_gateway.cli.main import build_parser
 from aai_gateway.consent import ConsentStore, Decision, parse_config_text
 from aai_gateway.consent.gate import ConsentGate, consent_command
 from aai_gateway.consent.policy import UNKNOWN_CALLER, ConsentTarget
-from aai_gateway.consent.prompt_text import Answer, Answered, ConsentQuestion
+from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app
@@ -43,17 +44,6 @@ class Asker:
         return self.answer
 
 
-class Links:
-    """Serves no page, but keeps what a page would get: the question and where to answer it."""
-
-    def __init__(self) -> None:
-        self.opened: list[tuple[ConsentQuestion, Answered]] = []
-
-    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None:
-        self.opened.append((question, answered))
-        return f"http://127.0.0.1:1/consent/{len(self.opened)}"
-
-
 class NoKeyring:
     def _fail(self, *_: object) -> Any:
         raise SecretStoreUnavailableError("no Secret Service")
@@ -72,13 +62,12 @@ async def check(
     tool: str = "create",
     arguments: Mapping[str, object] = ARGS,
     caller: str = CALLER,
-    links: Links | None = None,
 ) -> AaiError | None:
     app = app or local_app()
     found = app.tool(tool)
     assert found is not None
     try:
-        await consent.check(caller, app, found, arguments, prompters=prompters, links=links)
+        await consent.check(caller, app, found, arguments, prompters=prompters)
     except AaiError as exc:
         return exc
     return None
@@ -100,7 +89,7 @@ async def test_prompters_are_asked_in_order_and_the_first_that_can_ask_decides()
         CALLER,
         NOTES_ID,
         "create",
-        NOTES_FILE,
+        f"file:{NOTES_FILE}",  # the binding, as the grant command's --source writes it
     )
     assert question.arguments == ARGS
 
@@ -132,7 +121,6 @@ async def test_without_a_keyring_the_config_still_decides_and_an_answer_covers_t
 async def test_nobody_to_ask_is_consent_required_with_the_exact_grant_command() -> None:
     error = await check(gate(), Asker(None))
     assert error is not None and error.code is ErrorCode.CONSENT_REQUIRED
-    assert error.data["consent_url"] is None
     assert error.data["command"] == (
         f"aai-gateway consent grant '--caller={CALLER}' --app={NOTES_ID} --tool=create "
         f"--source=file:{NOTES_FILE}"
@@ -158,6 +146,16 @@ def test_the_printed_commands_parse_back_to_exactly_the_caller_app_tool_and_sour
         )
 
 
+async def test_consent_required_carries_no_link_or_code_that_could_approve_the_call() -> None:
+    # The agent reads this error: an approval link in it could be fetched and answered by the
+    # agent itself. Only the command (for the user to run) and what to show the user remain.
+    error = await check(gate(), Asker(None))
+    assert error is not None and error.code is ErrorCode.CONSENT_REQUIRED
+    assert "consent_url" not in error.data
+    seen = error.message + json.dumps(error.data)
+    assert "http://" not in seen and "https://" not in seen and "/consent/" not in seen
+
+
 async def test_with_always_ask_or_a_nameless_client_no_grant_command_is_offered() -> None:
     for consent, caller, why in (
         (gate("[consent]\nalways_ask = true\n"), CALLER, "always_ask"),
@@ -168,41 +166,3 @@ async def test_with_always_ask_or_a_nameless_client_no_grant_command_is_offered(
         assert error.data["command"] is None
         assert why in error.data["no_lasting_grant"]
         assert "aai-gateway consent grant" not in error.message
-
-
-async def test_allow_once_on_the_consent_page_lets_exactly_that_calls_retry_through_once() -> None:
-    consent, links = gate(), Links()
-    error = await check(consent, links=links)
-    assert error is not None and error.data["consent_url"] == "http://127.0.0.1:1/consent/1"
-    assert error.data["consent_url"] in error.message
-    [(question, answered)] = links.opened
-    assert question.offered == ("allow_once", "allow_tool", "allow_app", "deny")
-    assert await answered(("allow_once", False)) is None
-    other = await check(consent, arguments={"title": "y"}, links=links)
-    assert other is not None and other.code is ErrorCode.CONSENT_REQUIRED  # other arguments: another call
-    assert await check(consent, links=links) is None  # the retry
-    again = await check(consent, links=links)
-    assert again is not None and again.code is ErrorCode.CONSENT_REQUIRED  # once
-    assert consent.store.load(CALLER, NOTES_ID) is None
-
-
-async def test_a_lasting_answer_on_the_consent_page_is_remembered_and_a_denial_reported() -> None:
-    consent, links = gate(), Links()
-    await check(consent, tool="list", links=links)
-    await links.opened[-1][1](("deny", False))
-    denied = await check(consent, tool="list", links=links)
-    assert (
-        denied is not None and denied.code is ErrorCode.CONSENT_DENIED and denied.data["remembered"] is False
-    )
-    await check(consent, links=links)
-    await links.opened[-1][1](("allow_app", True))
-    assert await check(consent, links=links) is None
-    assert await check(consent, tool="list", links=links) is None  # every tool of the app
-
-
-async def test_a_consent_page_answer_that_cannot_be_kept_says_so_and_still_covers_the_retry() -> None:
-    consent, links = gate(secrets=NoKeyring()), Links()
-    await check(consent, links=links)
-    note = await links.opened[-1][1](("allow_tool", True))
-    assert note is not None and "this call only" in note
-    assert await check(consent, links=links) is None

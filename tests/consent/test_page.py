@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from aai_gateway.consent.page import ConsentPage
-from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
+from aai_gateway.consent.prompt_text import ConsentQuestion
 from tests.browser import assert_no_markup_ran, chromium
 from tests.consent.apps import question
 
@@ -33,13 +33,7 @@ def page_question(**changes: object) -> ConsentQuestion:
 
 
 async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
-    given: list[Answer] = []
-
-    async def answered(answer: Answer) -> str | None:
-        given.append(answer)
-        return None
-
-    page = ConsentPage(page_question(), answered=answered)
+    page = ConsentPage(page_question())
     async with page.serve() as url, chromium() as browser:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/consent/[A-Za-z0-9_-]{43}", url)
         tab = await browser.new_page()
@@ -65,7 +59,6 @@ async def test_the_page_shows_the_question_and_a_click_answers_it() -> None:
         await tab.get_by_text("Your answer was recorded").first.wait_for()
         assert "may use this tool from now on" in await tab.inner_text("body")
         assert await page.wait() == ("allow_tool", True)
-    assert given == [("allow_tool", True)]
 
 
 async def test_hostile_names_description_and_arguments_are_text_and_run_no_script() -> None:
@@ -112,16 +105,3 @@ async def test_only_offered_choices_are_shown_and_accepted() -> None:
         assert done.status_code == 200
         assert (await client.get(url)).status_code == 410
     assert await page.wait() == ("allow_once", False)
-
-
-async def test_a_note_from_the_answer_handler_reaches_the_user() -> None:
-    async def answered(answer: Answer) -> str | None:
-        return "It applies to this call only: the OS keyring could not keep it."
-
-    page = ConsentPage(page_question(), answered=answered)
-    async with page.serve() as url, httpx.AsyncClient() as client:
-        shown = await client.get(url)
-        csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text)
-        assert csrf is not None
-        done = await client.post(url, data={"csrf": csrf.group(1), "choice": "allow_app"})
-    assert "could not keep it" in done.text

@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aai_gateway.auth import credential_binding
 from aai_gateway.consent import (
     EVERY_DECISION,
     ONCE_ONLY,
@@ -313,7 +312,7 @@ def test_the_caller_is_the_client_info_name_or_unknown_client(given_name: str | 
 def test_a_target_binds_to_the_same_source_as_credentials() -> None:
     for app in (local_app(), bundled_app(), web_app(EVIL)):
         made = ConsentTarget.of(CALLER, app, "list")
-        assert made == ConsentTarget(CALLER, app.id, credential_binding(app), "list")
+        assert made == ConsentTarget(CALLER, app.id, str(app.binding), "list")
     assert ConsentTarget.of(CALLER, web_app(EVIL), "list").binding == EVIL
 
 

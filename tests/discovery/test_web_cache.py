@@ -223,3 +223,14 @@ def test_clearing_everything_removes_entries_but_not_other_files(cache: WebCache
 def test_clearing_a_cache_that_was_never_written_removes_nothing(tmp_path: Path) -> None:
     assert WebCache(tmp_path / "nowhere").clear() == 0
     assert WebCache(tmp_path / "nowhere").entries() == []
+
+
+def test_two_servers_on_one_host_are_two_origins_with_entries_of_their_own(cache: WebCache) -> None:
+    cache.put("https://127.0.0.1:8443", "https://127.0.0.1:8443/.well-known/aai.json", b'{"a": 1}')
+    cache.put("https://127.0.0.1:9443", "https://127.0.0.1:9443/.well-known/aai.json", b'{"b": 2}')
+    first, second = cache.get("https://127.0.0.1:8443"), cache.get("https://127.0.0.1:9443")
+    assert first is not None and second is not None
+    assert (first.body, second.body) == (b'{"a": 1}', b'{"b": 2}')
+    assert cache.get("https://127.0.0.1") is None
+    assert cache.clear("https://127.0.0.1:9443") == 1
+    assert [entry.origin for entry in cache.entries()] == ["https://127.0.0.1:8443"]

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from aai_gateway.descriptor.origin import normalize_origin
 from aai_gateway.discovery.web import (
     WELL_KNOWN_PATH,
     WebFetchPolicy,
     address_refusal,
     fetch_well_known,
     looks_like_domain,
-    normalize_origin,
     registrable_domain,
     same_site,
 )

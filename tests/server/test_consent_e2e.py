@@ -156,7 +156,7 @@ async def test_the_form_shows_the_caller_app_tool_description_and_arguments_as_t
         caller="agent-a",
         app_name=HOSTILE_NAME,
         app_id="dev.test.adapter",
-        source=str(apps / "adapter.json"),
+        source=f"file:{apps / 'adapter.json'}",
         tool="echo",
         tool_description=HOSTILE_TEXT,
         arguments={**ARGUMENTS, "count": 1},
@@ -281,47 +281,30 @@ async def test_a_client_without_elicitation_gets_consent_required_with_everythin
     assert data["tool_description"] == HOSTILE_TEXT
     assert data["tool_parameters"]["required"] == ["text"]
     assert data["arguments"] == {**ARGUMENTS, "count": 1}
-    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/consent/[A-Za-z0-9_-]{43}", data["consent_url"])
     assert data["command"] == (
         "aai-gateway consent grant --caller=agent-b --app=dev.test.adapter --tool=echo "
         f"--source=file:{apps / 'adapter.json'}"
     )
-    assert data["consent_url"] in error["message"] and data["command"] in error["message"]
+    assert data["command"] in error["message"]
 
 
 @GENERATIONS
-async def test_allow_once_on_the_consent_page_lets_exactly_the_retry_of_that_call_through(
+async def test_an_agent_that_fetches_every_link_it_reads_cannot_approve_its_own_call(
     keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
+    # The model reads CONSENT_REQUIRED. Were an approval page's link in it, an agent with a fetch
+    # tool could GET the page, read its CSRF token and POST "always allow" (issue 11, item 2).
     async with client(env_for(keyring, apps), apps, "agent-b", mode) as b:
         code, error = await call(b)
         assert code == "CONSENT_REQUIRED"
-        code, again = await call(b)  # asked again before answering: the same page
-        assert again["data"]["consent_url"] == error["data"]["consent_url"]
-        shown = await answer_page(error["data"]["consent_url"], "allow_once")
-        assert "agent-b" in shown and "hi \\&quot;there" in shown and "<script" not in shown
-        assert (await call(b, arguments={"text": "other"}))[0] == "CONSENT_REQUIRED"  # not this call
-        code, result = await call(b)
-        assert code is None and result["params"]["text"] == ARGUMENTS["text"]
-        code, later = await call(b)  # once means once
-        assert code == "CONSENT_REQUIRED" and later["data"]["consent_url"] != error["data"]["consent_url"]
+        read_by_the_model = json.dumps(error)
+        links = re.findall(r"https?://[^\s\"'\\]+", read_by_the_model)
+        assert links == [], links
+        async with httpx.AsyncClient() as agent_fetch:
+            for link in links:  # what such an agent would do with any link it found
+                await agent_fetch.get(link)
+        assert (await call(b))[0] == "CONSENT_REQUIRED"
     await no_marker(apps)
-
-
-async def test_always_allow_on_the_consent_page_is_remembered_and_deny_is_reported(
-    keyring: PrivateKeyring, apps: Path
-) -> None:
-    env = env_for(keyring, apps)
-    async with client(env, apps, "agent-b", "auto") as b:
-        _, error = await call(b, "fail")
-        await answer_page(error["data"]["consent_url"], "deny")
-        assert (await call(b, "fail"))[0] == "CONSENT_DENIED"
-        _, error = await call(b)
-        await answer_page(error["data"]["consent_url"], "allow_tool")
-        assert (await call(b))[0] is None
-    async with client(env, apps, "agent-b", "legacy") as b:  # a new gateway: remembered
-        assert (await call(b))[0] is None
-        assert (await call(b, "fail"))[0] == "CONSENT_REQUIRED"
 
 
 @GENERATIONS
@@ -387,14 +370,7 @@ async def test_a_nameless_client_is_offered_no_lasting_grant(
 ) -> None:
     async with client(env_for(keyring, apps), apps, "  ", mode) as anonymous:
         code, error = await call(anonymous)
-        assert await answer_page_choices(error["data"]["consent_url"]) == ["allow_once", "deny"]
     assert code == "CONSENT_REQUIRED"
     assert error["data"]["caller"] == "Unknown Client"
     assert error["data"]["command"] is None
     assert "no lasting grant" in error["data"]["no_lasting_grant"]
-
-
-async def answer_page_choices(url: str) -> list[str]:
-    async with httpx.AsyncClient() as browser:
-        page = await browser.get(url)
-    return re.findall(r'name="choice" value="([a-z_]+)"', page.text)

@@ -141,9 +141,16 @@ async def test_an_unknown_mcp_tool_is_an_unknown_tool_error_listing_the_real_one
     assert "aai_exec" in error["message"]
 
 
-async def test_web_discover_finds_a_known_web_app_by_its_url(gateway: Client) -> None:
-    guide = await gateway.call_tool("web_discover", {"url": "http://127.0.0.1/anything"})
+async def test_web_discover_finds_a_known_web_app_by_its_url(gateway: Client, shared_apps: Path) -> None:
+    base_url = json.loads((shared_apps / "offline.json").read_text())["execution"]["baseUrl"]
+    guide = await gateway.call_tool("web_discover", {"url": f"{base_url}/anything"})
     assert "Offline Operation Guide" in text_of(guide)
+
+
+async def test_a_url_on_another_port_of_the_same_host_is_not_that_app(gateway: Client) -> None:
+    # The port is part of the origin: another service on 127.0.0.1 is another app.
+    error = error_of(await gateway.call_tool("aai_exec", {"app": "http://127.0.0.1:1/x", "tool": "t"}))
+    assert error["code"] == "UNKNOWN_APP"
 
 
 async def test_the_caller_name_reaches_every_call(gateway: Client, shared_apps: Path, mode: str) -> None:
@@ -165,7 +172,10 @@ async def test_a_name_shared_by_two_apps_is_refused_as_ambiguous(tmp_path: Path,
             await client.call_tool("aai_exec", {"app": "twin", "tool": "echo", "args": {"text": "x"}})
         )
     assert error["code"] == "UNKNOWN_APP"
-    assert error["data"]["candidates"] == ["dev.test.one", "dev.test.two"]
+    assert [c["app"] for c in error["data"]["candidates"]] == ["dev.test.one", "dev.test.two"]
+    for candidate in error["data"]["candidates"]:  # each named by the reference that finds only it
+        assert candidate["reference"] == f"file:{tmp_path / 'apps' / candidate['app']}.json"
+        assert candidate["reference"] in error["message"]
 
 
 async def test_aai_gateway_without_a_command_is_the_mcp_server(apps_dir: Path, mode: str) -> None:

@@ -119,13 +119,14 @@ async def test_a_web_app_asks_for_its_key_with_the_command_and_runs_once_the_use
         call = {"app": web_app.origin, "tool": "whoami", "args": {}}
         error = error_of(await client.call_tool("aai_exec", call))
         assert error["code"] == "AUTH_REQUIRED"
-        assert error["data"]["command"] == f"aai-gateway auth set {APP_ID}"
+        assert error["data"]["command"] == f"aai-gateway auth set {web_app.origin}"  # the binding
         assert error["data"]["obtainUrl"] == f"{web_app.origin}/settings/keys"
         assert error["data"]["auth_type"] == "apiKey"
         assert "auth set" in error["message"]
 
         code, out, err = await auth_set(env, APP_ID, API_KEY)
         assert code == 0, err
+        assert f"bound to the web origin {web_app.origin}" in out
         result = await client.call_tool("aai_exec", call)
     assert result.structured_content == {"user": "alice"}
     assert ("/api/whoami", API_KEY) in web_app.requests
@@ -169,7 +170,8 @@ async def test_a_discovered_web_app_is_usable_after_a_restart_from_the_cache(
     assert (await auth_set(env, web_app.origin, API_KEY))[0] == 0
     web_app.serve_descriptor = False  # the well-known file is gone: only the cache knows the app
     async with gateway(env, "auto") as client:
-        result = await client.call_tool("aai_exec", {"app": "127.0.0.1", "tool": "whoami", "args": {}})
+        host_and_port = web_app.origin.removeprefix("https://")
+        result = await client.call_tool("aai_exec", {"app": host_and_port, "tool": "whoami", "args": {}})
     assert result.structured_content == {"user": "alice"}, result
     _, listed, _ = await cli(env, "cache", "list", "--json")
     assert [entry["origin"] for entry in json.loads(listed)] == [web_app.origin]

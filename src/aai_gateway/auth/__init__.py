@@ -1,6 +1,6 @@
 """Auth layer: credential records bound to descriptor sources, the secret store, auth flows."""
 
-from .credentials import Credential, CredentialStore, OAuthTokens, credential_binding, credential_key
+from .credentials import Credential, CredentialStore, OAuthTokens, credential_key
 from .secrets import KeyringSecretStore, MemorySecretStore, SecretStore, SecretStoreUnavailableError
 
 __all__ = [
@@ -11,6 +11,5 @@ __all__ = [
     "OAuthTokens",
     "SecretStore",
     "SecretStoreUnavailableError",
-    "credential_binding",
     "credential_key",
 ]

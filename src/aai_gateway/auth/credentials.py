@@ -19,18 +19,8 @@ PREFIX = "credential/"
 CredentialKind = Literal["apiKey", "appCredential", "cookie", "oauth2"]
 
 
-def credential_binding(app: AppDescriptor) -> str:
-    """Where the descriptor came from: its origin (web), `bundled`, or its file."""
-    source = app.source
-    if source.kind == "web":
-        return source.origin or source.location
-    if source.kind == "bundled":
-        return "bundled"
-    return f"file:{source.location}"
-
-
 def credential_key(app: AppDescriptor) -> str:
-    return f"{PREFIX}{credential_binding(app)}/{app.id}"
+    return f"{PREFIX}{app.binding}/{app.id}"
 
 
 class OAuthTokens(BaseModel):
@@ -87,12 +77,12 @@ class CredentialStore:
             credential = Credential.model_validate_json(raw)
         except ValidationError:
             return None  # unreadable record: treated as absent, replaced on the next save
-        if credential.binding != credential_binding(app) or credential.app_id != app.id:
+        if credential.binding != str(app.binding) or credential.app_id != app.id:
             return None
         return credential
 
     def save(self, app: AppDescriptor, credential: Credential) -> None:
-        if credential.binding != credential_binding(app) or credential.app_id != app.id:
+        if credential.binding != str(app.binding) or credential.app_id != app.id:
             raise ValueError("a credential is saved only for the app and source it belongs to")
         stamped = credential.model_copy(update={"updated_at": time.time()})
         self.secrets.set(credential_key(app), stamped.model_dump_json(exclude_none=True))
@@ -116,4 +106,4 @@ class CredentialStore:
         return found
 
     def new(self, app: AppDescriptor, kind: CredentialKind) -> Credential:
-        return Credential(kind=kind, app_id=app.id, binding=credential_binding(app))
+        return Credential(kind=kind, app_id=app.id, binding=str(app.binding))

@@ -27,9 +27,9 @@ from typing import Any, Final, Literal
 import anyio
 import httpx
 
-from ..descriptor import AppDescriptor
+from ..descriptor import AppDescriptor, app_reference, parse_binding
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, OAuth2Auth
-from ..errors import AuthRequiredError, ServiceUnavailableError
+from ..errors import AaiError, AuthRequiredError, ServiceUnavailableError
 from .credentials import AppToken, Credential, OAuthTokens
 
 logger = logging.getLogger(__name__)
@@ -51,12 +51,19 @@ _FORBIDDEN_IN_HEADERS: Final = frozenset("\r\n\x00")
 # --------------------------------------------------------------------------- errors
 
 
-def login_command(app_id: str) -> str:
-    return f"aai-gateway auth login {shlex.quote(app_id)}"
+def login_command(reference: str) -> str:
+    return f"aai-gateway auth login {shlex.quote(reference)}"
 
 
-def set_command(app_id: str) -> str:
-    return f"aai-gateway auth set {shlex.quote(app_id)}"
+def set_command(reference: str) -> str:
+    return f"aai-gateway auth set {shlex.quote(reference)}"
+
+
+def auth_command(reference: str, auth_type: str) -> str:
+    """The command that stores the credential of the app named by `reference`: its binding's
+    reference (a web app's origin, `file:/…`, `bundled:<id>`), which names exactly the app the
+    credential is bound to, whatever other apps claim the same id."""
+    return login_command(reference) if auth_type == "oauth2" else set_command(reference)
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ class AuthContext:
             app_id=app.id,
             app_name=app.names.lookup(locale),
             auth_type=auth.declared_type if isinstance(auth, ApiKeyAuth) else auth.type,
-            command=login_command(app.id) if isinstance(auth, OAuth2Auth) else set_command(app.id),
+            command=auth_command(app_reference(app.binding, app.id), auth.type),
             obtain_url=obtain_url,
             instructions=instructions.model_dump(exclude_none=True) if instructions is not None else None,
             locale=locale,
@@ -95,10 +102,11 @@ class AuthContext:
     @classmethod
     def for_credential(cls, credential: Credential, auth_type: str) -> AuthContext:
         """A plain context when a flow is built without one (the app id is all it knows)."""
-        command = (
-            login_command(credential.app_id) if auth_type == "oauth2" else set_command(credential.app_id)
-        )
-        return cls(credential.app_id, credential.app_id, auth_type, command)
+        try:
+            reference = app_reference(parse_binding(credential.binding), credential.app_id)
+        except AaiError:
+            reference = credential.app_id
+        return cls(credential.app_id, credential.app_id, auth_type, auth_command(reference, auth_type))
 
     def error(
         self, reason: str, *, expired: bool = False, command: str | None = None, **data: Any

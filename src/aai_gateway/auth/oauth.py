@@ -38,7 +38,7 @@ from .. import __version__
 from ..descriptor import AppDescriptor
 from ..descriptor.model import OAuth2Auth
 from ..errors import AuthRequiredError, ServiceUnavailableError
-from .credentials import Credential, credential_binding
+from .credentials import Credential
 from .flows import TOKEN_REQUEST_TIMEOUT_SECONDS, AuthContext, endpoint_message, parse_token_response, scrub
 
 logger = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ async def login(
         return Credential(
             kind="oauth2",
             app_id=app.id,
-            binding=credential_binding(app),
+            binding=str(app.binding),
             client_id=client_id,
             client_secret=client_secret,
             tokens=tokens,

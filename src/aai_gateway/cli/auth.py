@@ -16,8 +16,9 @@ from typing import Any
 import anyio
 
 from ..auth.credential_page import parse_cookie_header
-from ..auth.credentials import Credential, CredentialStore, credential_binding
-from ..descriptor import AppDescriptor
+from ..auth.credentials import Credential, CredentialStore
+from ..auth.flows import login_command, set_command
+from ..descriptor import AppDescriptor, app_reference
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
 from ..errors import UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, print_json
@@ -96,35 +97,44 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
             detail = "; ".join([*problems, *(f"cookie {c!r} is missing" for c in missing)])
             raise UsageError(f"the cookies for {name} are not usable: {detail}")
         return credential.model_copy(update={"cookies": cookies})
-    raise UsageError(f"{name} signs in with OAuth: run `aai-gateway auth login {app.id}`")
+    raise UsageError(f"{name} signs in with OAuth: run `{login_command(app_reference(app.binding, app.id))}`")
 
 
 def run(args: argparse.Namespace) -> int:
-    from .runtime import build_gateway, build_watcher, credential_store
+    from .runtime import app_named_by_user, build_gateway, build_watcher, credential_store
 
     gateway = build_gateway(args, build_watcher(args))
     store = credential_store()
     if args.auth_action == "status":
-        return show_status([a for a in gateway.all_apps() if app_auth(a) is not None], store, args)
-    app = gateway.resolve(args.app)
+        apps = gateway.all_apps() if not args.app else [app_named_by_user(gateway, args.app, args)]
+        return show_status([a for a in apps if app_auth(a) is not None], store, args)
+    app = app_named_by_user(gateway, args.app, args)
     auth = app_auth(app)
     if args.auth_action == "logout":
         removed = store.delete(app)
         verb = "Removed" if removed else "There were no"
-        print(f"{verb} stored credentials for {app.id} ({credential_binding(app)}).")
+        print(f"{verb} stored credentials for {app.id} ({app.binding}).")
         return 0
     if auth is None:
         raise UsageError(f"{app.id} does not use credentials")
     existing = store.load(app) or store.new(app, _KIND[auth.type])
     if args.auth_action == "set":
         store.save(app, collect_secret(app, auth, existing))
-        print(f"Saved the {auth.type} credential for {app.names.primary} ({app.id}) in the OS keyring.")
+        print(
+            f"Saved the {auth.type} credential for {app.names.primary} ({app.id}) in the OS keyring, bound "
+            f"to {app.binding.describe()}: only the app described there receives it."
+        )
         return 0
     if not isinstance(auth, OAuth2Auth):
-        raise UsageError(f"{app.id} uses {auth.type}, not OAuth: run `aai-gateway auth set {app.id}`")
+        raise UsageError(
+            f"{app.id} uses {auth.type}, not OAuth: run `{set_command(app_reference(app.binding, app.id))}`"
+        )
     credential = anyio.run(_login, app, auth, args, existing)
     store.save(app, credential)
-    print(f"Signed in to {app.names.primary} ({app.id}); the tokens are in the OS keyring.")
+    print(
+        f"Signed in to {app.names.primary} ({app.id}); the tokens are in the OS keyring, bound to "
+        f"{app.binding.describe()}."
+    )
     return 0
 
 
@@ -164,15 +174,13 @@ _KIND: dict[str, Any] = {
 def show_status(apps: list[AppDescriptor], store: CredentialStore, args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     for app in apps:
-        if args.app and args.app not in (app.id, app.source.origin):
-            continue
         auth = app_auth(app)
         credential = store.load(app)
         rows.append(
             {
                 "app": app.id,
                 "auth_type": auth.type if auth else None,
-                "source": credential_binding(app),
+                "source": str(app.binding),
                 "state": _state(credential),
             }
         )

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 import time
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import anyio
 
+from ..consent.gate import consent_command
 from ..consent.policy import UNKNOWN_CALLER, ConsentRecord, ConsentTarget, Decision, caller_name
 from ..consent.prompt_text import DENY, Answer, ConsentQuestion, build_prompt
 from ..errors import AaiError, UsageError
@@ -127,10 +127,14 @@ def revoke(store: Any, args: argparse.Namespace) -> int:
     caller = _caller(args.caller)
     binding = _binding(args.source) if args.source is not None else None
     app_id = args.app.strip()
-    if store.load(caller, app_id) is None and args.source is None:
+    record = store.load(caller, app_id)
+    if record is None and args.source is None:
         # Not an id with stored decisions: perhaps a name, alias or origin that discovery knows.
         with contextlib.suppress(AaiError):
-            app_id = _discovered_app(args).id
+            app = _discovered_app(args)
+            app_id, binding = app.id, str(app.binding)
+    elif record is not None and binding is None:
+        _refuse_ambiguous_revoke(record, args)
     forgotten = store.revoke(caller, app_id, args.tool, binding=binding)
     what = f"{args.tool} of {app_id}" if args.tool else f"every tool of {app_id}"
     where = f" (described by {binding})" if binding else ""
@@ -151,24 +155,40 @@ def _caller(given: str) -> str:
 
 def _binding(source: str) -> str:
     """`--source` checked: `bundled`, `file:` and an absolute path, or an https origin."""
-    from ..discovery.web import normalize_origin
+    from ..descriptor import parse_binding
 
-    if source == "bundled":
-        return source
-    if source.startswith("file:"):
-        path = source.removeprefix("file:")
-        if not os.path.isabs(path):
-            raise UsageError(f"--source {source!r}: the file must be an absolute path (file:/…)")
-        return f"file:{Path(os.path.abspath(path))}"
-    if source.startswith("https://"):
-        return normalize_origin(source)
-    raise UsageError(f"--source {source!r} is not file:/path, bundled or https://origin")
+    try:
+        return str(parse_binding(source))
+    except AaiError as exc:
+        raise UsageError(f"--source {exc.message}") from exc
+
+
+def _refuse_ambiguous_revoke(record: ConsentRecord, args: argparse.Namespace) -> None:
+    """Decisions about one app id kept for several sources (say a local app and a web app that
+    claims its id): which one is meant must be said, as everywhere an app is named."""
+    sources = sorted(
+        binding
+        for binding, grants in record.sources.items()
+        if not grants.empty and (args.tool is None or grants.all_tools or args.tool in grants.tools)
+    )
+    if len(sources) < 2:
+        return
+    target = ConsentTarget(record.caller, record.app_id, "", args.tool or "")
+    commands = [
+        f"{binding}: {consent_command('revoke', replace(target, binding=binding), every_tool=args.all)}"
+        for binding in sources
+    ]
+    raise UsageError(
+        f"{record.caller} has decisions about {record.app_id} as described in {len(sources)} places; "
+        "name the one meant with --source:\n  " + "\n  ".join(commands),
+        sources=sources,
+    )
 
 
 def _discovered_app(args: argparse.Namespace) -> Any:
-    from .runtime import build_gateway, build_watcher
+    from .runtime import app_named_by_user, build_gateway, build_watcher
 
-    return build_gateway(args, build_watcher(args)).resolve(args.app)
+    return app_named_by_user(build_gateway(args, build_watcher(args)), args.app, args)
 
 
 def rows_of(records: list[ConsentRecord]) -> list[dict[str, Any]]:

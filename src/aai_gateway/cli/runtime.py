@@ -12,6 +12,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import anyio
 import platformdirs
 
 from ..auth.credentials import CredentialStore
@@ -21,10 +22,15 @@ from ..consent.config import CONFIG_FILE_NAME, LoadedConfig, load_config
 from ..consent.dialog import available_dialog
 from ..consent.gate import ConsentGate
 from ..consent.store import ConsentStore
+from ..descriptor import AppDescriptor
+from ..descriptor.binding import FILE_PREFIX
+from ..descriptor.origin import normalize_origin
+from ..discovery.catalog import Skipped, load_file
 from ..discovery.watch import CatalogWatcher
 from ..discovery.web import WebFetchPolicy
 from ..discovery.web_cache import WebCache
 from ..discovery.web_discovery import WebDiscovery
+from ..errors import UnknownAppError, UsageError
 from ..executors.defaults import default_registry
 from ..service import Gateway
 from .cache import cache_root
@@ -90,3 +96,24 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
         web=web_discovery(args),
         consent=consent_gate(),
     )
+
+
+def app_named_by_user(gateway: Gateway, reference: str, args: argparse.Namespace) -> AppDescriptor:
+    """The app a command-line reference names. Beyond what the gateway resolves, the user may
+    name a descriptor file (`file:/…`) that this command's discovery does not search, or a web
+    app's origin that is not cached: the commands that AUTH_REQUIRED and CONSENT_REQUIRED print
+    then work as printed, whatever folders the gateway that printed them searched. (Only here:
+    an agent can never make the gateway load a file or a site it names.)"""
+    try:
+        return gateway.resolve(reference)
+    except UnknownAppError:
+        wanted = reference.strip()
+        if wanted.startswith(FILE_PREFIX) and os.path.isabs(path := wanted.removeprefix(FILE_PREFIX)):
+            loaded = load_file(Path(path), "named on the command line", chosen_platform(args))
+            if isinstance(loaded, Skipped):
+                raise UsageError(f"{path} cannot be used: {loaded.reason}") from None
+            return loaded.descriptor
+        if not wanted.lower().startswith("https://"):
+            raise
+    anyio.run(gateway.web_discover, wanted)
+    return gateway.resolve(normalize_origin(wanted))

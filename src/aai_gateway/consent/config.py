@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..discovery.web import normalize_origin
+from ..descriptor.origin import normalize_origin
 from ..errors import AaiError
 
 CONFIG_FILE_NAME = "config.toml"

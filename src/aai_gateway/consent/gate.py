@@ -1,15 +1,15 @@
 """The check every execution passes first: may this caller use this tool of this app?
 
-Order: the stored decision and the user's config answer without asking; then an answer the user
-gave for this very call on the consent page (below); otherwise the user is asked through the
-first prompter that can (the MCP client's elicitation, or the terminal for the CLI), then a
-native dialog when a desktop session is present. If nobody can ask, CONSENT_REQUIRED tells the
-agent what to show the user: a link to a one-time consent page (when the caller offers
-`ConsentLinks`) and, where a lasting grant can help, the exact command that grants it.
+Order: the stored decision and the user's config answer without asking; otherwise the user is
+asked through the first prompter that can (the MCP client's elicitation — a form, or a one-time
+page the client opens through URL elicitation —, or the terminal for the CLI), then a native
+dialog when a desktop session is present. If nobody can ask, CONSENT_REQUIRED tells the agent
+what to show the user and, where a lasting grant can help, the exact command that grants it.
 
-An answer given on the consent page is remembered like any other, and is also kept for the
-retry of the same call (same caller, app, binding, tool and arguments) for `ANSWER_SECONDS`:
-that is how "allow once" (and "deny" without remembering) reach the call they were given for.
+Approval never passes through the model (DESIGN.md "Approval never through the model"): no
+error or result carries a link or a code that approves anything. A link to the consent page
+reaches the user only through URL-mode elicitation, which the client shows to the user and the
+model never reads; an agent able to fetch pages must not be able to answer for the user.
 """
 
 from __future__ import annotations
@@ -40,13 +40,12 @@ from .policy import (
     Verdict,
     evaluate,
 )
-from .prompt_text import Answer, Answered, ConsentQuestion
+from .prompt_text import Answer, ConsentQuestion
 from .store import ConsentStore
 
 logger = logging.getLogger(__name__)
 
 RECORD_SECONDS = 5.0  # how stale a decision made in another process (the CLI) may be here
-ANSWER_SECONDS = 15 * 60  # how long a consent-page answer waits for the call's retry
 
 
 class Prompter(Protocol):
@@ -55,13 +54,6 @@ class Prompter(Protocol):
     question to a 2026-07-28 client in the call's result."""
 
     async def ask(self, question: ConsentQuestion) -> Answer | None: ...
-
-
-class ConsentLinks(Protocol):
-    """Serves a one-time page where the user answers `question` after this call has ended;
-    `answered` gets the answer. Returns the page's URL, or None when no page can be served."""
-
-    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None: ...
 
 
 class DialogPrompter:
@@ -80,11 +72,12 @@ def _option(name: str, value: str) -> str:
     return shlex.quote(f"--{name}={value}")
 
 
-def consent_command(action: str, target: ConsentTarget) -> str:
-    """`aai-gateway consent grant|revoke` for exactly this caller, app, binding and tool; it
-    needs no discovery options, so it works whatever folders the gateway was started with."""
+def consent_command(action: str, target: ConsentTarget, *, every_tool: bool = False) -> str:
+    """`aai-gateway consent grant|revoke` for exactly this caller, app, binding and tool (or
+    every tool); it needs no discovery options, so it works whatever folders the gateway was
+    started with."""
     words = [f"aai-gateway consent {action}", _option("caller", target.caller), _option("app", target.app_id)]
-    words += [_option("tool", target.tool), _option("source", target.binding)]
+    words += ["--all" if every_tool else _option("tool", target.tool), _option("source", target.binding)]
     return " ".join(words)
 
 
@@ -108,7 +101,6 @@ class ConsentGate:
         self.config = config or ConsentConfig()
         self.dialog = DialogPrompter(dialog_backend) if dialog_backend is not None else None
         self._records: dict[tuple[str, str], tuple[float, ConsentRecord | None]] = {}
-        self._answers: dict[CallKey, tuple[float, Answer]] = {}
 
     async def check(
         self,
@@ -118,7 +110,6 @@ class ConsentGate:
         arguments: Mapping[str, object],
         *,
         prompters: Sequence[Prompter] = (),
-        links: ConsentLinks | None = None,
     ) -> None:
         """Returns when the call may go ahead; raises CONSENT_DENIED or CONSENT_REQUIRED."""
         target = ConsentTarget.of(caller, app, tool.name)
@@ -131,15 +122,11 @@ class ConsentGate:
             return
         if verdict.denied:
             raise _denied(target, remembered=verdict.remembered)
-        call: CallKey = (target, call_digest(arguments))
-        answer = self._given_answer(call)
+        question = self._question(target, app, tool, arguments, verdict)
+        answer = await self._ask(question, [*prompters, *([self.dialog] if self.dialog else [])])
         if answer is None:
-            question = self._question(target, app, tool, arguments, verdict)
-            answer = await self._ask(question, [*prompters, *([self.dialog] if self.dialog else [])])
-            if answer is None:
-                url = await links.open(question, self._answered_later(call)) if links is not None else None
-                raise self._required(target, app, tool, arguments, url)
-            await self._remember(target, answer)
+            raise self._required(target, app, tool, arguments)
+        await self._remember(target, answer)
         if answer[0] == "deny":
             raise _denied(target, remembered=answer[1])
 
@@ -149,23 +136,6 @@ class ConsentGate:
             if answer is not None:
                 return _offered(answer, question)
         return None
-
-    def _answered_later(self, call: CallKey) -> Answered:
-        async def answered(answer: Answer) -> str | None:
-            self._answers[call] = (time.monotonic(), answer)
-            if await self._remember(call[0], answer):
-                return None
-            return "It applies to this call only: the OS keyring could not keep it."
-
-        return answered
-
-    def _given_answer(self, call: CallKey) -> Answer | None:
-        cutoff = time.monotonic() - ANSWER_SECONDS
-        for key, (when, _) in list(self._answers.items()):
-            if when < cutoff:
-                del self._answers[key]
-        given = self._answers.pop(call, None)
-        return given[1] if given is not None else None
 
     async def _verdict(self, target: ConsentTarget) -> Verdict:
         return evaluate(await self._record(target.caller, target.app_id), target, self.config)
@@ -196,12 +166,11 @@ class ConsentGate:
         offered = tuple(verdict.choices) or EVERY_DECISION
         if target.caller == UNKNOWN_CALLER:  # every nameless client would share a lasting grant
             offered = ONCE_ONLY
-        source = app.source.origin or ("bundled" if app.source.kind == "bundled" else app.source.location)
         return ConsentQuestion(
             caller=target.caller,
             app_name=app.names.primary,
             app_id=app.id,
-            source=source,
+            source=target.binding,
             tool=tool.name,
             tool_description=tool.description,
             arguments=dict(arguments),
@@ -215,7 +184,6 @@ class ConsentGate:
         app: AppDescriptor,
         tool: Tool,
         arguments: Mapping[str, object],
-        url: str | None,
     ) -> ConsentRequiredError:
         if target.caller == UNKNOWN_CALLER:
             lasting = "this client sends no name, so no lasting grant can be given to it"
@@ -234,7 +202,6 @@ class ConsentGate:
             tool_description=tool.description,
             tool_parameters=tool.parameters,
             arguments=dict(arguments),
-            consent_url=url,
             command=None if lasting else consent_command("grant", target),
             no_lasting_grant=lasting,
         )

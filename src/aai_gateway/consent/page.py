@@ -1,14 +1,12 @@
 """The consent page: a one-time local page where the user answers a consent question.
 
-Used when the MCP client cannot show a form and there is no desktop dialog: the client opens it
-through URL elicitation, or CONSENT_REQUIRED carries its URL for the agent to show the user. It
+Used when the MCP client cannot show a form but supports URL elicitation: the client opens it
+for the user. Its link never reaches the model (no error or result carries it), so an agent that
+can fetch pages cannot answer it for the user. It
 shows what every consent prompt shows (`prompt_text`: caller, app, id, source, tool, what the
 tool does, the call's arguments; control and bidi characters as visible escapes), HTML-escaped,
 and one button per offered choice. The defences of every local page (unguessable token, Host,
 CSRF, Origin, strict CSP, no scripts) are in `auth/local_page.py`.
-
-`answered`, when given, is called with the answer before the browser is told it was recorded;
-it may return a note for the user (e.g. that the OS keyring could not keep it).
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ from .prompt_text import (
     FIELD_LIMIT,
     LONG_FIELD_LIMIT,
     Answer,
-    Answered,
     Choice,
     ConsentQuestion,
     arguments_json,
@@ -56,21 +53,16 @@ class ConsentPage(LocalPage[Answer]):
         self,
         question: ConsentQuestion,
         *,
-        answered: Answered | None = None,
         timeout_seconds: float = 600,
     ) -> None:
         super().__init__(subject=question.app_id, lang="en", timeout_seconds=timeout_seconds)
         self.question = question
         self.prompt = build_prompt(question)  # the choices offered, with their labels
-        self.answered = answered
-        self._note: str | None = None
 
     async def accept(self, form: dict[str, str]) -> Answer | Response:
         choice = self.prompt.choice(form.get(CHOICE_FIELD, ""))
         if choice is None:
             return self.render_form(400, [tpl.FieldError("Choose one of the buttons.")], {})
-        if self.answered is not None:
-            self._note = await self.answered(choice.answer)
         logger.info("consent page for %s answered: %s", self.question.app_id, choice.key)
         return choice.answer
 
@@ -79,8 +71,6 @@ class ConsentPage(LocalPage[Answer]):
         text = _DONE_TEXT[decision]
         if decision == "deny" and remembered:
             text = "Denied, and remembered: this agent will not be asked again for this tool."
-        if self._note:
-            text = f"{text} {self._note}"
         return self.message(200, "Your answer was recorded. You can close this tab.", text, ok=True)
 
     def render_form(self, status: int, errors: list[tpl.FieldError], keep: dict[str, str]) -> Response:

@@ -32,8 +32,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from ..auth.credentials import credential_binding
 from ..descriptor import AppDescriptor
+from ..descriptor.binding import BUNDLED, FILE_PREFIX
 from .config import AutoAllow, ConsentConfig
 
 UNKNOWN_CALLER = "Unknown Client"
@@ -128,7 +128,7 @@ class ConsentTarget:
 
     @classmethod
     def of(cls, caller: str, app: AppDescriptor, tool: str) -> ConsentTarget:
-        return cls(caller, app.id, binding_of(app), tool)
+        return cls(caller, app.id, str(app.binding), tool)
 
     def describe(self) -> str:
         return f"{self.caller!r} → {self.app_id} ({self.binding}) {self.tool}"
@@ -140,14 +140,9 @@ def caller_name(name: str | None) -> str:
     return stripped or UNKNOWN_CALLER
 
 
-def binding_of(app: AppDescriptor) -> str:
-    """Where the descriptor came from; the same binding credentials use."""
-    return credential_binding(app)
-
-
 def is_local_binding(binding: str) -> bool:
     """A descriptor from this machine (a file, or bundled with the gateway), not from the web."""
-    return binding == "bundled" or binding.startswith("file:")
+    return binding == BUNDLED or binding.startswith(FILE_PREFIX)
 
 
 def new_record(caller: str, app_id: str) -> ConsentRecord:

@@ -7,10 +7,12 @@ this one tool sends: HTTP path, script template, DBus method...). Timeouts are m
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .binding import Binding, binding_for
 from .names import LocalizedName
 from .platforms import ExecutionType, Platform
 
@@ -272,6 +274,11 @@ class Source(_Model):
     def describe(self) -> str:
         return self.location
 
+    @cached_property
+    def binding(self) -> Binding:
+        """Where the descriptor came from, as credentials, consent and resolution know it."""
+        return binding_for(self.kind, self.location, self.origin)
+
 
 Dialect = Literal["A", "B", "C"]
 
@@ -297,6 +304,10 @@ class AppDescriptor(_Model):
     @property
     def execution_types(self) -> tuple[ExecutionType, ...]:
         return tuple(dict.fromkeys(t.execution_type for t in self.tools))
+
+    @property
+    def binding(self) -> Binding:
+        return self.source.binding
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)

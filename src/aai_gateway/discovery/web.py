@@ -1,8 +1,6 @@
 """Fetching a web app's `/.well-known/aai.json`, safely (DESIGN.md "Security rules").
 
-- `normalize_origin` turns what an agent passes to `web_discover` (a full URL, a domain, or
-  `domain/path`) into `https://host[:port]`. Only https: an `http://` reference is refused,
-  never upgraded, so what the user named is what gets fetched.
+- Origins are normalized by `descriptor.origin.normalize_origin` (re-exported here): https only.
 - `fetch_well_known` GETs `<origin>/.well-known/aai.json`:
   - Unless `WebFetchPolicy.allow_private`, loopback, private, link-local, multicast, reserved and
     unspecified addresses are refused (IPv4 and IPv6, including IPv4 embedded in IPv6). The host
@@ -30,7 +28,6 @@ from __future__ import annotations
 import http
 import ipaddress
 import logging
-import re
 import socket
 import ssl
 import time
@@ -46,6 +43,7 @@ import httpx
 from publicsuffixlist import PublicSuffixList
 
 from .. import __version__
+from ..descriptor.origin import IpAddress, checked_host, ip_literal, normalize_origin, origin_text
 from ..errors import AaiError, ErrorCode
 
 logger = logging.getLogger(__name__)
@@ -57,11 +55,8 @@ DEFAULT_MAX_REDIRECTS: Final = 3
 ALLOW_PRIVATE_HINT: Final = "AAI_GATEWAY_ALLOW_PRIVATE_WEB=1"
 _REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 _GONE: Final = frozenset({404, 410})
-_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
-_HOSTNAME: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 _NAT64: Final = ipaddress.IPv6Network("64:ff9b::/96")
 
-IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
 """`(host, port) -> addresses`: how a host name becomes IP addresses (tests inject their own)."""
 
@@ -90,71 +85,6 @@ class FetchedDescriptor:
 
 def _invalid(message: str, **data: Any) -> AaiError:
     return AaiError(message, data, ErrorCode.INVALID_REQUEST)
-
-
-def normalize_origin(reference: str) -> str:
-    """`https://api.example.com/x`, `api.example.com`, `Api.Example.com:8443/path` →
-    `https://api.example.com[:8443]`. INVALID_REQUEST for anything else (http, other schemes,
-    credentials in the URL, malformed hosts)."""
-    text = reference.strip()
-    if not text:
-        raise _invalid("web_discover needs a URL or domain, such as notion.com", reference=reference)
-    if any(c.isspace() or ord(c) < 0x20 for c in text):
-        raise _invalid(f"{reference!r} is not a URL or domain (it contains whitespace)", reference=reference)
-    scheme, sep, _ = text.partition("://")
-    if sep:
-        if scheme.lower() != "https":
-            raise _invalid(
-                f"web_discover fetches over https only; {reference!r} uses {scheme.lower() or 'no'} scheme. "
-                f"Pass https://… or just the domain",
-                reference=reference,
-            )
-        candidate = text
-    else:
-        candidate = "https://" + text
-    try:
-        url = httpx.URL(candidate)
-    except (httpx.InvalidURL, ValueError) as exc:
-        raise _invalid(f"{reference!r} is not a valid URL or domain: {exc}", reference=reference) from exc
-    if url.userinfo:
-        raise _invalid(
-            f"{reference!r} carries a user name or password; pass the site's URL or domain alone",
-            reference=reference,
-        )
-    host = _checked_host(url.raw_host, reference)
-    return _origin_of(host, url.port)
-
-
-def _checked_host(raw_host: bytes, reference: str) -> str:
-    try:
-        host = raw_host.decode("ascii").lower()
-    except UnicodeDecodeError as exc:  # httpx IDNA-encodes hosts; this is a defence only
-        raise _invalid(f"{reference!r} has a host that is not valid", reference=reference) from exc
-    host = host.removesuffix(".")
-    if not host:
-        raise _invalid(f"{reference!r} has no host name", reference=reference)
-    if ip_literal(host) is None and not _HOSTNAME.fullmatch(host):
-        raise _invalid(f"{reference!r} does not name a valid host ({host!r})", reference=reference)
-    return host
-
-
-def _origin_of(host: str, port: int | None) -> str:
-    shown = f"[{host}]" if ":" in host else host
-    return f"https://{shown}" + (f":{port}" if port not in (None, 443) else "")
-
-
-def split_origin(origin: str) -> tuple[str, int | None]:
-    """`https://[::1]:8443` → (`::1`, 8443); the port is None when it is 443."""
-    url = httpx.URL(origin)
-    host = url.raw_host.decode("ascii")
-    return host, (url.port if url.port not in (None, 443) else None)
-
-
-def ip_literal(host: str) -> IpAddress | None:
-    try:
-        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
-    except ValueError:
-        return None
 
 
 # --------------------------------------------------------------------------- addresses
@@ -402,8 +332,8 @@ def _redirect_target(url: str, location: str) -> str:
         )
     if target.userinfo:
         raise _unavailable(url, "the server redirected to a URL carrying credentials")
-    host = _checked_host(target.raw_host, str(target))
-    return _origin_of(host, target.port) + (target.raw_path.decode("ascii") or "/")
+    host = checked_host(target.raw_host, str(target))
+    return origin_text(host, target.port) + (target.raw_path.decode("ascii") or "/")
 
 
 async def _read_body(response: httpcore.Response, url: str, limit: int) -> bytes:

@@ -6,9 +6,11 @@ see `default_cache_root`):
     <root>/<host>/aai.json        the descriptor exactly as fetched
     <root>/<host>/aai.json.meta   {"fetched_at": <epoch seconds>, "ttl_seconds": 86400, "source_url": "…"}
 
-`<host>` is the origin's host in lower case (IDNA-encoded), `_<port>` appended when the port is
-not 443, and an IPv6 address written `[fe80--1]` (no `:`, which Windows refuses in file
-names). The mapping is one-to-one, so a directory name always gives back its origin.
+Entries are keyed by origin (scheme, host and port; web descriptors are fetched over https
+only): `<host>` is the origin's host in lower case (IDNA-encoded), `_<port>` appended when the
+port is not 443, and an IPv6 address written `[fe80--1]` (no `:`, which Windows refuses in file
+names). The mapping is one-to-one, so a directory name always gives back its origin, and two
+servers on one host (two ports) never share an entry.
 
 Each file is replaced atomically (temporary file, fsync, rename). An entry that cannot be read
 whole (meta that is not JSON or has wrong types, a missing file) counts as absent and is
@@ -32,8 +34,8 @@ from typing import Any, Final
 
 import platformdirs
 
+from ..descriptor.origin import normalize_origin, split_origin
 from ..errors import AaiError
-from .web import normalize_origin, split_origin
 
 logger = logging.getLogger(__name__)
 
@@ -106,13 +108,14 @@ class WebCache:
 
     # ----------------------------------------------------------------- reading
 
-    def key(self, host: str) -> str:
-        """The directory name for `host`: a listing's `host`, an origin, a domain or `host:port`."""
-        return host if origin_for_key(host) is not None else cache_key(host)
+    def key(self, origin: str) -> str:
+        """The directory of `origin` (scheme, host and port: `https://host[:port]`, or a domain
+        or `host:port`, which stand for their https origin), or of a listing's `host` name."""
+        return origin if origin_for_key(origin) is not None else cache_key(origin)
 
-    def get(self, host: str) -> CachedEntry | None:
-        """The entry, fresh or not; None when there is none or it cannot be read whole."""
-        key = self.key(host)
+    def get(self, origin: str) -> CachedEntry | None:
+        """The entry of `origin`, fresh or not; None when there is none or it cannot be read whole."""
+        key = self.key(origin)
         info = self._info(key)
         if info is None:
             return None
@@ -204,11 +207,11 @@ class WebCache:
             body=body,
         )
 
-    def clear(self, host: str | None = None) -> int:
-        """Remove one entry (`host` as `get` takes it) or, without one, all of them; how many
+    def clear(self, origin: str | None = None) -> int:
+        """Remove one entry (`origin` as `get` takes it) or, without one, all of them; how many
         entries were removed. Only the cache's own files are deleted."""
-        if host is not None:
-            return int(self._remove(self.key(host)))
+        if origin is not None:
+            return int(self._remove(self.key(origin)))
         if not self.root.is_dir():
             return 0
         return sum(

@@ -38,17 +38,15 @@ import httpx
 
 from ..descriptor import AppDescriptor, Platform, Source, load_text
 from ..descriptor.model import HttpChannel
+from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..errors import AaiError, DescriptorError, ErrorCode, Problem
 from .web import (
     FetchedDescriptor,
     WebFetchPolicy,
     address_refusal,
     fetch_well_known,
-    ip_literal,
     looks_like_domain,
-    normalize_origin,
     same_site,
-    split_origin,
 )
 from .web_cache import CachedEntry, WebCache
 
@@ -172,7 +170,7 @@ class WebDiscovery:
             if not self._usable_offline(info.origin):
                 logger.debug("web cache %s skipped: private addresses are not allowed", info.host)
                 continue
-            entry = self.cache.get(info.host)
+            entry = self.cache.get(info.origin)
             app = self._load_cached(entry) if entry is not None else None
             if app is not None:
                 apps.append(app)

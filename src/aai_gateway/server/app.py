@@ -33,7 +33,7 @@ from ..service import Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
 from .ask import Ask, CallMemories, NeedInput
-from .consent_prompt import ConsentPageLinks, ElicitationPrompter, UrlConsentPrompter
+from .consent_prompt import ElicitationPrompter, UrlConsentPrompter
 from .listing import INSTRUCTIONS, list_tools
 from .pages import Pages
 from .permission_prompt import ElicitationPermissionPrompter
@@ -195,7 +195,6 @@ class GatewayServer:
                     UrlConsentPrompter(ask, self.consent_pages, self._tasks),
                 ],
                 permission_prompters=[ElicitationPermissionPrompter(ask)],
-                consent_links=ConsentPageLinks(self.consent_pages, self._tasks),
             )
 
         try:

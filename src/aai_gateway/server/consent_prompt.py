@@ -8,19 +8,16 @@ an app name cannot fake a line of the question.
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
 from anyio.abc import TaskGroup
 
-from ..consent.gate import call_digest
 from ..consent.page import ConsentPage
 from ..consent.prompt_text import (
     DENY,
     EVERY_DECISION,
     Answer,
-    Answered,
     ConsentQuestion,
     build_prompt,
     shown_line,
@@ -82,11 +79,6 @@ class ElicitationPrompter:
         return (decision, remember)
 
 
-def _question_key(question: ConsentQuestion) -> str:
-    what = [question.caller, question.app_id, question.source, question.tool, call_digest(question.arguments)]
-    return json.dumps(what, ensure_ascii=False)
-
-
 class UrlConsentPrompter:
     """For a client that supports URL-mode elicitation but not forms: the question on a one-time
     local page, which the client opens for the user; the call goes on once they answered."""
@@ -124,22 +116,3 @@ class UrlConsentPrompter:
         if not self.channel.modern:
             await self.channel.ctx.session.send_elicit_complete(page_id)
         return answer if answer is not None else DENY
-
-
-class ConsentPageLinks:
-    """The consent page CONSENT_REQUIRED points to: served after the call ended, until answered
-    or timed out; one page per question (a retry before answering gets the same link)."""
-
-    def __init__(self, pages: Pages[Answer], tasks: TaskGroup | None) -> None:
-        self.pages = pages
-        self.tasks = tasks
-
-    async def open(self, question: ConsentQuestion, answered: Answered) -> str | None:
-        if self.tasks is None:
-            return None
-        key = _question_key(question)
-        page_id = self.pages.open_page(key)
-        if page_id is None:
-            page = ConsentPage(question, answered=answered, timeout_seconds=PAGE_TIMEOUT_SECONDS)
-            page_id = await self.pages.open(self.tasks, page, key=key)
-        return self.pages.url(page_id)

@@ -1,9 +1,8 @@
 """One-time local pages that outlive a tools/call: the credential page and the consent page.
 
-A 2026-07-28 client retries a call (with our `request_state`) after the user used the page, and
-a client without elicitation may retry long after CONSENT_REQUIRED named the page; so pages run
-in the server's task group, under an id, until answered or timed out. A page may also be found
-again by a key (the same consent question asked twice opens one page, not two).
+A 2026-07-28 client retries a call (with our `request_state`) after the user used the page, so
+pages run in the server's task group, under an id, until answered or timed out. Their links
+reach the user only through URL elicitation, never a result or error the model reads.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ class _Pending(Generic[T]):
     url: str
     done: anyio.Event
     opened_at: float
-    key: str | None
     value: T | None = None
 
 
@@ -45,34 +43,24 @@ class Pages(Generic[T]):
         self,
         tasks: TaskGroup,
         page: LocalPage[T],
-        *,
-        key: str | None = None,
     ) -> str:
         """Serve `page` until answered or timed out; its id."""
         self._forget_abandoned()
         page_id = f"{self.prefix}-{secrets.token_urlsafe(16)}"
-        await tasks.start(self._serve, page_id, page, key)
+        await tasks.start(self._serve, page_id, page)
         return page_id
-
-    def open_page(self, key: str) -> str | None:
-        """The id of a page opened with `key` that is still waiting for the user."""
-        for page_id, pending in self._pending.items():
-            if pending.key == key and pending.page.state == "open":
-                return page_id
-        return None
 
     async def _serve(
         self,
         page_id: str,
         page: LocalPage[T],
-        key: str | None,
         *,
         task_status: TaskStatus[None],
     ) -> None:
         done = anyio.Event()
         try:
             async with page.serve() as url:
-                pending = self._pending[page_id] = _Pending(page, url, done, anyio.current_time(), key)
+                pending = self._pending[page_id] = _Pending(page, url, done, anyio.current_time())
                 task_status.started()
                 try:
                     pending.value = await page.wait()

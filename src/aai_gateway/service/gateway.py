@@ -13,18 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..auth.provider import AuthProvider
-from ..consent.gate import ConsentGate, ConsentLinks, Prompter
+from ..consent.gate import ConsentGate, Prompter
 from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
-from ..errors import AaiError, ErrorCode, UnknownAppError
+from ..errors import AaiError, ErrorCode
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
 from .permissions import ConsentPrompterAdapter, PermissionPrompter, permission_asker
-from .resolve import resolve_app, resolve_tool
+from .resolve import AppDirectory, resolve_tool
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +71,9 @@ class Gateway:
         self._web_apps: dict[str, AppDescriptor] = {}
         if web is not None:
             for app in web.cached_apps():
-                self._web_apps[app.source.origin or app.source.location] = app
+                self._web_apps[str(app.binding)] = app
         self.catalog = catalog
+        self.directory = AppDirectory([])
         self.set_catalog(catalog)
 
     # ----------------------------------------------------------------- what agents see
@@ -81,6 +82,7 @@ class Gateway:
         """Install a new catalog; True when what tools/list shows has changed."""
         before = [(e.tool_name, e.description) for e in self._entries]
         self.catalog = catalog
+        self.directory = AppDirectory((e.descriptor for e in catalog.entries), self._web_apps.values())
         self._arguments.clear()
         listed = [app for app in catalog.apps if self._runnable_tools(app)]
         names = app_tool_names((app.id for app in listed), self.tool_names)
@@ -108,31 +110,16 @@ class Gateway:
     # ----------------------------------------------------------------- guides
 
     def resolve(self, reference: str) -> AppDescriptor:
-        """Apps discovered locally (and bundled) first; then web apps, by id, origin or domain."""
-        local = [e.descriptor for e in self.catalog.entries]
-        try:
-            return resolve_app(local, reference)
-        except UnknownAppError as local_miss:
-            if not self._web_apps:
-                raise
-            try:
-                return resolve_app(list(self._web_apps.values()), reference)
-            except UnknownAppError:
-                known = sorted({a.id for a in local} | {a.id for a in self._web_apps.values()})
-                raise UnknownAppError(reference, known) from local_miss
+        """The app a reference names, among local, bundled and web apps (see `resolve.py`)."""
+        return self.directory.resolve(reference)
 
     def all_apps(self) -> list[AppDescriptor]:
         """Every app the gateway knows: discovered and bundled, then web apps (not all listed)."""
-        return [*(e.descriptor for e in self.catalog.entries), *self._web_apps.values()]
+        return self.directory.apps
 
     def reference_for(self, app: AppDescriptor) -> str:
-        """What finds exactly `app`: its id, unless another app owns that id (then its origin)."""
-        try:
-            if self.resolve(app.id) is app:
-                return app.id
-        except AaiError:
-            pass
-        return app.source.origin or app.source.location
+        """What names exactly `app`: its id, unless another app claims that id too."""
+        return self.directory.reference_for(app)
 
     def guide(self, reference: str, locale: str | None = None) -> str:
         return self.render(self.resolve(reference), locale)
@@ -153,17 +140,17 @@ class Gateway:
         """The guide of a web app: one already known here (local or bundled, found by URL, domain
         or name: no network, and trusted over anything fetched), else fetched or from the cache."""
         try:
-            known_app = resolve_app([e.descriptor for e in self.catalog.entries], reference)
+            known_app = self.directory.resolve(reference, include_web=False)
         except AaiError:
             known_app = None
         if known_app is not None:
             return self.render(known_app, locale)
         if self.web is None:
             raise AaiError("web discovery is turned off in this gateway", {}, ErrorCode.NOT_IMPLEMENTED)
-        known = [*self._web_apps.values(), *(e.descriptor for e in self.catalog.entries)]
-        result = await self.web.discover(reference, known_apps=known)
+        result = await self.web.discover(reference, known_apps=self.directory.apps)
         app = result.app
-        self._web_apps[app.source.origin or app.source.location] = app
+        self._web_apps[str(app.binding)] = app
+        self.directory = AppDirectory(self.directory.local, self._web_apps.values())
         guide = self.render(app, locale)
         if result.note:
             guide = f"> Note: {result.note}\n\n{guide}"
@@ -182,20 +169,18 @@ class Gateway:
         progress: ProgressReporter | None = None,
         prompters: Sequence[Prompter] = (),
         permission_prompters: Sequence[PermissionPrompter] | None = None,
-        consent_links: ConsentLinks | None = None,
     ) -> Any:
         """Every execution path goes through here: resolve, validate, consent, credentials, run.
 
         `prompters` ask for consent before the call; `permission_prompters` ask, during the call,
         when the app asks permission for something (default: `prompters`; a prompter that can
         only ask before a call, like 2026-07-28 elicitation, must not be among them). The native
-        dialog of the consent gate, when there is one, is tried last for both. `consent_links`
-        serves a consent page when nobody can ask now."""
+        dialog of the consent gate, when there is one, is tried last for both."""
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.for_tool(tool)
-        await self.consent.check(caller.name, app, tool, prepared, prompters=prompters, links=consent_links)
+        await self.consent.check(caller.name, app, tool, prepared, prompters=prompters)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         invocation = Invocation(
             app,

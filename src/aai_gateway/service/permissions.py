@@ -110,17 +110,13 @@ def answer_kind(answer: Answer) -> PermissionKind:
     return "reject_always" if remember else "reject_once"
 
 
-def app_source(app: AppDescriptor) -> str:
-    return app.source.origin or ("bundled" if app.source.kind == "bundled" else app.source.location)
-
-
 def permission_asker(
     caller: str, app: AppDescriptor, prompters: Sequence[PermissionPrompter]
 ) -> PermissionAsker:
     """What an executor calls to ask the user: the first prompter that can ask decides."""
 
     async def ask(request: PermissionRequest) -> PermissionKind | None:
-        question = PermissionQuestion(caller, app.names.primary, app.id, app_source(app), request)
+        question = PermissionQuestion(caller, app.names.primary, app.id, str(app.binding), request)
         for prompter in prompters:
             answer = await prompter.ask_permission(question)
             if answer is not None:

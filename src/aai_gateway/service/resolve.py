@@ -1,54 +1,155 @@
-"""Find the app and tool an agent means: by id, by its tools/list name, by URL or domain for web
-apps, or by a name or alias that identifies exactly one app."""
+"""Find the app an agent or a user means, among every app the gateway knows (DESIGN.md "Binding").
+
+A reference is tried in this order; the first step that finds anything answers:
+
+1. `file:/path/aai.json` or `bundled:<id>`: the app with exactly that binding.
+2. A URL (`https://host:port/…`, `http://…`): the web app fetched from that origin (scheme, host
+   and port all equal); else the apps whose HTTP base URL is on that origin.
+3. An app id, exactly; then ignoring case, or as its tools/list name (`app_<id>`, `app:<id>`).
+4. A domain, optionally with a port (`api.example.com`, `localhost:8443`): the apps on that
+   host and port (the scheme's default port when none is given); without a port, also the apps
+   on a subdomain of it (`notion.com` finds `api.notion.com`).
+5. A name or alias, ignoring case: apps on this machine first; web apps only when no local
+   app has that name (the documented precedence, local before web).
+
+A step that finds apps of more than one binding (an id claimed by two origins, or by a web app
+and a local app) is *ambiguous*: order never settles it, and the error lists every candidate
+with the reference that names it exactly (`reference_for`). Every step is a dictionary read.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from urllib.parse import urlsplit
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 
-from ..descriptor import AppDescriptor, Tool
+from ..descriptor import AppDescriptor, Tool, app_reference
+from ..descriptor.binding import BUNDLED_PREFIX, FILE_PREFIX
 from ..descriptor.model import HttpChannel
-from ..errors import AaiError, ErrorCode, UnknownAppError, UnknownToolError
+from ..descriptor.origin import DEFAULT_PORTS, Origin, url_origin
+from ..errors import AmbiguousAppError, UnknownAppError, UnknownToolError
 from .naming import app_tool_name
 
+_Index = dict[str, list[AppDescriptor]]
 
-def resolve_app(apps: Sequence[AppDescriptor], reference: str) -> AppDescriptor:
-    wanted = reference.strip()
-    if not wanted:
-        raise UnknownAppError(reference, sorted(a.id for a in apps))
-    for app in apps:
-        if app.id == wanted:
-            return app
-    lowered = wanted.lower()
-    candidates = [
-        a
-        for a in apps
-        if a.id.lower() == lowered
-        or app_tool_name(a.id, "portable").lower() == lowered
-        or app_tool_name(a.id, "colon").lower() == lowered
-    ]
-    host = host_of(wanted)
-    if not candidates and host is not None:
-        candidates = [a for a in apps if host in app_hosts(a)]
-        if not candidates:  # `notion.com` finds the app at `api.notion.com`
-            candidates = [a for a in apps if any(h.endswith("." + host) for h in app_hosts(a))]
-    if not candidates:
+
+class AppDirectory:
+    """Every app the gateway can run, indexed for references: the local catalog's apps (files
+    and bundled) and the web apps discovered so far."""
+
+    def __init__(self, local: Iterable[AppDescriptor], web: Iterable[AppDescriptor] = ()) -> None:
+        self.local = list(local)
+        self.web = list(web)
+        self._by_binding: _Index = defaultdict(list)  # `file:/…` and `bundled:<id>` references
+        self._by_id: _Index = defaultdict(list)
+        self._by_folded: _Index = defaultdict(list)  # ids and tools/list names, case-folded
+        self._by_origin: _Index = defaultdict(list)  # where the descriptor came from
+        self._by_base_origin: _Index = defaultdict(list)  # where its HTTP tools send requests
+        self._by_parent: _Index = defaultdict(list)  # `example.com` for `api.example.com` (port 443/80)
+        self._by_name: tuple[_Index, _Index] = (defaultdict(list), defaultdict(list))  # local, web
+        for app in self.local:
+            self._index(app, self._by_name[0])
+        for app in self.web:
+            self._index(app, self._by_name[1])
+
+    def _index(self, app: AppDescriptor, names: _Index) -> None:
+        self._by_binding[app_reference(app.binding, app.id)].append(app)
+        self._by_id[app.id].append(app)
+        for key in {app.id, app_tool_name(app.id, "portable"), app_tool_name(app.id, "colon")}:
+            self._by_folded[key.casefold()].append(app)
+        origins = {url_origin(app.binding.location)} if app.binding.kind == "web" else set()
+        for origin in origins:
+            if origin is not None:
+                self._by_origin[str(origin)].append(app)
+        bases = {url_origin(t.channel.base_url) for t in app.tools if isinstance(t.channel, HttpChannel)}
+        for base in bases - origins:
+            if base is not None:
+                self._by_base_origin[str(base)].append(app)
+        for origin in origins | bases:
+            if origin is not None and origin.port == DEFAULT_PORTS[origin.scheme]:
+                labels = origin.host.split(".")
+                for cut in range(1, len(labels) - 1):
+                    self._by_parent[f"{origin.scheme}://" + ".".join(labels[cut:])].append(app)
+        for name in {*app.names.all_names(), *app.aliases}:
+            names[name.casefold()].append(app)
+
+    @property
+    def apps(self) -> list[AppDescriptor]:
+        return [*self.local, *self.web]
+
+    # ----------------------------------------------------------------- lookups
+
+    def resolve(self, reference: str, *, include_web: bool = True) -> AppDescriptor:
+        """The one app `reference` names (see the module docstring); UNKNOWN_APP when none does,
+        an ambiguity error listing the candidates when several do."""
+        wanted = reference.strip()
+        for found in self._steps(wanted, include_web):
+            if found:
+                return self._one(reference, found)
+        raise UnknownAppError(reference, sorted({a.id for a in (self.apps if include_web else self.local)}))
+
+    def _steps(self, wanted: str, include_web: bool) -> Iterable[list[AppDescriptor]]:
+        def keep(apps: Iterable[AppDescriptor]) -> list[AppDescriptor]:
+            unique = list({id(a): a for a in apps}.values())
+            return unique if include_web else [a for a in unique if a.binding.is_local]
+
+        if not wanted:
+            return
+        if wanted.startswith(FILE_PREFIX):
+            path = wanted.removeprefix(FILE_PREFIX)
+            yield keep(
+                self._by_binding.get(FILE_PREFIX + os.path.abspath(path), ()) if os.path.isabs(path) else ()
+            )
+            return
+        if wanted.startswith(BUNDLED_PREFIX):
+            yield keep(self._by_binding.get(wanted, ()))
+            return
+        if "://" in wanted:
+            yield from (keep(found) for found in self._by_url([url_origin(wanted)]))
+            return
+        yield keep(self._by_id.get(wanted, ()))
+        yield keep(self._by_folded.get(wanted.casefold(), ()))
+        yield from (keep(found) for found in self._by_url(_host_reference(wanted)))
+        folded = wanted.casefold()
+        yield keep(self._by_name[0].get(folded, ()))
+        if include_web:
+            yield keep(self._by_name[1].get(folded, ()))
+
+    def _by_url(self, origins: Sequence[Origin | None]) -> Iterable[list[AppDescriptor]]:
+        """Apps fetched from one of `origins`; else apps calling an API there; else, for an
+        origin on its scheme's default port, apps on a subdomain of its host."""
+        known = [str(o) for o in origins if o is not None]
+        yield [a for origin in known for a in self._by_origin.get(origin, ())]
+        yield [a for origin in known for a in self._by_base_origin.get(origin, ())]
+        defaults = [o for o in origins if o is not None and o.port == DEFAULT_PORTS[o.scheme]]
+        yield [a for o in defaults for a in self._by_parent.get(f"{o.scheme}://{o.host}", ())]
+
+    def _one(self, reference: str, found: Sequence[AppDescriptor]) -> AppDescriptor:
+        if len(found) == 1:
+            return found[0]
         candidates = [
-            a
-            for a in apps
-            if lowered in (n.lower() for n in a.names.all_names())
-            or lowered in (x.lower() for x in a.aliases)
+            {"app": app.id, "source": str(app.binding), "reference": app_reference(app.binding, app.id)}
+            for app in sorted(found, key=lambda a: (a.id, str(a.binding)))
         ]
-    if len(candidates) == 1:
-        return candidates[0]
-    if len(candidates) > 1:
-        ids = sorted(a.id for a in candidates)
-        raise AaiError(
-            f"{reference!r} could mean several apps: {', '.join(ids)}; use the app id",
-            {"app": reference, "candidates": ids},
-            ErrorCode.UNKNOWN_APP,
-        )
-    raise UnknownAppError(reference, sorted(a.id for a in apps))
+        raise AmbiguousAppError(reference, candidates)
+
+    def reference_for(self, app: AppDescriptor) -> str:
+        """What names exactly `app`: its id when that is unique, else its binding's reference."""
+        if self._by_id.get(app.id) == [app]:
+            return app.id
+        return app_reference(app.binding, app.id)
+
+
+def _host_reference(text: str) -> list[Origin]:
+    """`api.example.com` → its https and http origins on their default ports; `host:8443` → that
+    port under both schemes. Empty when `text` cannot be a host (no dot and no port, spaces…)."""
+    if any(c.isspace() for c in text) or "/" in text or ("." not in text and ":" not in text):
+        return []
+    https = url_origin("https://" + text)
+    if https is None:
+        return []
+    http_port = https.port if ":" in text.rsplit("]", 1)[-1] else DEFAULT_PORTS["http"]
+    return [https, Origin("http", https.host, http_port)]
 
 
 def resolve_tool(app: AppDescriptor, name: str) -> Tool:
@@ -60,32 +161,3 @@ def resolve_tool(app: AppDescriptor, name: str) -> Tool:
     if len(matches) == 1:
         return matches[0]
     raise UnknownToolError(app.id, name, [t.name for t in app.tools])
-
-
-def host_of(reference: str) -> str | None:
-    """`https://api.notion.com/v1` or `api.notion.com` → `api.notion.com`; None if not URL-like."""
-    text = reference.strip()
-    if "://" not in text:
-        if "." not in text or " " in text:
-            return None
-        text = "https://" + text
-    try:
-        host = urlsplit(text).hostname
-    except ValueError:
-        return None
-    return host.lower().removeprefix("www.") if host else None
-
-
-def app_hosts(app: AppDescriptor) -> set[str]:
-    """Hosts a web app answers to: its origin and every HTTP base URL it calls."""
-    hosts: set[str] = set()
-    if app.source.origin:
-        origin_host = host_of(app.source.origin)
-        if origin_host:
-            hosts.add(origin_host)
-    for tool in app.tools:
-        if isinstance(tool.channel, HttpChannel):
-            base_host = host_of(tool.channel.base_url)
-            if base_host:
-                hosts.add(base_host)
-    return hosts

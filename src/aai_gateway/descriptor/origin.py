@@ -1,0 +1,122 @@
+"""Web origins (scheme, host, port) as the gateway writes them. Pure: parsing only, no network.
+
+- `normalize_origin` turns what a user or agent names (a full https URL, a domain, or
+  `domain:port/path`) into `https://host[:port]`: lower-case host (IDNA-encoded), the default
+  port left out. Only https: an `http://` reference is refused, never upgraded, so what was named
+  is what gets fetched.
+- `url_origin` gives the origin of any http(s) URL as a comparable tuple: two URLs are on the
+  same origin exactly when scheme, host and port (with the scheme's default filled in) are equal.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any, Final, NamedTuple
+
+import httpx
+
+from ..errors import AaiError, ErrorCode
+
+_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
+_HOSTNAME: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class Origin(NamedTuple):
+    """An origin to compare: `("https", "api.example.com", 443)`."""
+
+    scheme: str
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        default = DEFAULT_PORTS.get(self.scheme)
+        return f"{self.scheme}://{shown}" + ("" if self.port == default else f":{self.port}")
+
+
+def _invalid(message: str, **data: Any) -> AaiError:
+    return AaiError(message, data, ErrorCode.INVALID_REQUEST)
+
+
+def normalize_origin(reference: str) -> str:
+    """`https://api.example.com/x`, `api.example.com`, `Api.Example.com:8443/path` →
+    `https://api.example.com[:8443]`. INVALID_REQUEST for anything else (http, other schemes,
+    credentials in the URL, malformed hosts)."""
+    text = reference.strip()
+    if not text:
+        raise _invalid("a web origin needs a URL or domain, such as notion.com", reference=reference)
+    if any(c.isspace() or ord(c) < 0x20 for c in text):
+        raise _invalid(f"{reference!r} is not a URL or domain (it contains whitespace)", reference=reference)
+    scheme, sep, _ = text.partition("://")
+    if sep:
+        if scheme.lower() != "https":
+            raise _invalid(
+                f"web apps are fetched over https only; {reference!r} uses {scheme.lower() or 'no'} scheme. "
+                f"Pass https://… or just the domain",
+                reference=reference,
+            )
+        candidate = text
+    else:
+        candidate = "https://" + text
+    try:
+        url = httpx.URL(candidate)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise _invalid(f"{reference!r} is not a valid URL or domain: {exc}", reference=reference) from exc
+    if url.userinfo:
+        raise _invalid(
+            f"{reference!r} carries a user name or password; pass the site's URL or domain alone",
+            reference=reference,
+        )
+    host = checked_host(url.raw_host, reference)
+    return str(Origin("https", host, url.port or 443))
+
+
+def checked_host(raw_host: bytes, reference: str) -> str:
+    """The host of a parsed URL in lower case, without a trailing dot; INVALID_REQUEST when it is
+    empty or neither an IP address nor a valid host name."""
+    try:
+        host = raw_host.decode("ascii").lower()
+    except UnicodeDecodeError as exc:  # httpx IDNA-encodes hosts; this is a defence only
+        raise _invalid(f"{reference!r} has a host that is not valid", reference=reference) from exc
+    host = host.removesuffix(".")
+    if not host:
+        raise _invalid(f"{reference!r} has no host name", reference=reference)
+    if ip_literal(host) is None and not _HOSTNAME.fullmatch(host):
+        raise _invalid(f"{reference!r} does not name a valid host ({host!r})", reference=reference)
+    return host
+
+
+def origin_text(host: str, port: int | None) -> str:
+    """`https://host[:port]` for a checked host (the port left out when it is 443 or None)."""
+    return str(Origin("https", host, port or 443))
+
+
+def split_origin(origin: str) -> tuple[str, int | None]:
+    """`https://[::1]:8443` → (`::1`, 8443); the port is None when it is 443."""
+    url = httpx.URL(origin)
+    host = url.raw_host.decode("ascii")
+    return host, (url.port if url.port not in (None, 443) else None)
+
+
+def url_origin(url: str) -> Origin | None:
+    """The origin of an http(s) URL, None when it is not one (or has no valid host)."""
+    try:
+        parsed = httpx.URL(url.strip())
+        scheme = parsed.scheme.lower()
+        if scheme not in DEFAULT_PORTS or parsed.userinfo:
+            return None
+        host = checked_host(parsed.raw_host, url)
+    except (httpx.InvalidURL, ValueError, AaiError):
+        return None
+    return Origin(scheme, host, parsed.port or DEFAULT_PORTS[scheme])
+
+
+def ip_literal(host: str) -> IpAddress | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None

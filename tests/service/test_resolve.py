@@ -1,0 +1,125 @@
+"""Which app a reference names: one binding per app, URLs compared by scheme, host and port, and
+a reference that fits apps described in different places refused as ambiguous, never settled by
+the order in which apps happened to be found."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
+from aai_gateway.errors import AaiError, AmbiguousAppError, ErrorCode, UnknownAppError
+from aai_gateway.service.resolve import AppDirectory
+from tests.builders import c_descriptor
+
+ID = "dev.test.notes"
+
+
+def web_app(origin: str, app_id: str = ID, *, name: str = "Notes", base: str | None = None) -> AppDescriptor:
+    document = c_descriptor(app_id, name=name, platform="web", type="http", baseUrl=base or f"{origin}/api")
+    source = Source(kind="web", location=f"{origin}/.well-known/aai.json", origin=origin)
+    return load_descriptor(json.dumps(document), source, "web")
+
+
+def local_app(path: str, app_id: str = ID, *, bundled: bool = False, **execution: Any) -> AppDescriptor:
+    document = c_descriptor(app_id, name="Notes", **execution)
+    source = Source(kind="bundled" if bundled else "file", location=path)
+    return load_descriptor(json.dumps(document), source, "linux")
+
+
+def candidates_of(error: AaiError) -> list[str]:
+    return [c["reference"] for c in error.data["candidates"]]
+
+
+def test_an_id_claimed_by_two_origins_is_ambiguous_and_each_origin_names_its_app() -> None:
+    a, b = web_app("https://127.0.0.1:8443"), web_app("https://127.0.0.1:9443")
+    for order in ([a, b], [b, a]):  # whichever the cache listed first
+        directory = AppDirectory([], order)
+        with pytest.raises(AmbiguousAppError) as caught:
+            directory.resolve(ID)
+        assert caught.value.code is ErrorCode.UNKNOWN_APP
+        assert candidates_of(caught.value) == ["https://127.0.0.1:8443", "https://127.0.0.1:9443"]
+        assert directory.resolve("https://127.0.0.1:8443") is a
+        assert directory.resolve("https://127.0.0.1:9443/api/x") is b
+        assert directory.resolve("127.0.0.1:9443") is b
+
+
+def test_an_id_shared_by_a_web_app_and_a_local_app_is_ambiguous_with_a_reference_for_each() -> None:
+    bundled = local_app("/gateway/bundled/notes.json", bundled=True)
+    evil = web_app("https://evil.example")
+    directory = AppDirectory([bundled], [evil])
+    with pytest.raises(AmbiguousAppError) as caught:
+        directory.resolve(ID)
+    assert candidates_of(caught.value) == [f"bundled:{ID}", "https://evil.example"]
+    assert directory.resolve(f"bundled:{ID}") is bundled
+    assert directory.resolve("https://evil.example") is evil
+    assert directory.reference_for(bundled) == f"bundled:{ID}"
+    assert directory.reference_for(evil) == "https://evil.example"
+
+
+def test_a_file_app_is_named_by_its_absolute_path_and_an_id_nobody_else_claims_by_the_id() -> None:
+    mine = local_app("/home/me/apps/notes.json")
+    other = web_app("https://notes.example", "dev.test.other")
+    directory = AppDirectory([mine], [other])
+    assert directory.resolve("file:/home/me/apps/notes.json") is mine
+    assert directory.resolve("file:/home/me/apps/../apps/notes.json") is mine
+    assert directory.reference_for(mine) == ID
+    with pytest.raises(UnknownAppError):
+        directory.resolve("file:apps/notes.json")  # relative: names nothing
+
+
+def test_a_url_on_another_port_of_a_known_host_is_not_that_app() -> None:
+    directory = AppDirectory([], [web_app("https://127.0.0.1:8443")])
+    for other in ("https://127.0.0.1:9443", "https://127.0.0.1", "127.0.0.1:9443", "http://127.0.0.1:8443"):
+        with pytest.raises(UnknownAppError):
+            directory.resolve(other)
+
+
+def test_a_local_http_app_is_found_by_its_api_url_with_scheme_host_and_port() -> None:
+    app = local_app("/apps/local.json", type="http", baseUrl="http://127.0.0.1:8080/v1")
+    directory = AppDirectory([app])
+    assert directory.resolve("http://127.0.0.1:8080/v1/anything") is app
+    assert directory.resolve("127.0.0.1:8080") is app
+    for other in ("https://127.0.0.1:8080", "http://127.0.0.1:8081", "http://127.0.0.1"):
+        with pytest.raises(UnknownAppError):
+            directory.resolve(other)
+
+
+def test_a_domain_finds_the_app_on_its_subdomain_on_the_default_port_only() -> None:
+    notion = web_app("https://api.notion.com")
+    directory = AppDirectory([], [notion, web_app("https://x.other.com:8443", "dev.test.x")])
+    assert directory.resolve("notion.com") is notion
+    assert directory.resolve("https://notion.com") is notion
+    with pytest.raises(UnknownAppError):
+        directory.resolve("other.com")  # its only app listens on 8443
+
+
+def test_a_name_shared_by_a_local_and_a_web_app_means_the_local_one() -> None:
+    mine = local_app("/apps/notes.json", "dev.test.mine")
+    theirs = web_app("https://notes.example", "dev.test.theirs")
+    assert AppDirectory([mine], [theirs]).resolve("notes") is mine
+    two_sites = AppDirectory([], [theirs, web_app("https://else.example", "dev.test.else")])
+    with pytest.raises(AmbiguousAppError):
+        two_sites.resolve("Notes")
+
+
+def test_ids_and_tool_list_names_match_ignoring_case_unless_that_is_ambiguous_too() -> None:
+    app = local_app("/apps/notes.json", "Dev.Test.Notes")
+    directory = AppDirectory([app])
+    for reference in ("dev.test.notes", "app_Dev_Test_Notes", "app:dev.test.notes"):
+        assert directory.resolve(reference) is app
+    with pytest.raises(AmbiguousAppError):
+        AppDirectory([app], [web_app("https://n.example", "dev.test.NOTES")]).resolve("dev.test.notes")
+
+
+def test_every_candidate_reference_in_an_ambiguity_error_resolves_to_exactly_that_app() -> None:
+    apps = [local_app("/apps/a.json"), web_app("https://a.example"), web_app("https://b.example:8443")]
+    directory = AppDirectory(apps[:1], apps[1:])
+    with pytest.raises(AmbiguousAppError) as caught:
+        directory.resolve(ID)
+    found = [directory.resolve(reference) for reference in candidates_of(caught.value)]
+    assert sorted(map(id, found)) == sorted(map(id, apps))
+    for reference in candidates_of(caught.value):
+        assert repr(reference) in caught.value.message
