@@ -19,7 +19,8 @@ APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 PATH_PLACEHOLDER = re.compile(r"(?<!\$)\{([^{}]*)\}")
-PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$")
+PLACEHOLDER_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
+PLACEHOLDER_NAME = re.compile(rf"^{PLACEHOLDER_NAME_PATTERN}$")
 DRAFT7_URIS = frozenset({"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"})
 
 _DRAFT7_META = jsonschema_rs.Draft7Validator({"$ref": "http://json-schema.org/draft-07/schema#"})

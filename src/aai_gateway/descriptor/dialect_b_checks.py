@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import Problem, json_pointer
 from . import checks
+from .applescript_syntax import AmbiguousCommentError, applescript_pieces
 from .dbus_signature import INTEGER_RANGES, SignatureError, complete_types, describe
 from .dialect_b import (
     BAndroidTool,
@@ -17,6 +18,7 @@ from .dialect_b import (
     BIosTool,
     BLinux,
     BLinuxTool,
+    BMacos,
     BMacosTool,
     BTool,
     BWeb,
@@ -102,6 +104,8 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     templates: list[tuple[object, str]] = []
     if isinstance(tool, BMacosTool):
         templates.append((tool.script, "script"))
+        if isinstance(section, BMacos) and section.automation == "applescript":
+            yield from _check_applescript_comments(tool.script, f"{pointer}/script")
     elif isinstance(tool, BWindowsTool):
         yield from _check_com_actions(tool.script, f"{pointer}/script")
         for i, action in enumerate(tool.script):
@@ -135,6 +139,14 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     for template, key in templates:
         if template is not None:
             yield from checks.check_placeholders(template, f"{pointer}/{key}", known)
+
+
+def _check_applescript_comments(script: str, pointer: str) -> Iterator[Problem]:
+    """The renderer refuses a block comment whose end is in doubt; say so before any call."""
+    try:
+        applescript_pieces(script)
+    except AmbiguousCommentError as exc:
+        yield Problem(pointer, str(exc))
 
 
 def _json_types_for(type_code: str) -> frozenset[str] | None:
