@@ -177,3 +177,31 @@ def test_the_console_script_reads_aai_gateway_path_and_keeps_stdout_for_output(t
         timeout=60,
     )
     assert [a["id"] for a in json.loads(done.stdout)["apps"]] == ["dev.test.one", "dev.test.two"]
+
+
+def test_validate_reports_an_applescript_comment_whose_end_is_in_doubt_at_its_script(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    tool = {
+        "name": "greet",
+        "description": "Greet someone",
+        "parameters": {"type": "object", "properties": {"who": {"type": "string"}}},
+        "script": '(* say "*)" *) set x to "Hi ${who}"',
+    }
+    document = {
+        "schema_version": "1.0",
+        "appId": "dev.test.greeter",
+        "name": "Greeter",
+        "description": "Greets",
+        "version": "1.0",
+        "platforms": {"macos": {"automation": "applescript", "tools": [tool]}},
+    }
+    path = write_json(tmp_path / "greeter.json", document)
+
+    code, out, _ = run(capsys, "validate", str(path))
+
+    assert code == 1
+    assert (
+        f"{path}: /platforms/macos/tools/0/script: the block comment (* … *) at character 1 holds a "
+        'double quote (")'
+    ) in out

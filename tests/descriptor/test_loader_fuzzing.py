@@ -500,11 +500,11 @@ def test_every_seed_loads_before_it_is_mutated(seed: str) -> None:
     assert result.descriptor is not None
 
 
-def test_an_integer_longer_than_python_converts_is_a_json_error() -> None:
+def test_an_integer_longer_than_python_converts_is_refused_where_it_is_written() -> None:
     result = load_and_check('{"schemaVersion": ' + "9" * 5000 + "}", "linux")
 
     assert result.descriptor is None
-    assert result.errors[0].pointer == ""
+    assert [(p.pointer, "too large" in p.message) for p in result.errors] == [("/schemaVersion", True)]
 
 
 @pytest.mark.parametrize("host", PLATFORMS)

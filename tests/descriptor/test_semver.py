@@ -188,3 +188,12 @@ def test_precedence_is_a_total_order_consistent_with_equality(left: Version, rig
         )
     elif bool(left.prerelease) != bool(right.prerelease):
         assert (left < right) == bool(left.prerelease)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" + "0" * 5000 + ".0.0", "1.0.0-" + "1" + "0" * 5000, "1.0.0+" + "a" * 300, "1" + "0" * 300 + ".0"],
+    ids=["5000-digit major", "5000-digit pre-release", "300-character build", "300-digit two-part"],
+)
+def test_a_version_longer_than_256_characters_is_refused_without_reading_its_numbers(text: str) -> None:
+    assert parse_version(text, allow_two_part=True) is None

@@ -647,6 +647,44 @@ def test_a_placeholder_that_is_no_name_at_all_is_rejected() -> None:
     rejected_at(document, "/platforms/web/tools/0/body/q", "not a parameter name")
 
 
+# --------------------------------------------------------------------------- AppleScript comments
+
+SCRIPT = "/platforms/macos/tools/0/script"
+
+
+def test_an_applescript_block_comment_holding_a_quote_is_rejected_at_its_script() -> None:
+    document = with_changes(valid_b(), (SCRIPT, '(* say "*)" *) set x to "Hi ${query}"'))
+
+    message = rejected_at(document, SCRIPT, "block comment", "character 1", "double quote", "'--' lines")
+
+    assert "AppleScript's documentation does not say" in message
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        '(* say hi (* nested *) *) search "${query}"',
+        '-- say "hi"\nsearch "${query}"',
+        '# say "hi"\nsearch "${query}"',
+        'search "(* ${query} *)"',
+    ],
+)
+def test_applescript_comments_and_strings_that_are_unambiguous_are_accepted(script: str) -> None:
+    result = load(with_changes(valid_b(), (SCRIPT, script)))
+
+    assert result.errors == [], rendered(result)
+
+
+def test_a_jxa_block_comment_may_hold_quotes() -> None:
+    document = with_changes(
+        valid_b(),
+        ("/platforms/macos/automation", "jxa"),
+        (SCRIPT, '/* say "*/ search("${query}")'),
+    )
+
+    assert load(document).errors == []
+
+
 # --------------------------------------------------------------------------- headers
 
 

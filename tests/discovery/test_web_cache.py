@@ -130,6 +130,10 @@ CORRUPTIONS: dict[str, tuple[bytes | None, bytes | None]] = {
     "ttl-a-boolean": (BODY, b'{"fetched_at": 1, "ttl_seconds": true, "source_url": "https://a.b/"}'),
     "ttl-negative": (BODY, b'{"fetched_at": 1, "ttl_seconds": -5, "source_url": "https://a.b/"}'),
     "fetched-at-infinite": (BODY, b'{"fetched_at": 1e999, "ttl_seconds": 5, "source_url": "https://a.b/"}'),
+    "ttl-beyond-every-float": (
+        BODY,
+        b'{"fetched_at": 1, "ttl_seconds": 1' + b"0" * 400 + b', "source_url": "https://a.b/"}',
+    ),
     "source-url-http": (BODY, b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "http://a.b/"}'),
     "source-url-missing": (BODY, b'{"fetched_at": 1, "ttl_seconds": 5}'),
     "descriptor-missing": (None, b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "https://a.b/"}'),

@@ -16,11 +16,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
+from aai_gateway.descriptor.model import ScriptCall
+from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.apple import AppleEventsExecutor, AppleScriptExecutor, apple_events_program
 from aai_gateway.executors.apple_output import RecordSyntaxError, parse_applescript_value, parse_output
 from aai_gateway.executors.apple_script import (
     TemplateError,
+    TemplateSyntaxError,
     applescript_literal,
     applescript_value,
     jxa_literal,
@@ -643,3 +646,100 @@ def test_output_parsers() -> None:
     }
     assert parse_output("hello\n", "result as text") == "hello"
     assert parse_output("{not json\n", None) == "{not json"
+
+
+# --------------------------------------------------------------------------- AppleScript comments
+
+REVIEW_TEMPLATE = '(* say "*)" *) set x to "Hi ${v}"'
+INJECTION = "do shell script (ASCII character 105) & (ASCII character 100)"
+
+
+def test_a_block_comment_with_a_quote_is_refused_so_the_value_never_reaches_code() -> None:
+    # If AppleScript reads "*)" inside the comment as a string, the comment ends at the second
+    # `*)` and `${v}` stands in code; the documentation does not say, so nothing is filled in.
+    with pytest.raises(TemplateSyntaxError) as caught:
+        render_applescript(REVIEW_TEMPLATE, {"v": INJECTION}, parameters=["v"], tool="greet")
+
+    message = str(caught.value)
+    assert "tool 'greet'" in message
+    assert "double quote" in message
+    assert "'--' lines" in message
+    assert caught.value.name is None
+
+
+@pytest.mark.parametrize(
+    ("template", "construct"),
+    [
+        ('(* outer (* say "*)" *) still outer *) set x to "${v}"', "double quote"),
+        ('(* unclosed "\nset x to "${v}"', "double quote"),
+        ('(* -- "*)" *) set x to "${v}"', "'--' comment"),
+        ('(* # *) set x to "${v}"\n*)', "'#' comment"),
+        ('(* |*)| *) set x to "${v}"', "'|'"),
+        ('(* «*)» *) set x to "${v}"', "'«'"),
+    ],
+    ids=["nested, with a quote", "unclosed, with a quote", "--", "#", "pipes", "chevrons"],
+)
+def test_every_block_comment_whose_end_is_in_doubt_is_refused(template: str, construct: str) -> None:
+    with pytest.raises(TemplateSyntaxError, match=re.escape(construct)):
+        render_applescript(template, {"v": INJECTION}, parameters=["v"], tool="greet")
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        '(* outer (* inner ${v} *) still a comment *) set x to "Hi ${v}"',
+        '-- say "*)\nset x to "Hi ${v}"',
+        '# say "\nset x to "Hi ${v}"',
+        '-- (* "\nset x to "Hi ${v}"',
+    ],
+    ids=["nested plain comments", "-- with quotes", "# with a quote", "-- with an opener and a quote"],
+)
+def test_comments_the_scanner_reads_as_applescript_does_keep_the_value_in_a_literal(template: str) -> None:
+    value = f'*) {INJECTION} (* " & {INJECTION} & "'
+
+    rendered = render_applescript(template, {"v": value}, parameters=["v"])
+
+    comment, _, assignment = rendered.rpartition("set x to ")
+    assert comment == template[: template.index("set x to ")]  # comments are copied, never filled
+    assert applescript_string_value(assignment) == "Hi " + value
+
+
+def test_the_script_tool_with_a_comment_in_doubt_fails_as_the_descriptors_fault() -> None:
+    app = load_descriptor(
+        json.dumps(
+            {
+                "schema_version": "1.0",
+                "appId": "dev.test.greeter",
+                "name": "Greeter",
+                "description": "Greets",
+                "version": "1.0",
+                "platforms": {
+                    "macos": {
+                        "automation": "applescript",
+                        "tools": [
+                            {
+                                "name": "greet",
+                                "description": "Greet",
+                                "parameters": {"type": "object", "properties": {"v": {"type": "string"}}},
+                                "script": 'set x to "Hi ${v}"',
+                            }
+                        ],
+                    }
+                },
+            }
+        ),
+        Source(kind="file", location="greeter.json"),
+        "macos",
+    )
+    tool = app.tools[0]
+    assert isinstance(tool.call, ScriptCall)
+    # Loading refuses such a template (tests/descriptor); a tool built some other way is refused
+    # again when it is filled.
+    broken = tool.model_copy(update={"call": tool.call.model_copy(update={"script": REVIEW_TEMPLATE})})
+
+    with pytest.raises(AaiError) as caught:
+        AppleScriptExecutor.build(Invocation(app, broken, {"v": INJECTION}, "req-1"))
+
+    assert caught.value.code == ErrorCode.EXECUTION_FAILED
+    assert "dev.test.greeter greet" in caught.value.message
+    assert "double quote" in caught.value.message

@@ -3,6 +3,8 @@ and built from the best hint a schema offers."""
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
 import jsonschema_rs
@@ -326,3 +328,60 @@ def test_extra_repetitions_make_a_pattern_example_longer() -> None:
 
 def test_a_pattern_python_cannot_parse_gives_no_example() -> None:
     assert pattern_example("(unclosed") is None
+
+
+# --------------------------------------------------------------------------- hostile schemas
+
+
+def test_a_min_length_beyond_any_memory_gives_a_short_example() -> None:
+    string = {"type": "string", "minLength": 10**18}
+
+    args = example_arguments({"type": "object", "properties": {"s": string}, "required": ["s"]})
+
+    assert isinstance(args["s"], str) and len(args["s"]) <= 1_010
+
+
+def test_a_min_items_of_millions_gives_a_short_example() -> None:
+    array = {"type": "array", "items": {}, "minItems": 10**7}
+    schema = {"type": "object", "properties": {"xs": array}, "required": ["xs"]}
+
+    args = example_arguments(schema)
+
+    assert len(args["xs"]) <= 20
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        {"type": "number", "minimum": 1e308, "maximum": 1.5, "multipleOf": 0.5},
+        {"type": "number", "minimum": 1.7e308, "maximum": 0, "multipleOf": 1e-300},
+        {"type": "integer", "minimum": 10**400},
+    ],
+    ids=["a step past the float range", "a tiny step from a huge start", "an integer beyond every float"],
+)
+def test_bounds_and_steps_at_the_float_limits_give_a_number_without_overflowing(number: JsonDict) -> None:
+    args = example_arguments({"type": "object", "properties": {"weight": number}, "required": ["weight"]})
+
+    value = args["weight"]
+    assert isinstance(value, int) or math.isfinite(value)
+
+
+@pytest.mark.parametrize(
+    "description",
+    ["e.g. 1" + "0" * 5000, "for example " + "[" * 100_000],
+    ids=["5000-digit number", "100000 open brackets"],
+)
+def test_a_description_quoting_no_usable_json_value_gives_an_ordinary_example(description: str) -> None:
+    schema = {"type": "object", "properties": {"weight": {"type": "number", "description": description}}}
+
+    args = example_arguments({**schema, "required": ["weight"]})
+
+    assert args == {"weight": 1}
+
+
+def test_a_description_quoting_infinity_never_puts_it_in_an_example() -> None:
+    options = {"type": "object", "description": 'Options, e.g. {"scale": 1e999}'}
+
+    args = example_arguments({"type": "object", "properties": {"options": options}, "required": ["options"]})
+
+    json.dumps(args, allow_nan=False)

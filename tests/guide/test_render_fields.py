@@ -141,3 +141,14 @@ def test_local_references_are_followed_and_recursion_stops() -> None:
     ) in guide
     args = example_calls(guide)["do_it"]["args"]
     assert jsonschema_rs.Draft7Validator(parameters).is_valid(args)
+
+
+def test_an_integer_bound_larger_than_any_float_is_printed_whole() -> None:
+    # The loader refuses such numbers; the guide must not depend on that to render at all.
+    tool = make_tool(
+        "count", parameters={"type": "object", "properties": {"n": {"type": "integer", "minimum": 10**400}}}
+    )
+
+    guide = render_guide(make_app(tool))
+
+    assert f"- n (integer, optional, >= 1{'0' * 400})" in guide

@@ -12,13 +12,15 @@ import jsonschema_rs
 
 from ..errors import Problem, json_pointer
 from .platforms import ExecutionType, Platform, allowed_execution_types, fits_platform
-from .semver import parse_version
+from .quoting import clip, json_excerpt, listed, quoted, shortened
+from .semver import MAX_VERSION_LENGTH, parse_version
 
 APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 PATH_PLACEHOLDER = re.compile(r"(?<!\$)\{([^{}]*)\}")
-PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$")
+PLACEHOLDER_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
+PLACEHOLDER_NAME = re.compile(rf"^{PLACEHOLDER_NAME_PATTERN}$")
 DRAFT7_URIS = frozenset({"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"})
 
 _DRAFT7_META = jsonschema_rs.Draft7Validator({"$ref": "http://json-schema.org/draft-07/schema#"})
@@ -28,16 +30,22 @@ def check_app_id(app_id: str, pointer: str) -> Iterator[Problem]:
     if not APP_ID.match(app_id):
         yield Problem(
             pointer,
-            f"app id {app_id!r} is not usable: use reverse-DNS letters, digits, '.', '-' or '_' "
+            f"app id {quoted(app_id)} is not usable: use reverse-DNS letters, digits, '.', '-' or '_' "
             "(for example 'com.example.mail'), at most 128 characters",
         )
 
 
 def check_version(text: str, pointer: str, *, allow_two_part: bool) -> Iterator[Problem]:
-    if parse_version(text, allow_two_part=allow_two_part) is None:
-        form = "MAJOR.MINOR.PATCH or MAJOR.MINOR" if allow_two_part else "MAJOR.MINOR.PATCH"
+    form = "MAJOR.MINOR.PATCH or MAJOR.MINOR" if allow_two_part else "MAJOR.MINOR.PATCH"
+    if len(text) > MAX_VERSION_LENGTH:
         yield Problem(
-            pointer, f"version {text!r} is not a semantic version; write it as {form}, e.g. '1.0.0'"
+            pointer,
+            f"version {quoted(text)} is too long: a semantic version has at most "
+            f"{MAX_VERSION_LENGTH} characters; write it as {form}, e.g. '1.0.0'",
+        )
+    elif parse_version(text, allow_two_part=allow_two_part) is None:
+        yield Problem(
+            pointer, f"version {quoted(text)} is not a semantic version; write it as {form}, e.g. '1.0.0'"
         )
 
 
@@ -49,17 +57,21 @@ def check_tool_names(named: Iterable[tuple[str, str]]) -> Iterator[Problem]:
         if not TOOL_NAME.match(name):
             yield Problem(
                 pointer,
-                f"tool name {name!r} must start with a letter or '_' and use only letters, digits, "
+                f"tool name {quoted(name)} must start with a letter or '_' and use only letters, digits, "
                 "'_', '-' or '.', at most 64 characters",
             )
         if name in first_seen:
-            yield Problem(pointer, f"duplicate tool name {name!r} (first defined at {first_seen[name]})")
+            yield Problem(
+                pointer, f"duplicate tool name {quoted(name)} (first defined at {first_seen[name]})"
+            )
         else:
             first_seen[name] = tool_pointer
 
 
 def _refuse_remote(uri: str) -> Any:
-    raise ValueError(f"remote reference {uri!r} is not allowed; inline it or use a local '#/definitions/...'")
+    raise ValueError(
+        f"remote reference {quoted(uri)} is not allowed; inline it or use a local '#/definitions/...'"
+    )
 
 
 def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) -> list[Problem]:
@@ -71,7 +83,7 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
         return [
             Problem(
                 json_pointer_join(pointer, "$schema"),
-                f"{what} declare $schema {declared!r}; AAI schemas are JSON Schema Draft-07 "
+                f"{what} declare $schema {_excerpt(declared)}; AAI schemas are JSON Schema Draft-07 "
                 "(remove $schema or use 'http://json-schema.org/draft-07/schema#')",
             )
         ]
@@ -81,15 +93,9 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     ]
     if problems:
         return problems
-    try:
-        if _has_ref(schema):  # only references can fail to resolve once the meta-schema passed
-            jsonschema_rs.Draft7Validator(schema, retriever=_refuse_remote)
-    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-        text = str(exc)
-        reason = (
-            text[text.index("remote reference") :] if "remote reference" in text else text
-        ).splitlines()[0]
-        return [Problem(pointer, f"{what} cannot be used as a schema: {reason}")]
+    compile_problem = _compile_problem(schema, pointer, what)
+    if compile_problem is not None:
+        return [compile_problem]
     if must_be_object and schema.get("type", "object") != "object":
         problems.append(
             Problem(
@@ -100,22 +106,38 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     return problems
 
 
-def _has_ref(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "$ref" in value or any(_has_ref(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_ref(v) for v in value)
-    return False
+def _compile_problem(schema: dict[str, Any], pointer: str, what: str) -> Problem | None:
+    """Compile the schema as the gateway will to check arguments (`service.arguments`): a schema
+    the meta-schema accepts can still fail there (a `pattern` whose repetition count overflows the
+    regex engine, a reference that leads nowhere), and such an app must not load."""
+    try:
+        jsonschema_rs.Draft7Validator(schema, validate_formats=True, retriever=_refuse_remote)
+    except jsonschema_rs.ValidationError as exc:
+        text = str(exc)
+        if "remote reference" in text:
+            reason = text[text.index("remote reference") :].splitlines()[0]
+        else:
+            reason = exc.message.splitlines()[0] if exc.message else text.splitlines()[0]
+        where = json_pointer_join(pointer, *exc.instance_path)
+        return Problem(where, f"{what} cannot be used as a schema: {clip(reason, 300)}")
+    except (jsonschema_rs.ReferencingError, ValueError, TypeError, OverflowError) as exc:
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        return Problem(pointer, f"{what} cannot be used as a schema: {clip(reason, 300)}")
+    return None
 
 
 def _meta_message(error: Any, what: str) -> str:
     path = list(error.schema_path)
     if path[-2:] == ["type", "anyOf"] or path[-3:-1] == ["type", "anyOf"]:
         return (
-            f"not a JSON Schema type: {error.instance!r}; expected one of array, boolean, integer, "
+            f"not a JSON Schema type: {_excerpt(error.instance)}; expected one of array, boolean, integer, "
             "null, number, object, string"
         )
-    return f"invalid in {what}: {error.message}"
+    return f"invalid in {what}: {clip(error.message, 300)}"
+
+
+def _excerpt(value: Any) -> str:
+    return quoted(value) if isinstance(value, str) else json_excerpt(value)
 
 
 def json_pointer_join(pointer: str, *tokens: str | int) -> str:
@@ -150,13 +172,14 @@ def check_placeholders(
             names += [m.group(1) for m in PATH_PLACEHOLDER.finditer(text)]
         for name in names:
             if not PLACEHOLDER_NAME.match(name):
-                yield Problem(where, f"placeholder {{{name}}} is not a parameter name")
+                yield Problem(where, f"placeholder {{{shortened(name)}}} is not a parameter name")
                 continue
             top = name.split(".", 1)[0]
             if known is not None and top not in known:
-                listed = ", ".join(sorted(known)) or "none"
+                declared = listed(sorted(known)) or "none"
                 yield Problem(
-                    where, f"placeholder for {top!r} names no declared parameter (declared: {listed})"
+                    where,
+                    f"placeholder for {quoted(top)} names no declared parameter (declared: {declared})",
                 )
 
 
@@ -164,10 +187,10 @@ def check_url(url: str, pointer: str, *, what: str) -> Iterator[Problem]:
     try:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unclosed IPv6 bracket: "http://[::1"
-        yield Problem(pointer, f"{what} {url!r} must be an absolute http:// or https:// URL")
+        yield Problem(pointer, f"{what} {quoted(url)} must be an absolute http:// or https:// URL")
         return
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        yield Problem(pointer, f"{what} {url!r} must be an absolute http:// or https:// URL")
+        yield Problem(pointer, f"{what} {quoted(url)} must be an absolute http:// or https:// URL")
     elif parts.username or parts.password:
         yield Problem(pointer, f"{what} must not carry credentials in the URL; use the auth section")
 
@@ -176,7 +199,7 @@ def check_headers(headers: dict[str, str], pointer: str) -> Iterator[Problem]:
     for name, value in headers.items():
         where = json_pointer_join(pointer, name)
         if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            yield Problem(where, f"header name {name!r} is not a valid HTTP header name")
+            yield Problem(where, f"header name {quoted(name)} is not a valid HTTP header name")
         if any(c in value for c in "\r\n\0"):
             yield Problem(where, "header value contains CR, LF or NUL, which would split the request")
 
@@ -272,9 +295,9 @@ def check_dbus_names(
         (interface, keys[2], _INTERFACE, "a DBus interface name like 'org.example.Mail'"),
     ):
         if value is not None and not pattern.match(value):
-            yield Problem(json_pointer_join(pointer, key), f"{value!r} is not {what}")
+            yield Problem(json_pointer_join(pointer, key), f"{quoted(value)} is not {what}")
 
 
 def check_dbus_member(method: str, pointer: str) -> Iterator[Problem]:
     if not _MEMBER.match(method):
-        yield Problem(pointer, f"{method!r} is not a DBus method name (letters, digits and '_')")
+        yield Problem(pointer, f"{quoted(method)} is not a DBus method name (letters, digits and '_')")

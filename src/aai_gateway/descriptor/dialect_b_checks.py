@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import Problem, json_pointer
 from . import checks
+from .applescript_syntax import AmbiguousCommentError, applescript_pieces
 from .dbus_signature import INTEGER_RANGES, SignatureError, complete_types, describe
 from .dialect_b import (
     BAndroidTool,
@@ -17,6 +18,7 @@ from .dialect_b import (
     BIosTool,
     BLinux,
     BLinuxTool,
+    BMacos,
     BMacosTool,
     BTool,
     BWeb,
@@ -26,6 +28,7 @@ from .dialect_b import (
     present_sections,
     timeout_unit_ms,
 )
+from .quoting import listed, quoted
 
 
 def check(doc: BDescriptor) -> Iterator[Problem]:
@@ -101,6 +104,8 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     templates: list[tuple[object, str]] = []
     if isinstance(tool, BMacosTool):
         templates.append((tool.script, "script"))
+        if isinstance(section, BMacos) and section.automation == "applescript":
+            yield from _check_applescript_comments(tool.script, f"{pointer}/script")
     elif isinstance(tool, BWindowsTool):
         yield from _check_com_actions(tool.script, f"{pointer}/script")
         for i, action in enumerate(tool.script):
@@ -119,7 +124,7 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
         ):
             yield Problem(
                 f"{pointer}/url_template",
-                f"url_template does not use the scheme {section.scheme!r}",
+                f"url_template does not use the scheme {quoted(section.scheme)}",
                 "warning",
             )
         if tool.result_type == "app_group" and not tool.app_group_id:
@@ -134,6 +139,14 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     for template, key in templates:
         if template is not None:
             yield from checks.check_placeholders(template, f"{pointer}/{key}", known)
+
+
+def _check_applescript_comments(script: str, pointer: str) -> Iterator[Problem]:
+    """The renderer refuses a block comment whose end is in doubt; say so before any call."""
+    try:
+        applescript_pieces(script)
+    except AmbiguousCommentError as exc:
+        yield Problem(pointer, str(exc))
 
 
 def _json_types_for(type_code: str) -> frozenset[str] | None:
@@ -167,19 +180,19 @@ def _check_dbus_arguments(tool: BLinuxTool, pointer: str) -> Iterator[Problem]:
     try:
         types = complete_types(tool.signature)
     except SignatureError as exc:
-        yield Problem(f"{pointer}/signature", f"{tool.signature!r} is not a DBus signature: {exc}")
+        yield Problem(f"{pointer}/signature", f"{quoted(tool.signature)} is not a DBus signature: {exc}")
         return
     if "h" in tool.signature:
         yield Problem(
             f"{pointer}/signature",
-            f"{tool.signature!r} holds a unix file descriptor ('h'), which the gateway cannot pass",
+            f"{quoted(tool.signature)} holds a unix file descriptor ('h'), which the gateway cannot pass",
         )
         return
     names = tool.args or []
     if len(names) != len(types):
         yield Problem(
             f"{pointer}/args" if tool.args is not None else f"{pointer}/signature",
-            f"signature {tool.signature!r} takes {len(types)} argument(s) but args names {len(names)}; "
+            f"signature {quoted(tool.signature)} takes {len(types)} argument(s) but args names {len(names)}; "
             "args lists the parameter passed for each complete type, in order",
         )
     properties = tool.parameters.get("properties")
@@ -189,8 +202,8 @@ def _check_dbus_arguments(tool: BLinuxTool, pointer: str) -> Iterator[Problem]:
     for index, (name, type_code) in enumerate(zip(names, types, strict=False)):
         where = f"{pointer}/args/{index}"
         if name not in declared:
-            known = ", ".join(sorted(declared)) or "none"
-            yield Problem(where, f"{name!r} is not a parameter of this tool (parameters: {known})")
+            known = listed(sorted(declared)) or "none"
+            yield Problem(where, f"{quoted(name)} is not a parameter of this tool (parameters: {known})")
             continue
         schema = declared[name]
         if not isinstance(schema, dict):
@@ -201,13 +214,13 @@ def _check_dbus_arguments(tool: BLinuxTool, pointer: str) -> Iterator[Problem]:
         if allowed is not None and json_types and not json_types & allowed:
             yield Problem(
                 where,
-                f"parameter {name!r} is declared as {'/'.join(sorted(json_types))} but the signature "
+                f"parameter {quoted(name)} is declared as {'/'.join(sorted(json_types))} but the signature "
                 f"passes it as {type_code!r} ({describe(type_code)})",
             )
         if name not in required_names and "default" not in schema:
             yield Problem(
                 where,
-                f"parameter {name!r} is optional but DBus needs a value for every argument: make it "
+                f"parameter {quoted(name)} is optional but DBus needs a value for every argument: make it "
                 "required or give it a default",
                 "warning",
             )
@@ -242,10 +255,10 @@ def _check_com_actions(actions: list[BComAction], pointer: str) -> Iterator[Prob
         if action.action == "set" and "value" not in action.model_fields_set:
             yield Problem(f"{where}/value", "a 'set' action needs value")
         if action.object is not None and action.object not in defined:
-            known = ", ".join(sorted(defined)) or "none yet"
+            known = listed(sorted(defined)) or "none yet"
             yield Problem(
                 f"{where}/object",
-                f"object {action.object!r} is used before an action stores it (defined: {known})",
+                f"object {quoted(action.object)} is used before an action stores it (defined: {known})",
             )
         if action.var is not None:
             defined.add(action.var)

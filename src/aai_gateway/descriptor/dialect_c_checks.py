@@ -15,6 +15,7 @@ from .dialect_c import (
     execution_type,
 )
 from .platforms import ExecutionType
+from .quoting import listed, quoted
 
 _TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "http": ("baseUrl", "defaultHeaders"),
@@ -37,11 +38,11 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     yield from checks.check_version(doc.version, "/version", allow_two_part=False)
     if doc.app.default_lang not in doc.app.name:
         same = [tag for tag in doc.app.name if tag.lower() == doc.app.default_lang.lower()]
-        hint = f"did you mean {same[0]!r}?" if same else "add a name for it or change defaultLang"
+        hint = f"did you mean {quoted(same[0])}?" if same else "add a name for it or change defaultLang"
         yield Problem(
             "/app/defaultLang",
-            f"defaultLang {doc.app.default_lang!r} is not one of the name's languages "
-            f"({', '.join(doc.app.name)}); {hint}",
+            f"defaultLang {quoted(doc.app.default_lang)} is not one of the name's languages "
+            f"({listed(doc.app.name)}); {hint}",
         )
     for tag, text in doc.app.name.items():
         if not text.strip():
@@ -88,7 +89,7 @@ def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:
     elif kind == "apple-events":
         for key, code in (("eventClass", ex.event_class), ("eventId", ex.event_id)):
             if code is not None and not _is_four_char_code(code):
-                yield Problem(f"/execution/{key}", f"{key} {code!r} must be exactly four characters")
+                yield Problem(f"/execution/{key}", f"{key} {quoted(code)} must be exactly four characters")
     elif kind == "dbus":
         yield from checks.check_dbus_names(ex.service, ex.object_path, ex.interface, "/execution")
 

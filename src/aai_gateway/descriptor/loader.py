@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,10 +17,14 @@ from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
+from .quoting import MAX_MESSAGE, clip, quoted
 from .raw import problems_from_validation, unknown_field_warnings
+
+logger = logging.getLogger(__name__)
 
 MAX_DESCRIPTOR_BYTES = 4 * 1024 * 1024
 MAX_NESTING = 64
+_MAX_INTEGER_DIGITS = len(str(int(sys.float_info.max)))  # 309: longer integers exceed every float
 
 
 @dataclass
@@ -65,14 +71,50 @@ def detect_dialect(document: dict[str, Any]) -> Dialect | None:
 
 
 def load_text(data: str | bytes, source: Source, host: Platform | None = None) -> LoadResult:
-    """Parse, validate and normalize one aai.json. Never raises for bad input."""
-    document, problems = parse_json(data)
-    if problems:  # not `document is None`: the text `null` parses fine and is refused below
-        return LoadResult(None, problems)
-    return load_document(document, source, host)
+    """Parse, validate and normalize one aai.json. Never raises: whatever goes wrong while loading
+    one file, even a bug of the gateway's, is a problem of that file (see `_contained`)."""
+    return _contained(lambda: _load_text(data, source, host), source)
 
 
 def load_document(document: Any, source: Source, host: Platform | None = None) -> LoadResult:
+    """`load_text` for a document already parsed from JSON. Never raises either."""
+    return _contained(lambda: _load_document(document, source, host), source)
+
+
+def _contained(load: Callable[[], LoadResult], source: Source) -> LoadResult:
+    """The one safety net of descriptor loading: every caller (the catalog and its rescans, `scan`,
+    `validate`, `web_discover` and its cache) loads through here, so an exception the checks did
+    not foresee costs one file, never the gateway. Messages are capped: they echo file content."""
+    try:
+        result = load()
+    except Exception as exc:  # any failure at all: reported, its traceback in the debug log
+        # Only the type: an exception's text may quote the file, and logs never hold descriptor text.
+        logger.warning(
+            "loading %s failed with an unexpected %s (traceback at DEBUG level)",
+            source.location,
+            type(exc).__name__,
+        )
+        logger.debug("loading %s failed", source.location, exc_info=True)
+        problem = Problem(
+            "",
+            f"unexpected {type(exc).__name__} while loading this file: this is a bug in aai-gateway; "
+            "please report it with the file (run with --log-level DEBUG for the traceback). "
+            "The app is skipped until then",
+        )
+        return LoadResult(None, [problem])
+    if any(len(p.message) > MAX_MESSAGE for p in result.problems):
+        result.problems = [Problem(p.pointer, clip(p.message), p.severity, p.file) for p in result.problems]
+    return result
+
+
+def _load_text(data: str | bytes, source: Source, host: Platform | None) -> LoadResult:
+    document, problems = parse_json(data)
+    if problems:  # not `document is None`: the text `null` parses fine and is refused below
+        return LoadResult(None, problems)
+    return _load_document(document, source, host)
+
+
+def _load_document(document: Any, source: Source, host: Platform | None) -> LoadResult:
     if not isinstance(document, dict):
         return LoadResult(
             None, [Problem("", f"an aai.json must be a JSON object, not {_json_kind(document)}")]
@@ -166,10 +208,25 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
             saw_infinity.append(True)
         return value
 
+    def parse_int(literal: str) -> int | float:
+        # An integer beyond every float is as unusable as `1e999` and reported the same way, at its
+        # pointer. It is not even converted: `int()` refuses more than 4,300 digits.
+        negative = literal.startswith("-")
+        if len(literal) - negative <= _MAX_INTEGER_DIGITS:
+            value = int(literal)
+            if abs(value) <= sys.float_info.max:
+                return value
+        saw_infinity.append(True)
+        return -math.inf if negative else math.inf
+
     too_deep = Problem("", f"JSON is nested too deeply (limit {MAX_NESTING} levels)")
     try:
         document = json.loads(
-            text, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant, parse_float=parse_float
+            text,
+            object_pairs_hook=pairs_hook,
+            parse_constant=_refuse_constant,
+            parse_float=parse_float,
+            parse_int=parse_int,
         )
     except json.JSONDecodeError as exc:
         return None, [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
@@ -189,7 +246,7 @@ def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
         return None, [
             Problem(
                 json_pointer_of(where.get(obj_id, ()), key),
-                f"key {key!r} appears more than once in this object",
+                f"key {quoted(key)} appears more than once in this object",
             )
             for obj_id, key in duplicates
         ]
@@ -212,13 +269,28 @@ def _unrepresentable(document: Any) -> list[Problem]:
     while stack:
         value, path = stack.pop()
         if isinstance(value, float) and not math.isfinite(value):
-            problems.append(Problem(json_pointer(*path), "number is too large to represent"))
+            problems.append(
+                Problem(
+                    json_pointer(*path),
+                    "number is too large to represent: numbers in aai.json must fit a 64-bit "
+                    "floating-point number (at most about 1.8e308)",
+                )
+            )
         elif isinstance(value, str) and not _is_unicode(value):
-            problems.append(Problem(json_pointer(*path), f"string is not valid Unicode text: {value!a}"))
+            problems.append(
+                Problem(
+                    json_pointer(*path), f"string is not valid Unicode text: {quoted(value, ascii_only=True)}"
+                )
+            )
         elif isinstance(value, dict):
             for key in value:
                 if not _is_unicode(key):
-                    problems.append(Problem(json_pointer(*path), f"key {key!a} is not valid Unicode text"))
+                    problems.append(
+                        Problem(
+                            json_pointer(*path),
+                            f"key {quoted(key, ascii_only=True)} is not valid Unicode text",
+                        )
+                    )
             items = [(v, (*path, k)) for k, v in value.items() if _is_unicode(k)]
             stack.extend(reversed(items))
         elif isinstance(value, list):

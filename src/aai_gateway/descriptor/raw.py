@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from ..errors import Problem, json_pointer
+from .quoting import clip, json_excerpt, quoted, shortened
 
 
 class RawModel(BaseModel):
@@ -66,7 +67,7 @@ def describe_json(value: Any) -> str:
 
 
 def _field_label(loc: tuple[str | int, ...]) -> str:
-    tail = [str(p) for p in loc if isinstance(p, str)][-2:]
+    tail = [shortened(p) for p in loc if isinstance(p, str)][-2:]
     if tail[-1:] == ["type"] and tail[:1] in (["execution"], ["auth"]):
         return f"{tail[0]} type"
     if tail[-1:] == ["automation"]:
@@ -87,13 +88,11 @@ def problems_from_validation(error: ValidationError, prefix: tuple[str | int, ..
             message = f"{_field_label(loc)} must be {_EXPECTED[kind]}, not {describe_json(given)}"
         elif kind == "literal_error":
             expected = item.get("ctx", {}).get("expected", "")
-            message = (
-                f"unknown {_field_label(loc)} {json.dumps(given, ensure_ascii=False)}; expected {expected}"
-            )
+            message = f"unknown {_field_label(loc)} {json_excerpt(given)}; expected {expected}"
         elif kind in ("too_short", "string_too_short"):
             message = f"{_field_label(loc)} must not be empty"
         else:
-            message = item["msg"]
+            message = clip(item["msg"], 300)
         problems.append(Problem(pointer, message))
     return problems
 
@@ -109,7 +108,7 @@ def unknown_field_warnings(model: BaseModel, prefix: tuple[str | int, ...] = ())
             continue
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
-        yield Problem(json_pointer(*prefix, key), f"unknown field '{key}' is ignored{hint}", "warning")
+        yield Problem(json_pointer(*prefix, key), f"unknown field {quoted(key)} is ignored{hint}", "warning")
     for name, alias in _model_bearing_fields(type(model)):
         yield from _walk(getattr(model, name), (*prefix, alias))
 

@@ -14,6 +14,10 @@ _SEMVER = re.compile(
 )
 _TWO_PART = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)$", re.ASCII)
 
+MAX_VERSION_LENGTH = 256
+"""Longer strings are not versions (npm's semver draws the same line). Without a limit, a
+version of thousands of digits would reach `int()`, which refuses more than 4,300 digits."""
+
 
 @total_ordering
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,10 @@ class Version:
 
 
 def parse_version(text: str, *, allow_two_part: bool = False) -> Version | None:
-    """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed)."""
+    """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed) or is
+    longer than `MAX_VERSION_LENGTH`."""
+    if len(text) > MAX_VERSION_LENGTH:
+        return None
     match = _SEMVER.fullmatch(text)  # not .match: "$" also matches before a trailing newline
     if match:
         major, minor, patch, pre, build = match.groups()

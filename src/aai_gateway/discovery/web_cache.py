@@ -25,6 +25,7 @@ import json
 import logging
 import math
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -245,6 +246,8 @@ def _meta_problem(meta: Any) -> str | None:
         value = meta.get(field)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"has no numeric {field!r}"
+        if isinstance(value, int) and abs(value) > sys.float_info.max:  # float() of it would raise
+            return f"has an impossible {field!r} (a number of {len(str(abs(value)))} digits)"
         if not math.isfinite(value) or value < 0:
             return f"has an impossible {field!r} ({value})"
     source_url = meta.get("source_url")

@@ -34,7 +34,7 @@ from ..descriptor.platforms import ExecutionType
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
 from . import process as proc
 from .apple_output import RecordSyntaxError, parse_output
-from .apple_script import TemplateError, render_applescript, render_jxa
+from .apple_script import TemplateError, TemplateSyntaxError, render_applescript, render_jxa
 from .base import Invocation
 from .wire import decode_response, encode_request
 
@@ -188,7 +188,8 @@ class _Osascript:
 
 def _script_error(invocation: Invocation, exc: Exception) -> AaiError:
     app_id, tool = invocation.app.id, invocation.tool.name
-    code = ErrorCode.INVALID_PARAMS if getattr(exc, "name", None) is None else ErrorCode.EXECUTION_FAILED
+    by_arguments = getattr(exc, "name", None) is None and not isinstance(exc, TemplateSyntaxError)
+    code = ErrorCode.INVALID_PARAMS if by_arguments else ErrorCode.EXECUTION_FAILED
     return AaiError(f"{app_id} {tool}: {exc}", {"app": app_id, "tool": tool}, code)
 
 

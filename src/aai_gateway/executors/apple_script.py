@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final
 
+from ..descriptor.applescript_syntax import AmbiguousCommentError, applescript_pieces, string_end
 from .templates import MISSING, NAME_PATTERN, lookup, text_of
 
 PLACEHOLDER: Final = re.compile(r"\$\{(" + NAME_PATTERN + r")\}")
@@ -49,6 +50,10 @@ class TemplateError(ValueError):
     def __init__(self, message: str, name: str | None = None) -> None:
         super().__init__(message)
         self.name = name
+
+
+class TemplateSyntaxError(TemplateError):
+    """The template itself cannot be filled safely, whatever the values: the descriptor's fault."""
 
 
 # ---------------------------------------------------------------------------- AppleScript values
@@ -181,19 +186,6 @@ def _split_string(body: str, quote: str, join: str, piece: Callable[[str], str])
     return parts[0] if len(parts) == 1 else "(" + f" {join} ".join(parts) + ")"
 
 
-def _read_string(template: str, start: int, quote: str) -> int:
-    """Index just past the string literal opening at `start` (or the end of an unclosed one)."""
-    i = start + 1
-    while i < len(template):
-        if template[i] == "\\":
-            i += 2
-        elif template[i] == quote:
-            return i + 1
-        else:
-            i += 1
-    return len(template)
-
-
 def render_applescript(
     template: str, arguments: Mapping[str, Any], *, parameters: Collection[str] | None = None, tool: str = ""
 ) -> str:
@@ -204,48 +196,20 @@ def render_applescript(
         found = filler.value(name)
         return applescript_literal("" if found is MISSING else text_of(found))
 
+    try:
+        pieces = applescript_pieces(template, PLACEHOLDER)
+    except AmbiguousCommentError as exc:
+        where = f"the script of tool {tool!r}" if tool else "the script"
+        raise TemplateSyntaxError(f"{where} cannot be filled safely: {exc}") from exc
     out: list[str] = []
-    i = 0
-    n = len(template)
-    while i < n:
-        char = template[i]
-        if char == '"':
-            end = _read_string(template, i, '"')
-            if end - 1 > i and template[end - 1] == '"':
-                out.append(_split_string(template[i + 1 : end - 1], '"', "&", text_literal))
-            else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in
-                out.append(template[i:end])
-            i = end
-        elif template.startswith("--", i) or char == "#":
-            end = template.find("\n", i)
-            end = n if end < 0 else end
-            out.append(template[i:end])
-            i = end
-        elif template.startswith("(*", i):
-            depth, j = 0, i
-            while j < n:
-                if template.startswith("(*", j):
-                    depth, j = depth + 1, j + 2
-                elif template.startswith("*)", j):
-                    depth, j = depth - 1, j + 2
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
-            out.append(template[i:j])
-            i = j
-        elif char in "«|":
-            end = template.find("»" if char == "«" else "|", i + 1)
-            end = n if end < 0 else end + 1
-            out.append(template[i:end])
-            i = end
-        elif (match := PLACEHOLDER.match(template, i)) is not None:
-            found = filler.value(match.group(1))
+    for piece in pieces:
+        if piece.kind == "string":
+            out.append(_split_string(piece.text, '"', "&", text_literal))
+        elif piece.kind == "placeholder":
+            found = filler.value(piece.text)
             out.append("missing value" if found is MISSING else applescript_value(found))
-            i = match.end()
         else:
-            out.append(char)
-            i += 1
+            out.append(piece.text)
     return "".join(out)
 
 
@@ -345,7 +309,7 @@ def render_jxa(
     while i < n:
         char = template[i]
         if char in "\"'":
-            end = _read_string(template, i, char)
+            end = string_end(template, i, char)
             if end - 1 > i and template[end - 1] == char:
                 out.append(_split_string(template[i + 1 : end - 1], char, "+", values.text))
             else:  # an unclosed literal: the script is broken anyway, and nothing is spliced in

@@ -30,6 +30,10 @@ from .schema import MAX_DEPTH, Resolver, Schema, branches, properties_of, requir
 
 MAX_OPTIONAL = 3  # optional properties shown at the top level of an example
 MAX_NESTED_OPTIONAL = 2  # ... and inside nested objects
+# A schema may ask for a billion characters or items; an example never holds more than these
+# (it then fails the schema, and the builder shows its best attempt instead of exhausting memory).
+MAX_EXAMPLE_CHARACTERS = 1_000
+MAX_EXAMPLE_ITEMS = 20
 _NOTHING: Any = object()  # no value: leave an optional property out
 
 
@@ -181,6 +185,7 @@ class _Builder:
         count = max(1, low if isinstance(low, int) else 0)
         if isinstance(high, int):
             count = min(count, high)
+        count = min(count, MAX_EXAMPLE_ITEMS)
         item_name = hints.singular(name)
         first = self.value(items, name=item_name, depth=depth + 1, refs=refs)
         if first is _NOTHING or count == 0:
@@ -234,7 +239,7 @@ class _Builder:
         base = "example"
         if high is not None and high < len(base):
             base = base[:high]
-        yield base + "x" * max(0, low - len(base))
+        yield base + "x" * min(max(0, low - len(base)), MAX_EXAMPLE_CHARACTERS)
 
 
 def _has_default(schema: Schema) -> bool:
@@ -263,8 +268,9 @@ def _numbers(schema: Schema, name: str, *, integer: bool) -> Iterator[int | floa
         yield guess
     low, high = _bounds(schema, integer=integer)
     if low is not None and high is not None:
-        middle = low + (high - low) / 2
-        yield from (_tidy(math.floor(middle) if integer else middle), _tidy(low), _tidy(high))
+        # Floats are halved first: `high - low` overflows to infinity near the float limits.
+        middle = low + (high - low) // 2 if integer else low / 2 + high / 2
+        yield from (_tidy(middle), _tidy(low), _tidy(high))
     elif low is not None:
         yield _tidy(max(low, 1))
     elif high is not None:
@@ -273,14 +279,26 @@ def _numbers(schema: Schema, name: str, *, integer: bool) -> Iterator[int | floa
         yield 1
     step = schema.get("multipleOf")
     if isinstance(step, int | float) and not isinstance(step, bool) and step > 0:
-        start = low if low is not None else 0
+        multiple = _first_multiple(step, low if low is not None else 0)
+        if multiple is not None:
+            yield int(multiple) if integer or float(multiple).is_integer() else multiple
+
+
+def _first_multiple(step: float, start: float) -> float | None:
+    """The smallest multiple of `step` from `start` on; None when it is beyond every float (a tiny
+    step from a huge start)."""
+    try:
         multiple = math.ceil(start / step) * step
-        yield int(multiple) if integer or float(multiple).is_integer() else multiple
+        return multiple if math.isfinite(multiple) else None
+    except OverflowError:  # `ceil` of infinity, or an integer product too large for a float
+        return None
 
 
 def _tidy(value: float) -> int | float:
     """`50.0` → `50`: whole numbers read better without a fraction, and still validate."""
-    return int(value) if float(value).is_integer() else value
+    if isinstance(value, int):  # already whole, and perhaps too large for float()
+        return value
+    return int(value) if value.is_integer() else value
 
 
 def _bounds(schema: Schema, *, integer: bool) -> tuple[float | None, float | None]:

@@ -255,4 +255,6 @@ def _int(schema: Schema, key: str) -> int | None:
 
 
 def _n(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, int):  # never through float(): a large integer has no float
+        return str(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)

@@ -6,6 +6,7 @@ Every guess is only a candidate: the example builder keeps it only when the sche
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -179,7 +180,7 @@ def quoted_examples(description: Any) -> list[Any]:
             try:
                 found.append(_DECODER.raw_decode(description, match.start(5))[0])
                 continue
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack
                 pass
         quoted = next((g for g in match.groups()[:4] if g), None)
         if quoted is not None:
@@ -194,12 +195,31 @@ def quoted_examples(description: Any) -> list[Any]:
     return found
 
 
-_DECODER = json.JSONDecoder()
+def _plain_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def _plain_int(literal: str) -> int:
+    if len(literal) > _MAX_DIGITS:
+        raise ValueError("too many digits")
+    return int(literal)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Numbers an example can hold as JSON: no NaN or infinity, no integers of hundreds of digits.
+_MAX_DIGITS = 18
+_DECODER = json.JSONDecoder(parse_float=_plain_float, parse_int=_plain_int, parse_constant=_no_constant)
 
 
 def _number(text: str) -> int | float | None:
-    if re.fullmatch(r"-?\d+", text):
+    if re.fullmatch(rf"-?\d{{1,{_MAX_DIGITS}}}", text):
         return int(text)
-    if re.fullmatch(r"-?\d+\.\d+", text):
+    if re.fullmatch(rf"-?\d{{1,{_MAX_DIGITS}}}\.\d{{1,{_MAX_DIGITS}}}", text):
         return float(text)
     return None

@@ -1,0 +1,65 @@
+"""How much of a descriptor's own text a problem message repeats.
+
+A hostile file can put megabytes into any string (a version of 5,000 digits, a tool name the
+size of a novel). A problem names the value so its author can find it, but only the start of it:
+`version '10000000000000000000000000000000…' (5004 characters)`. Lists of names are cut the same
+way. `clip` is the last resort for library messages that embed a value the gateway cannot see.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+SHOWN_CHARACTERS = 32
+"""How many characters of a long value a message shows."""
+WHOLE_UP_TO = 64
+"""Values up to this length are shown whole."""
+LISTED_ITEMS = 6
+MAX_MESSAGE = 600
+"""No problem message is longer (see `clip`)."""
+
+
+def quoted(text: str, *, ascii_only: bool = False) -> str:
+    """`repr(text)` (or `ascii(text)`), shortened with its length when the text is long."""
+    show = ascii if ascii_only else repr
+    if len(text) <= WHOLE_UP_TO:
+        return show(text)
+    start = show(text[:SHOWN_CHARACTERS])
+    return f"{start[:-1]}…{start[-1]} ({len(text)} characters)"
+
+
+def shortened(text: str, *, whole_up_to: int = WHOLE_UP_TO, shown: int = SHOWN_CHARACTERS) -> str:
+    """`text` itself, or its start and its length when long (for text already between quotes)."""
+    if len(text) <= whole_up_to:
+        return text
+    return f"{text[:shown]}… ({len(text)} characters)"
+
+
+def json_excerpt(value: Any) -> str:
+    """A JSON value as compact JSON text, cut after a few dozen characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except ValueError:  # an integer too long to print: the loader refuses those, but be safe
+        return f"a number of more than {WHOLE_UP_TO} digits"
+    if len(text) <= WHOLE_UP_TO:
+        return text
+    return f"{text[:SHOWN_CHARACTERS]}… ({len(text)} characters)"
+
+
+def listed(names: Iterable[str]) -> str:
+    """`a, b, c`; after `LISTED_ITEMS` names, `… (25 in all)`; long names shortened."""
+    items = list(names)
+    shown = ", ".join(shortened(name, whole_up_to=24, shown=16) for name in items[:LISTED_ITEMS])
+    return shown if len(items) <= LISTED_ITEMS else f"{shown}, … ({len(items)} in all)"
+
+
+def clip(message: str, limit: int = MAX_MESSAGE) -> str:
+    """A message cut in the middle to `limit` characters: the start names the value, the end
+    usually says what is wrong with it."""
+    if len(message) <= limit:
+        return message
+    head = limit * 2 // 5
+    tail = limit - head - 30
+    return f"{message[:head]} … [{len(message) - head - tail} characters cut] … {message[-tail:]}"
