@@ -138,10 +138,10 @@ def too_long_error(line: TooLong, limit: int) -> types.JSONRPCError:
 def _error(
     request_id: types.RequestId | None, code: int, message: str, data: Any = None
 ) -> types.JSONRPCError:
-    error = types.ErrorData(code=code, message=message)
+    fields: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
-        error = types.ErrorData(code=code, message=message, data=data)
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        fields["data"] = data
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(**fields))
 
 
 def _fault(document: Any) -> str:
@@ -160,9 +160,9 @@ def _request_id(document: Any) -> types.RequestId | None:
     if not isinstance(document, dict) or "method" not in document:
         return None
     found = document.get("id")
-    return (
-        found if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)) else None
-    )
+    if isinstance(found, bool) or not isinstance(found, str | int):
+        return None
+    return found
 
 
 _TOKEN: Final = re.compile(
