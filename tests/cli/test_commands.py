@@ -32,6 +32,18 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.strip() == f"aai-gateway {__version__}"
 
 
+@pytest.mark.parametrize(
+    ("value", "complaint"), [("1000", "1000 is too small"), ("4MiB", "'4MiB' is not a whole number of bytes")]
+)
+def test_serve_refuses_an_unusable_message_size_limit_before_serving(
+    capsys: pytest.CaptureFixture[str], value: str, complaint: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--no-default-paths", "--max-message-bytes", value])
+    assert exited.value.code == 2
+    assert complaint in capsys.readouterr().err
+
+
 def test_scan_lists_every_bundled_example_in_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "scan", "--no-default-paths", "--path", str(EXAMPLES), "--platform", "linux")
     assert code == 0

@@ -30,8 +30,11 @@ if mode == "crash":
     sys.exit(3)
 if "broadcast" in args:
     print("Broadcasting: Intent { act=A flg=0x400000 pkg=com.example.planwise }")
-    print('Broadcast completed: result=-1, data="{\"event_id\": \"e-1\"}"' if mode == "json" else
-          'Broadcast completed: result=0, data="saved"')
+    if mode == "deep":
+        print('Broadcast completed: result=-1, data="' + "[" * 100000 + "]" * 100000 + '"')
+    else:
+        print('Broadcast completed: result=-1, data="{\"event_id\": \"e-1\"}"' if mode == "json" else
+              'Broadcast completed: result=0, data="saved"')
 elif "start" in args:
     if mode == "unresolved":
         print("Error: Activity not started, unable to resolve Intent")
@@ -81,6 +84,14 @@ async def test_a_broadcast_tool_runs_am_broadcast_and_answers_the_result_data_as
         "com.example.planwise.action.CREATE_EVENT",
     ]
     assert argv[9:12] == ["--es", "title", "'it'\\''s $(id)'"]
+
+
+async def test_broadcast_data_nested_too_deeply_to_read_is_execution_failed(tmp_path: Path) -> None:
+    executor, _ = adb_executor(tmp_path, "deep")
+    with pytest.raises(AaiError) as caught:
+        await executor.execute(_call("create_event", EVENT))
+    assert caught.value.code == ErrorCode.EXECUTION_FAILED
+    assert "the app's answer is nested deeper than 100 levels" in caught.value.message
 
 
 async def test_broadcast_data_that_is_not_json_comes_back_with_the_result_code(tmp_path: Path) -> None:

@@ -109,6 +109,33 @@ async def test_a_record_result_is_parsed_from_source_form(osascript: FakeOsascri
     assert '(first event whose id is "e\\"1")' in made["stdin"]
 
 
+async def test_a_result_nested_too_deeply_to_read_is_execution_failed_as_json_or_as_a_record(
+    osascript: FakeOsascript,
+) -> None:
+    music = call(load("com.apple.Music"), "play", {"query": "x"})
+    planwise = call(load("com.example.planwise"), "delete_event", {"event_id": "e1"})
+    assert planwise.tool.call is not None
+    record_call = planwise.tool.call.model_copy(update={"output_parser": "result as record"})
+    planwise = Invocation(
+        planwise.app, planwise.tool.model_copy(update={"call": record_call}), {"event_id": "e1"}, "r"
+    )
+    failures = []
+    for invocation, deep in (
+        (music, "[" * 100_000 + "]" * 100_000),
+        (planwise, "{" * 100_000 + "}" * 100_000),
+    ):
+        osascript.answer(stdout=deep + "\n")
+        with pytest.raises(AaiError) as caught:
+            await scripts(osascript).execute(invocation)
+        failures.append(caught.value)
+    osascript.answer(stdout='{"state":"playing"}\n')
+    after = await scripts(osascript).execute(music)
+
+    assert [f.code for f in failures] == [ErrorCode.EXECUTION_FAILED] * 2
+    assert all("the app's answer is nested deeper than 100 levels" in f.message for f in failures)
+    assert after == {"state": "playing"}
+
+
 async def test_a_script_that_runs_too_long_is_stopped_with_timeout(osascript: FakeOsascript) -> None:
     osascript.answer(sleep=30)
     started = time.monotonic()

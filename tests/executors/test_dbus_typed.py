@@ -229,6 +229,20 @@ async def test_a_string_reply_is_parsed_as_json_only_when_the_tool_says_so(
     assert 'output_parser "json"' in error.message
 
 
+async def test_a_json_reply_holding_nan_or_nested_too_deeply_to_parse_is_execution_failed(
+    executor: DbusExecutor, service: TypedService
+) -> None:
+    app = typed_app()
+
+    nan = await failure(executor, app, "echo_json", {"text": '{"ratio": NaN}'})
+    deep = await failure(executor, app, "echo_json", {"text": "[" * 100_000 + "]" * 100_000})
+
+    assert nan.code == ErrorCode.EXECUTION_FAILED
+    assert "NaN is not JSON" in nan.message
+    assert deep.code == ErrorCode.EXECUTION_FAILED
+    assert "the app's answer is nested deeper than 100 levels" in deep.message
+
+
 async def test_a_method_without_signature_gets_the_json_request_and_its_json_reply_is_parsed(
     executor: DbusExecutor, service: TypedService
 ) -> None:

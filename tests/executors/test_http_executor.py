@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 
 from aai_gateway.errors import AaiError, ErrorCode, ServiceUnavailableError
 from aai_gateway.executors.http import HttpExecutor, error_code_for_status
+from tests.discovery.web_support import HttpsServer, LocalCa
 from tests.executors.conftest import HeaderAuth, b_web_app, c_http_app, c_tool, free_port, invocation
 
 pytestmark = pytest.mark.anyio
@@ -285,6 +287,35 @@ async def test_a_response_over_the_size_limit_is_refused_naming_the_limit(
     assert caught.value.code == ErrorCode.EXECUTION_FAILED
     assert "1000 bytes" in caught.value.message
     assert caught.value.data["max_response_bytes"] == 1000
+
+
+async def test_json_nested_too_deeply_to_parse_is_execution_failed_and_an_error_body_still_maps(
+    tmp_path: Path,
+) -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    ca = LocalCa.create(tmp_path)
+    upstream = HttpsServer(ca).start()
+    upstream.serve("/deep", deep)
+    upstream.serve("/deep-error", b'{"message": ' + deep + b"}", status=503)
+    executor = HttpExecutor(ca_file=ca.ca_file)
+    tools = [c_tool("deep", "/deep", "GET", params=[]), c_tool("deep_error", "/deep-error", "GET", params=[])]
+    app = c_http_app(upstream.origin, tools)
+    try:
+        with pytest.raises(AaiError) as answer:
+            await executor.execute(invocation(app, "deep"))
+        with pytest.raises(AaiError) as error_body:
+            await executor.execute(invocation(app, "deep_error"))
+    finally:
+        await executor.aclose()
+        upstream.stop()
+
+    assert answer.value.code == ErrorCode.EXECUTION_FAILED
+    assert answer.value.message.startswith(
+        "dev.test.http deep: the app's answer is nested deeper than 100 levels"
+    )
+    assert answer.value.data == {"app": "dev.test.http", "tool": "deep", "max_depth": 100}
+    assert error_body.value.code == ErrorCode.SERVICE_UNAVAILABLE
+    assert error_body.value.message.startswith("dev.test.http deep_error: 127.0.0.1 answered HTTP 503")
 
 
 # --------------------------------------------------------------------------- logging

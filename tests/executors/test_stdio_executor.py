@@ -277,6 +277,38 @@ async def test_output_that_is_not_json_fails_with_a_preview_of_it(tmp_path: Path
     assert len(caught.value.data["output_start"]) <= 201
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("answer", ["nan", "infinity", "-infinity"])
+async def test_an_answer_holding_nan_or_infinity_is_not_json_and_fails(tmp_path: Path, answer: str) -> None:
+    app = stdio_app(tmp_path, adapter("odd_json"))
+
+    with pytest.raises(AaiError) as caught:
+        await StdioExecutor().execute(invocation(app, {"answer": answer}))
+
+    assert caught.value.code is ErrorCode.EXECUTION_FAILED
+    assert "Infinity is not JSON" in caught.value.message or "NaN is not JSON" in caught.value.message
+    assert caught.value.data["app"] == "dev.test.stdio"
+
+
+@pytest.mark.anyio
+async def test_an_answer_nested_too_deeply_to_parse_fails_naming_app_and_tool_and_the_next_call_works(
+    tmp_path: Path,
+) -> None:
+    app = stdio_app(tmp_path, adapter("odd_json"))
+    executor = StdioExecutor()
+
+    with pytest.raises(AaiError) as caught:
+        await executor.execute(invocation(app, {"answer": "nested", "depth": 100_000}))
+    fine = await executor.execute(invocation(app, {"answer": "fine"}))
+
+    assert caught.value.code is ErrorCode.EXECUTION_FAILED
+    assert caught.value.message.startswith(
+        "dev.test.stdio ping: the app's answer is nested deeper than 100 levels"
+    )
+    assert caught.value.data == {"app": "dev.test.stdio", "tool": "ping", "max_depth": 100}
+    assert fine == {"ok": True}
+
+
 @POSIX_ONLY
 @pytest.mark.anyio
 async def test_fifty_megabytes_of_output_fail_fast_without_being_buffered(tmp_path: Path) -> None:
@@ -451,6 +483,25 @@ async def test_adversarial_parameters_arrive_byte_exact_and_never_in_argv_or_env
     strings = [value for value in ADVERSARIAL.values() if isinstance(value, str)]
     assert not any(value in argument for value in strings for argument in result["argv"])
     assert not any(value in env_value for value in strings for env_value in result["env"].values())
+
+
+LINE_BREAKERS = {
+    "separators": "a\u2028b\u2029c\x85d",  # what str.splitlines() splits on beyond ASCII
+    "ascii_breakers": "v\x0bf\x0cfs\x1cgs\x1drs\x1eend",
+    "newlines": "n\nr\rrn\r\n",
+    "in_a_key\u2028\x85": ["\u2029", {"\u2028": "\x85"}],
+}
+
+
+@pytest.mark.anyio
+async def test_line_separators_in_parameters_reach_an_adapter_that_splits_lines_exactly(
+    tmp_path: Path,
+) -> None:
+    app = stdio_app(tmp_path, adapter("splitlines"))
+
+    result = await StdioExecutor().execute(invocation(app, LINE_BREAKERS))
+
+    assert result == {"params": LINE_BREAKERS, "lines": 1}
 
 
 # --------------------------------------------------------------------------- concurrency and logs

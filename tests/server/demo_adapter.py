@@ -1,6 +1,7 @@
 """A stdio adapter for the server tests: one JSON request on stdin, one JSON response on stdout.
 
-Tools: `echo` returns its params; `fail` answers with an app error; `sleep` waits `seconds`.
+Tools: `echo` returns its params; `fail` answers with an app error; `sleep` waits `seconds`;
+`nested` answers with arrays nested `depth` levels deep.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ def main() -> None:
     tool, params = request["tool"], request["params"]
     if tool == "fail":
         answer = {"status": "error", "error": {"code": "NOT_FOUND", "message": f"no item {params.get('id')}"}}
+    elif tool == "nested":
+        nested = "[" * params["depth"] + "]" * params["depth"]
+        sys.stdout.write(f'{{"status": "success", "result": {{"nested": {nested}}}}}')
+        return
     else:
         if tool == "sleep":
             time.sleep(params["seconds"])

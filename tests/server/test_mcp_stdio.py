@@ -189,3 +189,35 @@ async def test_aai_gateway_without_a_command_is_the_mcp_server(apps_dir: Path, m
     async with Client(bare, mode=mode) as client:
         names = [t.name for t in (await client.list_tools()).tools]
     assert names[-2:] == ["web_discover", "aai_exec"]
+
+
+async def test_an_answer_nested_deeper_than_the_limit_fails_cleanly_and_the_next_call_works(
+    tmp_path: Path, mode: str
+) -> None:
+    from tests.builders import trusting_config, write_json
+    from tests.server.conftest import adapter_app
+
+    document = adapter_app("dev.test.deep")
+    depth_schema = {"type": "object", "properties": {"depth": {"type": "integer"}}}
+    document["tools"].append({"name": "nested", "description": "Nested arrays", "parameters": depth_schema})
+    write_json(tmp_path / "apps" / "deep.json", document)
+    trusting_config(tmp_path / "config.toml", ["dev.test.deep"])
+
+    async def nested(client: Client, depth: int) -> types.CallToolResult:
+        arguments = {"app": "dev.test.deep", "tool": "nested", "args": {"depth": depth}}
+        return await client.call_tool("aai_exec", arguments)
+
+    async with connected(tmp_path / "apps", mode) as client:
+        too_deep = await nested(client, 300)  # parses, but is too deep to travel back as JSON-RPC
+        deepest_allowed = await nested(client, 99)  # 100 levels with the object around it
+        echo = await client.call_tool(
+            "aai_exec", {"app": "dev.test.deep", "tool": "echo", "args": {"text": "x"}}
+        )
+
+    error = error_of(too_deep)
+    assert error["code"] == "EXECUTION_FAILED"
+    assert error["message"].startswith(
+        "dev.test.deep nested: the app's answer is nested deeper than 100 levels"
+    )
+    assert json.loads(text_of(deepest_allowed)) == {"nested": json.loads("[" * 99 + "]" * 99)}
+    assert json.loads(text_of(echo))["params"] == {"text": "x", "count": 1}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 
 import anyio
 
+from ..server.limits import DEFAULT_MAX_MESSAGE_BYTES, SMALLEST_MAX_MESSAGE_BYTES
 from .common import LOGGING_OPTIONS, add_discovery_options, add_gateway_options, add_locale_option
 
 logger = logging.getLogger(__name__)
@@ -24,6 +26,29 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how often to look for added, changed or removed descriptors (0: never; default 2)",
     )
+    parser.add_argument(
+        "--max-message-bytes",
+        type=_message_size,
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        metavar="BYTES",
+        help=(
+            "the longest JSON-RPC message read from the client; a longer one is skipped and "
+            f"answered with an error (default {DEFAULT_MAX_MESSAGE_BYTES}, 4 MiB; at least "
+            f"{SMALLEST_MAX_MESSAGE_BYTES})"
+        ),
+    )
+
+
+def _message_size(text: str) -> int:
+    try:
+        size = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of bytes") from None
+    if size < SMALLEST_MAX_MESSAGE_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"{size} is too small: ordinary requests would not fit (at least {SMALLEST_MAX_MESSAGE_BYTES})"
+        )
+    return size
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info("serving %d apps over stdio", len(gateway.entries))
-    anyio.run(serve_stdio, GatewayServer(gateway, watcher, args.poll_interval), _exit_now)
+    server = GatewayServer(gateway, watcher, args.poll_interval)
+    anyio.run(functools.partial(serve_stdio, server, _exit_now, args.max_message_bytes))
     return 0
 
 

@@ -28,6 +28,7 @@ from .. import __version__
 from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
 from . import process as proc
 from .acp_turn import Turn
+from .answer_json import strict_loads
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +93,9 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     if not line:
         return None
     try:
-        message = json.loads(line)
-    except ValueError:
-        logger.warning("an ACP agent wrote a line that is not JSON to stdout: %.200r", line)
+        message = strict_loads(line)
+    except (ValueError, RecursionError):
+        logger.warning("an ACP agent wrote a line that is not usable JSON to stdout: %.200r", line)
         return None
     return message if isinstance(message, dict) else None
 

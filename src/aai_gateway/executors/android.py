@@ -36,6 +36,7 @@ from ..errors import (
     ServiceUnavailableError,
 )
 from . import android_command as cmd
+from .answer_json import AnswerTooDeepError
 from .base import Invocation
 from .captured import Captured, run_captured
 
@@ -123,7 +124,10 @@ class AndroidExecutor:
             result = cmd.parse_broadcast(sent.stdout)
             if result is None:
                 raise _failed(invocation, "`am broadcast` printed no 'Broadcast completed' line", sent)
-            data = cmd.decode_data(result.data)
+            try:
+                data = cmd.decode_data(result.data)
+            except RecursionError:
+                raise AnswerTooDeepError(invocation.app.id, invocation.tool.name) from None
             if isinstance(data, dict | list):
                 return data
             return {"result_code": result.code, "data": result.data}

@@ -29,6 +29,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from ..descriptor.model import IntentCall, IntentChannel
+from .answer_json import strict_loads
 from .templates import MISSING, OMIT, PLACEHOLDER, lookup, substitute, text_of
 
 INT32: Final = (-(2**31), 2**31 - 1)
@@ -215,10 +216,11 @@ def am_error(output: str) -> str | None:
 
 
 def decode_data(text: str | None) -> Any:
-    """Broadcast data or a single JSON cell as JSON when it is JSON, else the text itself."""
+    """Broadcast data or a single JSON cell as JSON when it is JSON, else the text itself.
+    RecursionError when it is JSON nested too deeply to read."""
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return strict_loads(text)
     except ValueError:
         return text

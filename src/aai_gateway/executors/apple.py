@@ -33,6 +33,7 @@ from ..descriptor.model import AppleEventsChannel, ScriptCall, ScriptChannel
 from ..descriptor.platforms import ExecutionType
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
 from . import process as proc
+from .answer_json import AnswerTooDeepError
 from .apple_output import RecordSyntaxError, parse_output
 from .apple_script import TemplateError, TemplateSyntaxError, render_applescript, render_jxa
 from .base import Invocation
@@ -228,6 +229,8 @@ class AppleScriptExecutor(_Osascript):
         assert isinstance(call, ScriptCall)
         try:
             return parse_output(run.stdout, call.output_parser)
+        except RecursionError:  # JSON or a record nested too deeply to read
+            raise AnswerTooDeepError(invocation.app.id, invocation.tool.name) from None
         except RecordSyntaxError as exc:
             raise AaiError(
                 f"{invocation.app.id} {invocation.tool.name}: the script's result is not a record ({exc})",

@@ -6,9 +6,10 @@ Pure functions. `-s s` makes osascript print the result in AppleScript source fo
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Final
+
+from .answer_json import strict_loads
 
 _NUMBER: Final = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _KEY: Final = re.compile(r"\s*(\|(?:[^|\\]|\\.)*\||[A-Za-z_][A-Za-z0-9_ ]*?)\s*:(?!=)")
@@ -136,18 +137,19 @@ def parse_applescript_value(text: str) -> Any:
 def parse_output(stdout: str, output_parser: str | None) -> Any:
     """What a script tool returns. `result as record`: the value parsed from source form (JSON
     first, for JXA); an empty record or list is `{}`. Otherwise (`result as text`, none): the text
-    without its final newline, or the JSON object/array it holds when it is one."""
+    without its final newline, or the JSON object/array it holds when it is one. RecursionError
+    when the value is nested too deeply to read."""
     text = stdout[:-1] if stdout.endswith("\n") else stdout
     if output_parser == "result as record":
         try:
-            value = json.loads(text)
+            value = strict_loads(text)
         except ValueError:
             value = parse_applescript_value(text)
         return {} if value == [] else value
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:
-            parsed = json.loads(stripped)
+            parsed = strict_loads(stripped)
         except ValueError:
             return text
         return parsed

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import select
@@ -46,6 +45,7 @@ from ..errors import (
     InvalidParamsError,
     ServiceUnavailableError,
 )
+from .answer_json import loads_answer
 from .base import Invocation
 from .dbus_types import DbusValueError, reply_to_json, to_dbus
 from .wire import decode_response, encode_request
@@ -358,8 +358,8 @@ def _result(invocation: Invocation, plan: _Plan, reply: Message) -> Any:
     if plan.mode == "typed" and plan.output_parser is None:
         return text
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
+        value = loads_answer(text, app_id=app_id, tool=tool)
+    except ValueError as exc:
         raise AaiError(
             f"{app_id} {tool}: the reply of {plan.member} is not JSON ({exc}); the descriptor says "
             'output_parser "json". Use "string" for a plain text reply',

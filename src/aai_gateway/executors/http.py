@@ -34,6 +34,7 @@ from .. import __version__
 from ..descriptor import Tool
 from ..descriptor.model import HttpCall, HttpChannel
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from .answer_json import MAX_ANSWER_DEPTH, loads_answer, nested_deeper_than, strict_loads
 from .base import Invocation
 from .http_request import HttpRequestSpec, build_request
 
@@ -277,7 +278,7 @@ def parse_body(body: bytes, response: httpx.Response, parser: str | None, *, app
     if parser == "text":
         return decode_text(body, response)
     try:
-        return _json_loads(body)
+        return loads_answer(body, app_id=app_id, tool=tool)
     except ValueError as exc:
         if parser == "json":
             raise AaiError(
@@ -301,16 +302,6 @@ def decode_text(body: bytes, response: httpx.Response) -> str:
     except LookupError:
         encoding = "utf-8"
     return body.decode(encoding, errors="replace")
-
-
-def _json_loads(body: bytes) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    try:
-        return json.loads(body, parse_constant=refuse)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
 
 
 def public_url(url: httpx.URL | str) -> str:
@@ -375,10 +366,10 @@ def _status_error(invocation: Invocation, response: httpx.Response, body: bytes)
 def _server_message(body: bytes) -> str | None:
     """The app's own words from a JSON error body: `message`, `error` or `detail`."""
     try:
-        document = _json_loads(body)
-    except ValueError:
+        document = strict_loads(body)
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(document, dict):
+    if not isinstance(document, dict) or nested_deeper_than(document, MAX_ANSWER_DEPTH):
         return None
     for key in ("message", "error", "detail"):
         value = document.get(key)

@@ -28,7 +28,6 @@ Results:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -44,6 +43,7 @@ import anyio
 from ..descriptor import Tool
 from ..descriptor.model import UrlSchemeCall, UrlSchemeChannel
 from ..errors import AaiError, AppReportedError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from .answer_json import loads_answer, strict_loads
 from .base import Invocation
 from .captured import Captured, run_captured
 from .templates import MISSING, PLACEHOLDER, lookup, text_of
@@ -64,8 +64,8 @@ class UrlError(ValueError):
 def any_booted(listing: str) -> bool:
     """Whether `simctl list devices booted -j` lists a booted device."""
     try:
-        devices = json.loads(listing).get("devices", {})
-    except (ValueError, AttributeError):
+        devices = strict_loads(listing).get("devices", {})
+    except (ValueError, AttributeError, RecursionError):
         return False
     return isinstance(devices, dict) and any(
         isinstance(device, dict) and device.get("state") == "Booted"
@@ -192,7 +192,7 @@ class IosExecutor:
                 await anyio.sleep(POLL_SECONDS)
                 now = (await self._checked(invocation, paste)).stdout
                 if now != before:
-                    return _decode(now)
+                    return _decode(now, invocation)
         if call.result_type == "app_group":
             container = await self._group_container(invocation, target, call.app_group_id)
             opened_at = time.time()
@@ -204,7 +204,7 @@ class IosExecutor:
                 await anyio.sleep(POLL_SECONDS)
                 try:
                     if result.stat().st_mtime >= opened_at:
-                        return _decode(result.read_text(encoding="utf-8"))
+                        return _decode(result.read_text(encoding="utf-8"), invocation)
                 except OSError:
                     continue
         await self._open(invocation, target, where, url)
@@ -273,8 +273,8 @@ def listed_container(listing: str, group_id: str) -> Path | None:
     return None
 
 
-def _decode(text: str) -> Any:
+def _decode(text: str, invocation: Invocation) -> Any:
     try:
-        return json.loads(text)
+        return loads_answer(text, app_id=invocation.app.id, tool=invocation.tool.name)
     except ValueError:
         return {"text": text}

@@ -8,24 +8,35 @@ response: {"version": "1.0", "request_id": "…", "status": "success", "result":
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from ..errors import AaiError, AppReportedError, ErrorCode
+from .answer_json import loads_answer
 
 WIRE_VERSION = "1.0"
 
+# What `str.splitlines()` (and so many a line reader) splits on besides \n and \r, and that
+# `json.dumps` leaves raw when it keeps non-ASCII text: written as \uXXXX escapes instead.
+# (\v \f \x1c \x1d \x1e are below U+0020, which JSON always escapes.)
+_LINE_BREAKING_ESCAPES: Final = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+
 
 def encode_request(request_id: str, tool: str, params: dict[str, Any]) -> str:
-    """One line of JSON (no raw newlines inside: strings are escaped)."""
+    """One line of JSON that every line splitter sees as one line: control characters are
+    escaped by JSON, and so are U+0085, U+2028 and U+2029, which only occur inside strings,
+    where an escape means the same character."""
     payload = {"version": WIRE_VERSION, "request_id": request_id, "tool": tool, "params": params}
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    line = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    for raw, escaped in _LINE_BREAKING_ESCAPES:
+        line = line.replace(raw, escaped)
+    return line
 
 
 def decode_response(text: str | bytes, *, app_id: str, tool: str, request_id: str) -> Any:
     """The result of a success response; raises AaiError for an error response or garbage."""
     try:
-        response = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        response = loads_answer(text, app_id=app_id, tool=tool)
+    except ValueError as exc:
         raise AaiError(
             f"{app_id} {tool}: the app's answer is not JSON ({exc}); expected "
             '{"status": "success", "result": ...}',

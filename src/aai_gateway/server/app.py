@@ -19,7 +19,6 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.session import ServerSession
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -34,9 +33,11 @@ from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
 from .ask import Ask, CallMemories, NeedInput
 from .consent_prompt import ElicitationPrompter, UrlConsentPrompter
+from .limits import DEFAULT_MAX_MESSAGE_BYTES
 from .listing import INSTRUCTIONS, list_tools
 from .pages import Pages
 from .permission_prompt import ElicitationPermissionPrompter
+from .stdio_transport import stdio_transport
 
 logger = logging.getLogger(__name__)
 
@@ -241,19 +242,24 @@ def _text_argument(arguments: dict[str, Any], key: str) -> str:
     return value
 
 
-async def serve_stdio(server: GatewayServer, exit_process: Callable[[int], None]) -> None:
+async def serve_stdio(
+    server: GatewayServer,
+    exit_process: Callable[[int], None],
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> None:
     """Serve one MCP client over this process's stdin/stdout until it disconnects.
 
     A client may instead stop the gateway with SIGTERM (SIGHUP, SIGINT): the server then shuts
     down the way it does at end of input, stopping the agents and adapters it started, and
-    calls `exit_process(128 + signal)`, which must not return: the SDK's stdin reader may still
-    be blocked in a thread that nothing can interrupt."""
+    calls `exit_process(128 + signal)`, which must not return (a worker thread may still be
+    blocked reading stdin when it is a file or a Windows pipe). A message longer than
+    `max_message_bytes` is skipped and answered with an error (see `stdio_transport`)."""
     mcp_server = server.build()
     options = mcp_server.create_initialization_options(NotificationOptions(tools_changed=True))
     async with anyio.create_task_group() as tasks:
         if sys.platform != "win32":  # Windows has no such signals; clients end the process there
             tasks.start_soon(_stop_on_signal, server, tasks.cancel_scope, exit_process)
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport(max_message_bytes) as (read_stream, write_stream):
             await mcp_server.run(read_stream, write_stream, options)
         tasks.cancel_scope.cancel()
 

@@ -20,6 +20,7 @@ from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
 from ..errors import AaiError, ErrorCode
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter
+from ..executors.answer_json import check_answer_depth
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
@@ -196,7 +197,10 @@ class Gateway:
         started = time.perf_counter()
         outcome = "ok"
         try:
-            return await executor.execute(invocation)
+            result = await executor.execute(invocation)
+            # Deeper answers could not travel back to the client (see answer_json)
+            check_answer_depth(result, app_id=app.id, tool=tool.name)
+            return result
         except AaiError as exc:
             outcome = exc.code.value
             raise
