@@ -226,7 +226,10 @@ async def test_without_registration_a_client_id_is_asked_for(oauth: OAuthTestSer
         await login(app, oauth2_settings(app), client_id=None, open_url=_never, registration=False)
 
     assert caught.value.code is ErrorCode.AUTH_REQUIRED
-    assert caught.value.data["command"] == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json --client-id <client id>"
+    assert (
+        caught.value.data["command"]
+        == "aai-gateway auth login file:/tmp/aai-auth-tests/aai.json --client-id <client id>"
+    )
     assert "a client id is needed" in caught.value.message
 
 
