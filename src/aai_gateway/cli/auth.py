@@ -100,6 +100,7 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..auth.provider import short_secret_warning, short_secrets
     from .runtime import build_gateway, build_watcher, credential_store
 
     gateway = build_gateway(args, build_watcher(args))
@@ -117,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{app.id} does not use credentials")
     existing = store.load(app) or store.new(app, _KIND[auth.type])
     if args.auth_action == "set":
-        store.save(app, collect_secret(app, auth, existing))
+        credential = collect_secret(app, auth, existing)
+        store.save(app, credential)
         print(f"Saved the {auth.type} credential for {app.names.primary} ({app.id}) in the OS keyring.")
+        for field in short_secrets(auth, credential):
+            print(f"Warning: {short_secret_warning(app.id, field)}.", file=sys.stderr)
         return 0
     if not isinstance(auth, OAuth2Auth):
         raise UsageError(f"{app.id} uses {auth.type}, not OAuth: run `aai-gateway auth set {app.id}`")
@@ -132,6 +136,7 @@ async def _login(
     app: AppDescriptor, auth: OAuth2Auth, args: argparse.Namespace, existing: Credential
 ) -> Credential:
     from ..auth.oauth import login
+    from .runtime import web_policy
 
     secret = sys.stdin.readline().strip() if args.client_secret_stdin else existing.client_secret
 
@@ -150,6 +155,7 @@ async def _login(
         client_secret=secret,
         tool_names=[t.name for t in app.tools],
         open_url=open_url,
+        web_policy=web_policy(),
     )
 
 

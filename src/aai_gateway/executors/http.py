@@ -14,6 +14,12 @@
 - Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the URL
   without query string, and the start of the body. Output: `output_parser` or, without one,
   JSON when the body parses as JSON, else text; an empty body is None.
+- Web apps (descriptors fetched by `web_discover`) get a second client whose transport enforces
+  the web network rules (discovery/web_transport.py): https only on every hop, addresses checked
+  when connecting, private ones only when the policy allows them. Apps from this machine use the
+  plain client (a local app may listen on http://127.0.0.1).
+- Whatever goes back (the result, an error's message and data) has the call's credentials
+  removed (redaction.py): an app that echoes the request must not hand the agent its key.
 - Logs (debug): method, host, path template, status, duration; never values or credentials.
 """
 
@@ -23,19 +29,24 @@ import codecs
 import http
 import json
 import logging
+import ssl
 import time
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Final
 
 import anyio
+import httpcore
 import httpx
 
 from .. import __version__
 from ..descriptor import Tool
 from ..descriptor.model import HttpCall, HttpChannel
+from ..discovery.web import NetworkRuleError, RefusedAddressError, Resolver, WebFetchPolicy
+from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
 from .base import Invocation
 from .http_request import HttpRequestSpec, build_request
+from .redaction import Scrubber
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +57,7 @@ BODY_PREVIEW_CHARS: Final = 1000
 MESSAGE_CHARS: Final = 300
 _PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
 _CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-agent", b"content-type"})
+_LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 _HINTS: Final = {
     ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
@@ -109,14 +121,24 @@ class HttpExecutor:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_redirects: int = DEFAULT_MAX_REDIRECTS,
         ca_file: str | None = None,
+        web_policy: WebFetchPolicy | None = None,
+        resolver: Resolver | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
-        """`client`: use this client (its owner closes it). `transport`: for the client this
-        executor creates itself (tests count connections with it). `ca_file`: extra trusted CAs
-        (a company CA, a test CA), on top of the usual ones."""
+        """`client`: use this client for apps from this machine (its owner closes it).
+        `transport`: for the client this executor creates itself (tests count connections with
+        it). `ca_file`: extra trusted CAs (a company CA, a test CA), on top of the usual ones.
+        `web_policy`: the network rules of web apps (only `allow_private` and `ca_file` matter
+        here; default: no private addresses, `ca_file`). `resolver` and `network_backend`
+        replace name resolution and raw connections of web apps (tests)."""
         self.ca_file = ca_file
+        self.web_policy = web_policy or WebFetchPolicy(ca_file=ca_file)
         self._client = client
         self._owns_client = client is None
         self._transport = transport
+        self._web_client: httpx.AsyncClient | None = None
+        self._resolver = resolver
+        self._network_backend = network_backend
         self.max_response_bytes = max_response_bytes
         self.max_redirects = max_redirects
 
@@ -124,29 +146,44 @@ class HttpExecutor:
         return None
 
     async def aclose(self) -> None:
-        """Close the client this executor created (an injected one belongs to its owner)."""
+        """Close the clients this executor created (an injected one belongs to its owner)."""
         if self._owns_client and self._client is not None:
             client, self._client = self._client, None
             await client.aclose()
+        if self._web_client is not None:
+            web_client, self._web_client = self._web_client, None
+            await web_client.aclose()
 
     def client(self) -> httpx.AsyncClient:
-        """The shared client, created on first use."""
+        """The shared client of apps from this machine, created on first use."""
         if self._client is None:
             verify = httpx.create_ssl_context(trust_env=False)
             if self.ca_file:
                 verify.load_verify_locations(cafile=self.ca_file)
-            self._client = httpx.AsyncClient(
-                transport=self._transport,
-                verify=verify,
-                follow_redirects=False,
-                trust_env=False,
-                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-                headers={"User-Agent": f"aai-gateway/{__version__}"},
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
-            )
+            self._client = _new_client(self._transport, verify)
         return self._client
 
+    def web_client(self) -> httpx.AsyncClient:
+        """The shared client of web apps (the web network rules in its transport)."""
+        if self._web_client is None:
+            transport = GuardedTransport(
+                self.web_policy,
+                resolver=self._resolver,
+                network_backend=self._network_backend,
+                limits=_LIMITS,
+            )
+            self._web_client = _new_client(transport, True)
+        return self._web_client
+
     async def execute(self, invocation: Invocation) -> Any:
+        """Run the call; the result and any error come back without the call's credentials."""
+        try:
+            return await self._execute(invocation)
+        except AaiError as exc:
+            Scrubber.of(invocation.http_auth).error(exc)
+            raise
+
+    async def _execute(self, invocation: Invocation) -> Any:
         tool, app_id = invocation.tool, invocation.app.id
         channel = tool.channel
         if not isinstance(channel, HttpChannel):
@@ -184,6 +221,15 @@ class HttpExecutor:
                 host=host,
                 url=public_url(spec.url),
             ) from exc
+        except httpx.HTTPError as exc:  # e.g. a body whose declared encoding does not decode
+            raise AaiError(
+                f"{app_id} {tool.name}: the exchange with {_host(spec.url)} failed "
+                f"({type(exc).__name__}: {exc})",
+                {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
+                ErrorCode.EXECUTION_FAILED,
+            ) from exc
+        except NetworkRuleError as exc:
+            raise _refused(invocation, exc) from None
         finally:
             logger.debug(
                 "http %s %s %s -> %s in %.1f ms",
@@ -193,14 +239,17 @@ class HttpExecutor:
                 status,
                 (time.monotonic() - started) * 1000,
             )
+        scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
-            raise _status_error(invocation, response, body)
+            raise _status_error(invocation, response, body, scrubber)
         parser = call.output_parser if call is not None else None
-        return parse_body(body, response, parser, app_id=app_id, tool=tool.name)
+        result = parse_body(body, response, parser, app_id=app_id, tool=tool.name, scrubber=scrubber)
+        return scrubber.value(result)
 
     async def _exchange(self, spec: HttpRequestSpec, invocation: Invocation) -> tuple[httpx.Response, bytes]:
         """Send the request, following redirects; the final response and its (capped) body."""
-        client = self.client()
+        web = invocation.app.source.kind == "web"
+        client = self.web_client() if web else self.client()
         timeout = httpx.Timeout(invocation.timeout_seconds)
         origin = _origin(httpx.URL(spec.url))
         method, url, body = spec.method, httpx.URL(spec.full_url), spec.body
@@ -225,6 +274,13 @@ class HttpExecutor:
                     f"{following.url.scheme!r} URL, which the gateway does not follow",
                     {"app": invocation.app.id, "tool": invocation.tool.name, "url": public_url(url)},
                     ErrorCode.EXECUTION_FAILED,
+                )
+            if web and following.url.scheme != "https":
+                raise _web_rule_error(
+                    invocation,
+                    f"the app redirected to {public_url(following.url)}, which is not https",
+                    url=public_url(url),
+                    redirect=public_url(following.url),
                 )
             if following.method != method:
                 body = None
@@ -268,9 +324,18 @@ async def _read_start(response: httpx.Response, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def parse_body(body: bytes, response: httpx.Response, parser: str | None, *, app_id: str, tool: str) -> Any:
+def parse_body(
+    body: bytes,
+    response: httpx.Response,
+    parser: str | None,
+    *,
+    app_id: str,
+    tool: str,
+    scrubber: Scrubber | None = None,
+) -> Any:
     """`json`: the parsed body (EXECUTION_FAILED if it is not JSON); `text`: the body as text;
-    no parser: JSON when the content type says so or the body parses, else text. Empty: None."""
+    no parser: JSON when the content type says so or the body parses, else text. Empty: None.
+    `scrubber` cleans the body quoted in an error before it is cut short."""
     if not body:
         return None
     content_type = response.headers.get("content-type")
@@ -287,7 +352,7 @@ def parse_body(body: bytes, response: httpx.Response, parser: str | None, *, app
                     "app": app_id,
                     "tool": tool,
                     "content_type": content_type,
-                    "body": _preview(decode_text(body, response)),
+                    "body": _preview((scrubber or Scrubber(())).text(decode_text(body, response))),
                 },
                 ErrorCode.EXECUTION_FAILED,
             ) from exc
@@ -313,10 +378,19 @@ def _json_loads(body: bytes) -> Any:
         raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
 
 
-def public_url(url: httpx.URL | str) -> str:
-    """A URL fit for errors and logs: no user info, query string or fragment."""
-    parsed = httpx.URL(url)
-    return str(parsed.copy_with(query=None, fragment=None, username=None, password=None))
+def _new_client(
+    transport: httpx.AsyncBaseTransport | None, verify: ssl.SSLContext | bool
+) -> httpx.AsyncClient:
+    """No cookies kept between calls, no redirects followed by httpx, no environment read."""
+    return httpx.AsyncClient(
+        transport=transport,
+        verify=verify,
+        follow_redirects=False,
+        trust_env=False,
+        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+        headers={"User-Agent": f"aai-gateway/{__version__}"},
+        limits=_LIMITS,
+    )
 
 
 def _host(url: str) -> str:
@@ -344,13 +418,41 @@ def _too_many_redirects(invocation: Invocation, limit: int, response: httpx.Resp
     )
 
 
-def _status_error(invocation: Invocation, response: httpx.Response, body: bytes) -> HttpStatusError:
+def _refused(invocation: Invocation, exc: NetworkRuleError) -> AaiError:
+    if isinstance(exc, RefusedAddressError):
+        return _web_rule_error(
+            invocation,
+            f"refusing to connect: {exc}",
+            host=exc.host,
+            address=exc.address,
+            reason=exc.reason,
+        )
+    return _web_rule_error(invocation, f"refusing the request: {exc}")
+
+
+def _web_rule_error(invocation: Invocation, what: str, **data: Any) -> AaiError:
+    """INVALID_REQUEST, as `web_discover` answers for the same rules; nothing was sent."""
+    app_id, tool = invocation.app.id, invocation.tool.name
+    return AaiError(
+        f"{app_id} {tool}: {what}; {WEB_RULES}. Nothing was sent there",
+        {"app": app_id, "tool": tool, **data, "rule": WEB_RULES},
+        ErrorCode.INVALID_REQUEST,
+    )
+
+
+def _status_error(
+    invocation: Invocation, response: httpx.Response, body: bytes, scrubber: Scrubber
+) -> HttpStatusError:
+    """The error for a status that is not success; the app's words are scrubbed before they
+    are cut short (a secret cut in half would slip through)."""
     app_id, tool = invocation.app.id, invocation.tool.name
     status = response.status_code
     refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
     code = error_code_for_status(status, refreshable_auth=refreshable)
-    text = decode_text(body, response) if body else ""
+    text = scrubber.text(decode_text(body, response)) if body else ""
     server_message = _server_message(body)
+    if server_message:
+        server_message = scrubber.text(server_message)
     reason = response.reason_phrase or _PHRASES.get(status, "")
     message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
     if server_message:
