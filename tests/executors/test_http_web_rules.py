@@ -79,7 +79,9 @@ async def test_a_web_apps_redirect_to_plain_http_on_loopback_is_refused_and_neve
     server: HttpsServer, ca: LocalCa, internal: EchoServer
 ) -> None:
     server.redirect("/api/data", f"http://127.0.0.1:{internal.server_address[1]}/internal")
-    executor = HttpExecutor(web_policy=ca.policy())  # private addresses allowed: the app is on 127.0.0.1
+    executor = HttpExecutor(
+        ca_file=ca.ca_file, web_policy=ca.policy()
+    )  # private addresses allowed: the app is on 127.0.0.1
 
     with pytest.raises(AaiError) as caught:
         await run(executor, web_app(server.origin))
