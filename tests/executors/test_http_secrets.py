@@ -21,7 +21,8 @@ from aai_gateway.auth.credentials import AppToken, Credential, OAuthTokens
 from aai_gateway.auth.flows import ApiKeyFlow, AppCredentialFlow, CookieFlow, OAuth2Flow
 from aai_gateway.descriptor.model import AppCredentialAuth, OAuth2Auth
 from aai_gateway.errors import AaiError
-from aai_gateway.executors.http import BODY_PREVIEW_CHARS, HttpExecutor
+from aai_gateway.executors.http import HttpExecutor
+from aai_gateway.executors.http_response import BODY_PREVIEW_CHARS
 from aai_gateway.executors.redaction import SECRET_MARKER, Scrubber
 from tests.executors.conftest import c_http_app, c_tool, invocation
 from tests.executors.echo_server import EchoServer

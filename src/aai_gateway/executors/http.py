@@ -11,9 +11,7 @@
   stays on the original origin, and a hop to another origin carries none of the descriptor's
   headers (only Accept, Accept-Language, User-Agent and Content-Type).
 - The body is streamed and abandoned past `max_response_bytes` (EXECUTION_FAILED).
-- Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the URL
-  without query string, and the start of the body. Output: `output_parser` or, without one,
-  JSON when the body parses as JSON, else text; an empty body is None.
+- Status codes map to AAI codes, and bodies to results, in http_response.py.
 - Web apps (descriptors fetched by `web_discover`) get a second client whose transport enforces
   the web network rules (discovery/web_transport.py): https only on every hop, addresses checked
   when connecting, private ones only when the policy allows them. Apps from this machine use the
@@ -25,9 +23,6 @@
 
 from __future__ import annotations
 
-import codecs
-import http
-import json
 import logging
 import ssl
 import time
@@ -46,6 +41,7 @@ from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
 from .base import Invocation
 from .http_request import HttpRequestSpec, build_request
+from .http_response import ResponseTooLargeError, parse_body, status_error
 from .redaction import Scrubber
 
 logger = logging.getLogger(__name__)
@@ -53,61 +49,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS: Final = 5
 ERROR_BODY_READ_BYTES: Final = 64 * 1024
-BODY_PREVIEW_CHARS: Final = 1000
-MESSAGE_CHARS: Final = 300
-_PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
 _CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-agent", b"content-type"})
 _LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-
-_HINTS: Final = {
-    ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
-    ErrorCode.AUTH_EXPIRED: "The stored credentials were refused and could not be refreshed; sign in again",
-    ErrorCode.AUTH_DENIED: "The credentials lack permission for this operation",
-    ErrorCode.RATE_LIMITED: "Wait before retrying (see retry_after when the app sent it)",
-}
-
-STATUS_CODES: Final[dict[int, ErrorCode]] = {
-    400: ErrorCode.INVALID_REQUEST,
-    401: ErrorCode.AUTH_REQUIRED,
-    403: ErrorCode.AUTH_DENIED,
-    404: ErrorCode.NOT_FOUND,
-    429: ErrorCode.RATE_LIMITED,
-    500: ErrorCode.INTERNAL_ERROR,
-    501: ErrorCode.NOT_IMPLEMENTED,
-    503: ErrorCode.SERVICE_UNAVAILABLE,
-}
-
-
-def error_code_for_status(status: int, *, refreshable_auth: bool = False) -> ErrorCode:
-    """docs/errors.md: 401 is AUTH_EXPIRED when the credentials could have been refreshed (the
-    auth flow says so with a true `refreshable` attribute), else AUTH_REQUIRED; other 4xx are
-    INVALID_REQUEST, other 5xx SERVICE_UNAVAILABLE."""
-    if status == 401 and refreshable_auth:
-        return ErrorCode.AUTH_EXPIRED
-    if status in STATUS_CODES:
-        return STATUS_CODES[status]
-    if 400 <= status < 500:
-        return ErrorCode.INVALID_REQUEST
-    if 500 <= status < 600:
-        return ErrorCode.SERVICE_UNAVAILABLE
-    return ErrorCode.EXECUTION_FAILED
-
-
-class HttpStatusError(AaiError):
-    """The app answered with a status that is not success."""
-
-    def __init__(self, message: str, data: dict[str, Any], code: ErrorCode, status: int) -> None:
-        super().__init__(message, data, code)
-        self.status = status
-
-
-class ResponseTooLargeError(AaiError):
-    def __init__(self, app_id: str, tool: str, limit: int, url: str) -> None:
-        super().__init__(
-            f"{app_id} {tool}: the response is larger than the limit of {limit} bytes and was not read",
-            {"app": app_id, "tool": tool, "max_response_bytes": limit, "url": url},
-            ErrorCode.EXECUTION_FAILED,
-        )
 
 
 class HttpExecutor:
@@ -241,7 +184,7 @@ class HttpExecutor:
             )
         scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
-            raise _status_error(invocation, response, body, scrubber)
+            raise status_error(invocation, response, body, scrubber)
         parser = call.output_parser if call is not None else None
         result = parse_body(body, response, parser, app_id=app_id, tool=tool.name, scrubber=scrubber)
         return scrubber.value(result)
@@ -324,60 +267,6 @@ async def _read_start(response: httpx.Response, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def parse_body(
-    body: bytes,
-    response: httpx.Response,
-    parser: str | None,
-    *,
-    app_id: str,
-    tool: str,
-    scrubber: Scrubber | None = None,
-) -> Any:
-    """`json`: the parsed body (EXECUTION_FAILED if it is not JSON); `text`: the body as text;
-    no parser: JSON when the content type says so or the body parses, else text. Empty: None.
-    `scrubber` cleans the body quoted in an error before it is cut short."""
-    if not body:
-        return None
-    content_type = response.headers.get("content-type")
-    if parser == "text":
-        return decode_text(body, response)
-    try:
-        return _json_loads(body)
-    except ValueError as exc:
-        if parser == "json":
-            raise AaiError(
-                f"{app_id} {tool}: the app's answer is not JSON ({exc}); the tool declares "
-                "output_parser 'json'",
-                {
-                    "app": app_id,
-                    "tool": tool,
-                    "content_type": content_type,
-                    "body": _preview((scrubber or Scrubber(())).text(decode_text(body, response))),
-                },
-                ErrorCode.EXECUTION_FAILED,
-            ) from exc
-    return decode_text(body, response)  # no parser declared and not JSON (whatever the content type)
-
-
-def decode_text(body: bytes, response: httpx.Response) -> str:
-    encoding = response.charset_encoding or "utf-8"
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        encoding = "utf-8"
-    return body.decode(encoding, errors="replace")
-
-
-def _json_loads(body: bytes) -> Any:
-    def refuse(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    try:
-        return json.loads(body, parse_constant=refuse)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
-
-
 def _new_client(
     transport: httpx.AsyncBaseTransport | None, verify: ssl.SSLContext | bool
 ) -> httpx.AsyncClient:
@@ -438,67 +327,3 @@ def _web_rule_error(invocation: Invocation, what: str, **data: Any) -> AaiError:
         {"app": app_id, "tool": tool, **data, "rule": WEB_RULES},
         ErrorCode.INVALID_REQUEST,
     )
-
-
-def _status_error(
-    invocation: Invocation, response: httpx.Response, body: bytes, scrubber: Scrubber
-) -> HttpStatusError:
-    """The error for a status that is not success; the app's words are scrubbed before they
-    are cut short (a secret cut in half would slip through)."""
-    app_id, tool = invocation.app.id, invocation.tool.name
-    status = response.status_code
-    refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
-    code = error_code_for_status(status, refreshable_auth=refreshable)
-    text = scrubber.text(decode_text(body, response)) if body else ""
-    server_message = _server_message(body)
-    if server_message:
-        server_message = scrubber.text(server_message)
-    reason = response.reason_phrase or _PHRASES.get(status, "")
-    message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
-    if server_message:
-        message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
-    if code in _HINTS:
-        message += f". {_HINTS[code]}"
-    data: dict[str, Any] = {
-        "app": app_id,
-        "tool": tool,
-        "status": status,
-        "method": response.request.method,
-        "url": public_url(response.url),
-    }
-    if text:
-        data["body"] = _preview(text)
-    retry_after = response.headers.get("retry-after")
-    if retry_after and status in (429, 503):
-        data["retry_after"] = retry_after[:100]
-    return HttpStatusError(message, data, code, status)
-
-
-def _server_message(body: bytes) -> str | None:
-    """The app's own words from a JSON error body: `message`, `error` or `detail`."""
-    try:
-        document = _json_loads(body)
-    except ValueError:
-        return None
-    if not isinstance(document, dict):
-        return None
-    for key in ("message", "error", "detail"):
-        value = document.get(key)
-        if isinstance(value, dict) and isinstance(value.get("message"), str):
-            value = value["message"]
-        if isinstance(value, str) and value.strip():
-            description = document.get("error_description")
-            if key == "error" and isinstance(description, str) and description.strip():
-                return f"{value}: {description}"
-            return value
-        if isinstance(value, list | dict) and value:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _preview(text: str) -> str:
-    return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
