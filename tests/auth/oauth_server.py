@@ -23,13 +23,14 @@ import http.client
 import importlib
 import json
 import secrets
+import ssl
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
 from authlib.integrations.flask_oauth2 import AuthorizationServer  # type: ignore[import-untyped]
@@ -72,15 +73,43 @@ class QuietHandler(WSGIRequestHandler):
         return None
 
 
-class ThreadedWsgiServer:
-    """A WSGI app on 127.0.0.1:<free port>, served by werkzeug in a daemon thread."""
+@dataclass(frozen=True)
+class Received:
+    """One request as the server saw it (before the app answered)."""
 
-    def __init__(self, app: Callable[..., Any]) -> None:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+
+
+class ThreadedWsgiServer:
+    """A WSGI app on 127.0.0.1:<free port>, served by werkzeug in a daemon thread; over HTTPS
+    with `ssl_context`. `received` lists every request that reached it."""
+
+    def __init__(self, app: Callable[..., Any], *, ssl_context: ssl.SSLContext | None = None) -> None:
+        self.received: list[Received] = []
+        self._app = app
         self._server: BaseWSGIServer = make_server(
-            "127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler
+            "127.0.0.1", 0, self._record, threaded=True, request_handler=QuietHandler, ssl_context=ssl_context
         )
-        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        scheme = "https" if ssl_context is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+
+    def _record(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        headers = {
+            key[5:].replace("_", "-").title(): str(value)
+            for key, value in environ.items()
+            if key.startswith("HTTP_")
+        }
+        query = {
+            k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True).items()
+        }
+        self.received.append(
+            Received(environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), query, headers)
+        )
+        return self._app(environ, start_response)
 
     def start(self) -> ThreadedWsgiServer:
         self._thread.start()
@@ -335,6 +364,7 @@ class OAuthTestServer:
         self.app_token_omit_expiry = False
         self.refuse_all_tokens = False  # /api/me answers 401 to every token
         self.offer_registration = True
+        self.well_known: dict[str, Any] | None = None  # served at /.well-known/aai.json when set
         # state
         self.lock = threading.Lock()
         self.clients: dict[str, Client] = {
@@ -364,10 +394,15 @@ class OAuthTestServer:
 
     # ----------------------------------------------------------------------- lifecycle
 
-    def start(self) -> OAuthTestServer:
-        self._http = ThreadedWsgiServer(self.app).start()
+    def start(self, *, ssl_context: ssl.SSLContext | None = None) -> OAuthTestServer:
+        """Serve over http, or over https with `ssl_context`."""
+        self._http = ThreadedWsgiServer(self.app, ssl_context=ssl_context).start()
         self.url = self._http.url
         return self
+
+    @property
+    def received(self) -> list[Received]:
+        return self._http.received if self._http is not None else []
 
     def close(self) -> None:
         if self._http is not None:
@@ -452,6 +487,12 @@ class OAuthTestServer:
         return app
 
     def _add_oauth_routes(self, app: Flask, server: Any) -> None:
+        @app.get("/.well-known/aai.json")
+        def aai_descriptor() -> Any:
+            if self.well_known is None:
+                return jsonify(error="not_found"), 404
+            return jsonify(self.well_known)
+
         @app.get("/.well-known/oauth-authorization-server")
         def metadata() -> Response:
             return jsonify(self.metadata())
@@ -569,19 +610,31 @@ class CallbackAnswer:
     text: str
 
 
-async def approve_over_http(authorization_url: str, *, decision: str = "allow") -> CallbackAnswer:
+async def approve_over_http(
+    authorization_url: str, *, decision: str = "allow", ca_file: str | None = None
+) -> CallbackAnswer:
     """What a user's browser does, without a browser: load the consent page, press a button,
-    follow the redirect to the loopback callback. Returns the callback's answer.
+    follow the redirect to the loopback callback. Returns the callback's answer. An https
+    authorization server is trusted through `ca_file`.
 
     Plain `http.client` in a worker thread: httpx would log the redirect's `code` at DEBUG,
     and the log tests must only see what the gateway logs."""
-    return await anyio.to_thread.run_sync(_approve, authorization_url, decision)
+    return await anyio.to_thread.run_sync(_approve, authorization_url, decision, ca_file)
 
 
-def _approve(authorization_url: str, decision: str) -> CallbackAnswer:
+def _approve(authorization_url: str, decision: str, ca_file: str | None) -> CallbackAnswer:
     def fetch(url: str, body: str | None = None) -> tuple[int, str | None, str]:
         parts = urlsplit(url)
-        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=15)
+        connection = (
+            http.client.HTTPSConnection(
+                parts.hostname or "",
+                parts.port,
+                timeout=15,
+                context=ssl.create_default_context(cafile=ca_file),
+            )
+            if parts.scheme == "https"
+            else http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=15)
+        )
         try:
             target = parts.path + (f"?{parts.query}" if parts.query else "")
             headers = {"Content-Type": "application/x-www-form-urlencoded"} if body is not None else {}

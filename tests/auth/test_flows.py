@@ -24,6 +24,7 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, AuthRequiredError, ErrorCode
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.http import HttpExecutor
+from aai_gateway.executors.redaction import SECRET_MARKER
 from tests.auth.oauth_server import (
     APP_ID,
     APP_SECRET,
@@ -53,12 +54,17 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def httpbin() -> Iterator[str]:
+def httpbin_server() -> Iterator[ThreadedWsgiServer]:
     server = ThreadedWsgiServer(httpbin_or_echo_app()).start()
     try:
-        yield server.url
+        yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="module")
+def httpbin(httpbin_server: ThreadedWsgiServer) -> str:
+    return httpbin_server.url
 
 
 @pytest.fixture
@@ -125,7 +131,11 @@ def assert_secret_free(text: str, secrets: list[str]) -> None:
 
 
 async def test_an_api_key_goes_in_the_named_header_after_its_prefix(
-    httpbin: str, store: CredentialStore, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str,
+    httpbin_server: ThreadedWsgiServer,
+    store: CredentialStore,
+    provider: AuthProvider,
+    executor: HttpExecutor,
 ) -> None:
     auth = {
         "type": "apiKey",
@@ -141,11 +151,16 @@ async def test_an_api_key_goes_in_the_named_header_after_its_prefix(
 
     answer = await call(executor, provider, app)
 
-    assert answer["headers"]["X-Api-Key"] == f"Token {API_KEY}"
+    assert httpbin_server.received[-1].headers["X-Api-Key"] == f"Token {API_KEY}"
+    assert answer["headers"]["X-Api-Key"] == f"Token {SECRET_MARKER}"  # the echo comes back scrubbed
 
 
 async def test_an_api_key_without_prefix_is_sent_as_stored(
-    httpbin: str, store: CredentialStore, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str,
+    httpbin_server: ThreadedWsgiServer,
+    store: CredentialStore,
+    provider: AuthProvider,
+    executor: HttpExecutor,
 ) -> None:
     app = c_app(
         httpbin,
@@ -159,11 +174,12 @@ async def test_an_api_key_without_prefix_is_sent_as_stored(
 
     answer = await call(executor, provider, app)
 
-    assert answer["headers"]["X-Auth-Token"] == API_KEY
+    assert httpbin_server.received[-1].headers["X-Auth-Token"] == API_KEY
+    assert answer["headers"]["X-Auth-Token"] == SECRET_MARKER
 
 
 async def test_an_api_key_in_the_query_reaches_the_app_but_not_the_logs(
-    httpbin: str,
+    httpbin_server: ThreadedWsgiServer,
     store: CredentialStore,
     provider: AuthProvider,
     executor: HttpExecutor,
@@ -174,18 +190,23 @@ async def test_an_api_key_in_the_query_reaches_the_app_but_not_the_logs(
         "type": "apiKey",
         "apiKey": {"location": "query", "name": "key", "obtainUrl": "https://example.com"},
     }
-    app = c_app(httpbin, auth, {"me": "/get"})
+    app = c_app(httpbin_server.url, auth, {"me": "/get"})
     save(store, app, kind="apiKey", api_key=API_KEY)
 
     answer = await call(executor, provider, app)
 
-    assert answer["args"] == {"key": API_KEY}
+    assert httpbin_server.received[-1].query == {"key": API_KEY}
+    assert answer["args"] == {"key": SECRET_MARKER}
     assert "HTTP Request" in caplog.text  # httpx did log the request line...
     assert_secret_free(gateway_log(caplog), [API_KEY])  # ...without the query string
 
 
 async def test_a_dialect_b_api_key_uses_key_name_and_key_placement(
-    httpbin: str, store: CredentialStore, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str,
+    httpbin_server: ThreadedWsgiServer,
+    store: CredentialStore,
+    provider: AuthProvider,
+    executor: HttpExecutor,
 ) -> None:
     auth = {"type": "api_key", "key_name": "api_key", "key_placement": "query"}
     app = b_app(httpbin, auth, {"me": "/get"})
@@ -193,28 +214,32 @@ async def test_a_dialect_b_api_key_uses_key_name_and_key_placement(
 
     answer = await call(executor, provider, app)
 
-    assert answer["args"] == {"api_key": API_KEY}
+    assert httpbin_server.received[-1].query == {"api_key": API_KEY}
+    assert answer["args"] == {"api_key": SECRET_MARKER}
 
 
 async def test_a_bearer_token_comes_from_its_environment_variable(
-    httpbin: str, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str, httpbin_server: ThreadedWsgiServer, provider: AuthProvider, executor: HttpExecutor
 ) -> None:
     app = b_app(httpbin, {"type": "bearer", "env_var": "TEST_TOKEN"}, {"me": "/bearer"})
 
     answer = await call(executor, provider, app)
 
-    assert answer == {"authenticated": True, "token": ENV_TOKEN}
+    assert httpbin_server.received[-1].headers["Authorization"] == f"Bearer {ENV_TOKEN}"
+    assert answer == {"authenticated": True, "token": SECRET_MARKER}
 
 
 async def test_a_bearer_token_in_the_query_is_the_access_token_parameter(
-    httpbin: str, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str, httpbin_server: ThreadedWsgiServer, provider: AuthProvider, executor: HttpExecutor
 ) -> None:
     auth = {"type": "bearer", "env_var": "TEST_TOKEN", "token_placement": "query"}
     app = b_app(httpbin, auth, {"me": "/get"})
 
     answer = await call(executor, provider, app)
 
-    assert answer["args"] == {"access_token": ENV_TOKEN}
+    assert httpbin_server.received[-1].query == {"access_token": ENV_TOKEN}
+    assert "Authorization" not in httpbin_server.received[-1].headers
+    assert answer["args"] == {"access_token": SECRET_MARKER}
     assert "Authorization" not in answer["headers"]
 
 
@@ -298,11 +323,36 @@ def test_api_key_values_with_line_breaks_are_refused() -> None:
     assert "abc" not in str(caught.value)
 
 
+async def test_a_stored_key_too_short_to_be_scrubbed_is_warned_about_once_by_name_not_value(
+    httpbin: str,
+    store: CredentialStore,
+    provider: AuthProvider,
+    executor: HttpExecutor,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    auth = {"type": "apiKey", "apiKey": {"location": "header", "name": "X-Key", "obtainUrl": "https://e.com"}}
+    app = c_app(httpbin, auth, {"me": "/headers"})
+    save(store, app, kind="apiKey", api_key="k3y")
+
+    await call(executor, provider, app)
+    await call(executor, provider, app)
+
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "the API key of dev.test.auth is shorter than 6 characters: the gateway cannot remove so short "
+        "a value from what the app answers, so an app that echoes it would show it to the agent"
+    ]
+
+
 # --------------------------------------------------------------------------- cookies
 
 
 async def test_cookies_travel_in_one_cookie_header_with_the_apps_own(
-    httpbin: str, store: CredentialStore, provider: AuthProvider, executor: HttpExecutor
+    httpbin: str,
+    httpbin_server: ThreadedWsgiServer,
+    store: CredentialStore,
+    provider: AuthProvider,
+    executor: HttpExecutor,
 ) -> None:
     auth = {
         "type": "cookie",
@@ -317,7 +367,9 @@ async def test_cookies_travel_in_one_cookie_header_with_the_apps_own(
 
     answer = await call(executor, provider, app)
 
-    assert answer == {"cookies": {"theme": "dark", "session": SESSION_COOKIE, "csrf": "c1"}}
+    assert httpbin_server.received[-1].headers["Cookie"] == f"theme=dark; session={SESSION_COOKIE}; csrf=c1"
+    # The session cookie comes back scrubbed; `c1` is too short to be told from ordinary text.
+    assert answer == {"cookies": {"theme": "dark", "session": SECRET_MARKER, "csrf": "c1"}}
 
 
 async def test_cookies_never_leave_their_domain(httpbin: str) -> None:
@@ -616,6 +668,26 @@ async def test_a_token_about_to_expire_is_refreshed_before_the_request(
     assert oauth.resource_tokens == [fresh.access_token]  # the old token was never sent
     assert fresh.access_token != credential.tokens.access_token
     assert fresh.expires_at == pytest.approx(time.time() + 3600, abs=10)
+
+
+async def test_a_refreshed_flow_still_names_the_token_it_replaced_for_scrubbing(
+    oauth: OAuthTestServer, store: CredentialStore, provider: AuthProvider, executor: HttpExecutor
+) -> None:
+    """An app may echo the token it saw first (a 401 body quoting it) after the retry."""
+    oauth.access_token_lifetime = 30  # refreshed before the first request
+    app = oauth_app(oauth)
+    old = (await signed_in(oauth, store, app)).tokens
+    assert old is not None
+    tool = app.tool("me")
+    assert tool is not None
+    flow = await provider.http_auth(app, tool)
+    assert isinstance(flow, OAuth2Flow)
+
+    await executor.execute(Invocation(app, tool, {}, request_id="t", http_auth=flow))
+
+    new = tokens_of(store, app)
+    assert new.access_token != old.access_token
+    assert {old.access_token, new.access_token, PRE_CLIENT_SECRET} <= set(flow.secret_values())
 
 
 async def test_a_401_refreshes_once_and_retries_the_call(

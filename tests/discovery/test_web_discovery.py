@@ -289,8 +289,9 @@ def fetched(origin: str, document: dict[str, Any]) -> FetchedDescriptor:
         ("https://notion.com", "https://api.notion.com/v1"),
         ("https://api.notion.com", "https://notion.com"),
         ("https://www.example.co.uk", "https://api.example.co.uk"),
-        ("https://127.0.0.1:8443", "https://127.0.0.1:9000/api"),
-        ("https://localhost:8443", "https://localhost/api"),
+        ("https://127.0.0.1:8443", "https://127.0.0.1:8443/api"),
+        ("https://localhost", "https://localhost:443/api"),
+        ("https://[::1]:8443", "https://[::1]:8443/api"),
     ],
 )
 def test_base_urls_on_the_same_site_are_accepted(origin: str, base_url: str) -> None:

@@ -25,15 +25,16 @@ from aai_gateway.discovery.web import WebFetchPolicy
 @dataclass(frozen=True)
 class LocalCa:
     """A private CA (trusted through `WebFetchPolicy.ca_file`) and a server certificate for
-    127.0.0.1, localhost and ::1."""
+    127.0.0.1, localhost, ::1 and any `extra_names` (host names a test resolver points at the
+    server)."""
 
     server_context: ssl.SSLContext
     ca_file: str
 
     @classmethod
-    def create(cls, directory: Path) -> LocalCa:
+    def create(cls, directory: Path, *extra_names: str) -> LocalCa:
         ca = trustme.CA()
-        cert = ca.issue_cert("127.0.0.1", "localhost", "::1")
+        cert = ca.issue_cert("127.0.0.1", "localhost", "::1", *extra_names)
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         cert.configure_cert(context)
         ca_file = directory / "test-ca.pem"

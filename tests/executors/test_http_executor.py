@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from aai_gateway.errors import AaiError, ErrorCode, ServiceUnavailableError
-from aai_gateway.executors.http import HttpExecutor, error_code_for_status
+from aai_gateway.executors.http import HttpExecutor
+from aai_gateway.executors.http_response import error_code_for_status
 from tests.discovery.web_support import HttpsServer, LocalCa
 from tests.executors.conftest import HeaderAuth, b_web_app, c_http_app, c_tool, free_port, invocation
 

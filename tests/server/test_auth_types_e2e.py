@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
+from aai_gateway.executors.redaction import SECRET_MARKER
 from tests.auth.oauth_server import (
     APP_ID,
     APP_SECRET,
@@ -207,6 +208,27 @@ async def test_cookies_set_from_stdin_are_checked_and_sent_as_one_cookie_header(
         )
         assert code == 0, err
         async with gateway(env, apps) as client:
-            assert await me(client, "dev.test.cookies") == {"cookies": {"session": "s3cr3t", "theme": "dark"}}
+            answer = await me(client, "dev.test.cookies")
+        assert echo.received[-1].headers["Cookie"] == "session=s3cr3t; theme=dark"
+        assert answer == {"cookies": {"session": SECRET_MARKER, "theme": "dark"}}  # echoed, scrubbed
     finally:
         echo.close()
+
+
+async def test_a_key_too_short_to_be_removed_from_answers_is_stored_with_a_warning(
+    keyring: PrivateKeyring, tmp_path: Path
+) -> None:
+    auth = {
+        "type": "apiKey",
+        "apiKey": {"location": "header", "name": "X-Key", "obtainUrl": "https://e.example"},
+    }
+    apps = tmp_path / "apps"
+    write_json(apps / "short.json", web_app("dev.test.shortkey", "https://api.e.example", auth, "/me"))
+    env = trusted_env(keyring, apps)
+
+    code, out, err = await cli(env, apps, "auth", "set", "dev.test.shortkey", stdin="k3y\n")
+
+    assert code == 0, err
+    assert "Saved" in out
+    assert "the API key of dev.test.shortkey is shorter than 6 characters" in err
+    assert "k3y" not in out + err

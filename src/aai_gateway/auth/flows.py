@@ -13,13 +13,20 @@ The token flows are async only (`httpx.AsyncClient`): they do network I/O and sh
 between concurrent requests through an `anyio.Lock`. New tokens are kept through the `persist`
 callback (the provider saves them in the OS keyring). Nothing here logs a credential value, and
 error messages carry only the token endpoint's own words with any secret scrubbed out.
+
+Every flow says which secret values it puts on requests (`secret_values`): the HTTP executor
+removes them from whatever the app answers (executors/redaction.py). The token flows also name
+the tokens they replaced, so an old token an app echoes is removed too.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import shlex
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -29,8 +36,11 @@ import httpx
 
 from ..descriptor import AppDescriptor, app_reference, parse_binding
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, OAuth2Auth
+from ..discovery.web import NetworkRuleError
 from ..errors import AaiError, AuthRequiredError, ServiceUnavailableError
+from ..executors.redaction import Scrubber
 from .credentials import AppToken, Credential, OAuthTokens
+from .token_client import endpoint_refused
 
 logger = logging.getLogger(__name__)
 
@@ -126,11 +136,9 @@ class AuthContext:
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """`text` with every secret value replaced, on one line, cut to a readable length."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[redacted]")
-    text = " ".join(text.split())
+    """`text` with every secret value replaced (redaction.py), on one line, cut to a readable
+    length."""
+    text = " ".join(Scrubber(secrets).text(text).split())
     return text[:MESSAGE_CHARS] + ("…" if len(text) > MESSAGE_CHARS else "")
 
 
@@ -220,6 +228,17 @@ class ApiKeyFlow(httpx.Auth):
     def __repr__(self) -> str:  # never the value
         return f"ApiKeyFlow(location={self.location!r}, name={self.name!r})"
 
+    def secret_values(self) -> list[str]:
+        """The key; for a `Basic` key also the `user:password` it encodes, and the password."""
+        found = [self._value]
+        if self.prefix and self.prefix.lower() == "basic":
+            try:
+                decoded = base64.b64decode(self._value, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                return found
+            found += [decoded, decoded.partition(":")[2]]
+        return found
+
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         if self.location == "query":
             request.url = request.url.copy_set_param(self.name, self._value)
@@ -245,6 +264,9 @@ class CookieFlow(httpx.Auth):
 
     def __repr__(self) -> str:
         return f"CookieFlow(names={sorted(self._cookies)!r}, domain={self.domain!r})"
+
+    def secret_values(self) -> list[str]:
+        return list(self._cookies.values())
 
     def covers(self, host: str) -> bool:
         if self.domain is None:
@@ -285,6 +307,7 @@ class _TokenFlow(httpx.Auth):
         self.context = context
         self.refresh_margin = refresh_margin
         self._lock = anyio.Lock()
+        self._replaced: deque[str] = deque(maxlen=8)  # tokens this flow used before its current ones
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         raise RuntimeError(f"{type(self).__name__} works with httpx.AsyncClient only")
@@ -293,15 +316,14 @@ class _TokenFlow(httpx.Auth):
         return f"{type(self).__name__}(app={self.credential.app_id!r})"
 
     def _secrets(self) -> list[str | None]:
-        credential = self.credential
-        found: list[str | None] = [credential.client_secret, credential.api_key]
-        if credential.tokens is not None:
-            found += [credential.tokens.access_token, credential.tokens.refresh_token]
-        if credential.app_token is not None:
-            found.append(credential.app_token.token)
-        return found
+        return _credential_secrets(self.credential)
+
+    def secret_values(self) -> list[str]:
+        """The secret, the tokens in use and those replaced lately (an app may echo them)."""
+        return [s for s in (*self._secrets(), *self._replaced) if s]
 
     async def _keep(self, credential: Credential) -> None:
+        self._replaced.extend(s for s in self._secrets() if s and s not in _credential_secrets(credential))
         self.credential = credential
         try:
             await self._persist(credential)
@@ -315,6 +337,8 @@ class _TokenFlow(httpx.Auth):
     async def _post(self, url: str, **kwargs: Any) -> httpx.Response:
         try:
             return await self._client.post(url, timeout=TOKEN_REQUEST_TIMEOUT_SECONDS, **kwargs)
+        except NetworkRuleError as exc:
+            raise endpoint_refused(self.context.app_id, "token endpoint", url, exc) from None
         except httpx.TransportError as exc:
             host = _host_of(url)
             raise ServiceUnavailableError(
@@ -529,6 +553,15 @@ class OAuth2Flow(_TokenFlow):
                 "scope": fresh.scope or current.scope,
             }
         )
+
+
+def _credential_secrets(credential: Credential) -> list[str | None]:
+    found: list[str | None] = [credential.client_secret, credential.api_key]
+    if credential.tokens is not None:
+        found += [credential.tokens.access_token, credential.tokens.refresh_token]
+    if credential.app_token is not None:
+        found.append(credential.app_token.token)
+    return found
 
 
 def parse_token_response(response: httpx.Response, started: float) -> OAuthTokens:

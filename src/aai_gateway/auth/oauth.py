@@ -13,7 +13,9 @@
 5. exchange the code (form POST: grant_type, code, redirect_uri, code_verifier, client_id,
    client_secret when there is one) and return the `Credential` (the caller stores it).
 
-Nothing is logged but the step reached; the code, verifier, tokens and secret never are.
+Nothing is logged but the step reached; the code, verifier, tokens and secret never are. For a
+web app every request (metadata, registration, token) obeys the web network rules
+(token_client.py); an endpoint they refuse is AUTH_INVALID naming it, and nothing is sent to it.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ import anyio
 import httpx
 from anyio.abc import SocketAttribute, SocketStream
 
-from .. import __version__
 from ..descriptor import AppDescriptor
 from ..descriptor.model import OAuth2Auth
+from ..discovery.web import NetworkRuleError, WebFetchPolicy
 from ..errors import AuthRequiredError, ServiceUnavailableError
 from .credentials import Credential
 from .flows import TOKEN_REQUEST_TIMEOUT_SECONDS, AuthContext, endpoint_message, parse_token_response, scrub
+from .token_client import endpoint_refused, is_web, new_token_client
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +108,7 @@ async def login(
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
     registration: bool = True,
     http_client: httpx.AsyncClient | None = None,
+    web_policy: WebFetchPolicy | None = None,
     locale: str | None = None,
     port: int = 0,
 ) -> Credential:
@@ -112,13 +116,13 @@ async def login(
 
     `open_url` shows the authorization URL (opens a browser, prints it); it must not block for
     long. `port` fixes the loopback port for servers that cannot accept any (0: a free one).
-    Raises `AuthRequiredError` when the sign-in is refused, times out or cannot start.
+    `http_client` talks to the authorization server; without one, a client made for `app` under
+    `web_policy` (token_client.py). Raises `AuthRequiredError` when the sign-in is refused,
+    times out or cannot start.
     """
     context = AuthContext.for_app(app, settings, locale)
     owns_client = http_client is None
-    client = http_client or httpx.AsyncClient(
-        trust_env=False, follow_redirects=False, headers={"User-Agent": f"aai-gateway/{__version__}"}
-    )
+    client = http_client or new_token_client(web_policy or WebFetchPolicy(), web=is_web(app))
     try:
         listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
         try:
@@ -167,7 +171,7 @@ async def login(
         }
         if client_secret:
             form["client_secret"] = client_secret
-        response = await _post(client, settings.token_endpoint, context, data=form)
+        response = await _post(client, settings.token_endpoint, context, "token endpoint", data=form)
         if response.status_code >= 500:
             raise ServiceUnavailableError(
                 app.id,
@@ -217,7 +221,7 @@ async def register_client(
     }
     if settings.scopes:
         body["scope"] = " ".join(settings.scopes)
-    response = await _post(client, endpoint, context, json=body)
+    response = await _post(client, endpoint, context, "registration endpoint", json=body)
     try:
         answer = response.json()
     except ValueError:
@@ -245,7 +249,7 @@ async def authorization_server_metadata(
         url = origin.copy_with(path=path)
         try:
             response = await client.get(url, timeout=TOKEN_REQUEST_TIMEOUT_SECONDS)
-        except httpx.TransportError:
+        except (httpx.TransportError, NetworkRuleError):
             return None
         if response.status_code != 200:
             continue
@@ -373,11 +377,15 @@ def _page(status: int, title: str, text: str) -> bytes:
 # --------------------------------------------------------------------------- helpers
 
 
-async def _post(client: httpx.AsyncClient, url: str, context: AuthContext, **kwargs: Any) -> httpx.Response:
+async def _post(
+    client: httpx.AsyncClient, url: str, context: AuthContext, what: str, **kwargs: Any
+) -> httpx.Response:
     try:
         return await client.post(
             url, timeout=TOKEN_REQUEST_TIMEOUT_SECONDS, headers={"Accept": "application/json"}, **kwargs
         )
+    except NetworkRuleError as exc:
+        raise endpoint_refused(context.app_id, what, url, exc) from None
     except httpx.TransportError as exc:
         host = _host_of(url)
         raise ServiceUnavailableError(

@@ -9,7 +9,11 @@
 
 Token flows (appCredential, oauth2) are cached per app and source so concurrent calls share one
 token and one refresh. The stored record is read on every call (the CLI may have signed in again
-in another process): a record the cached flow does not know replaces the flow.
+in another process): a record the cached flow does not know replaces the flow. Token requests of
+web apps go through a client that enforces the web network rules (token_client.py).
+
+A secret shorter than the scrubber's minimum (executors/redaction.py) cannot be removed from what
+an app echoes back; the first call that uses one logs a warning naming the app and the field.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ from dataclasses import dataclass
 from functools import partial
 
 import anyio
+import httpcore
 import httpx
 
-from .. import __version__
 from ..descriptor import AppDescriptor, Tool
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
+from ..discovery.web import Resolver, WebFetchPolicy
 from ..errors import AuthRequiredError
+from ..executors.redaction import MIN_SECRET_CHARS, too_short_to_scrub
 from .credentials import Credential, CredentialKind, CredentialStore, credential_key
 from .flows import (
     ApiKeyFlow,
@@ -35,6 +41,7 @@ from .flows import (
     CookieFlow,
     OAuth2Flow,
 )
+from .token_client import is_web, new_token_client
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,27 @@ def fingerprint(credential: Credential) -> str:
     return hashlib.sha256(credential.model_dump_json(exclude={"updated_at"}).encode()).hexdigest()
 
 
+def short_secrets(auth: Auth, credential: Credential) -> list[str]:
+    """The stored secrets of `credential` too short for the scrubber to remove from what an app
+    answers, by name. Cookies other than the required ones (`lang=en`) are not secrets."""
+    secret_name = "App Secret" if isinstance(auth, AppCredentialAuth) else "client secret"
+    fields: list[tuple[str, str | None]] = [
+        ("API key", credential.api_key),
+        (secret_name, credential.client_secret),
+    ]
+    if isinstance(auth, CookieAuth):
+        fields += [(f"cookie {name}", credential.cookies.get(name)) for name in auth.required_cookies]
+    return [field for field, value in fields if too_short_to_scrub(value)]
+
+
+def short_secret_warning(app_id: str, field: str) -> str:
+    return (
+        f"the {field} of {app_id} is shorter than {MIN_SECRET_CHARS} characters: the gateway cannot "
+        "remove so short a value from what the app answers, so an app that echoes it would show it "
+        "to the agent"
+    )
+
+
 @dataclass
 class _Entry:
     flow: AppCredentialFlow | OAuth2Flow
@@ -63,32 +91,38 @@ class AuthProvider:
         store: CredentialStore,
         *,
         environ: Mapping[str, str],
-        token_client: httpx.AsyncClient | None = None,
+        web_policy: WebFetchPolicy | None = None,
         locale: str | None = None,
+        resolver: Resolver | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         """`environ`: the variables dialect-B `env_var` tokens are read from (the CLI passes
-        `os.environ`). `token_client`: for token endpoints (the provider creates one otherwise,
-        closed by `aclose`)."""
+        `os.environ`). `web_policy`: the web network rules and the extra CA file for token
+        endpoints (default: no private addresses, no extra CA). `resolver` and
+        `network_backend` replace name resolution and connections for web apps (tests)."""
         self.store = store
         self.environ = environ
         self.locale = locale
-        self._client = token_client
-        self._owns_client = token_client is None
+        self.web_policy = web_policy or WebFetchPolicy()
+        self._resolver = resolver
+        self._network_backend = network_backend
+        self._clients: dict[bool, httpx.AsyncClient] = {}
         self._flows: dict[str, _Entry] = {}
         self._lock = anyio.Lock()
+        self._warned: set[tuple[str, str]] = set()
 
-    def token_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                trust_env=False,
-                follow_redirects=False,
-                headers={"User-Agent": f"aai-gateway/{__version__}"},
+    def token_client(self, app: AppDescriptor) -> httpx.AsyncClient:
+        """The client for `app`'s token endpoints (guarded for a web app), created on first use."""
+        web = is_web(app)
+        if web not in self._clients:
+            self._clients[web] = new_token_client(
+                self.web_policy, web=web, resolver=self._resolver, network_backend=self._network_backend
             )
-        return self._client
+        return self._clients[web]
 
     async def aclose(self) -> None:
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
             await client.aclose()
 
     def forget(self, app: AppDescriptor) -> None:
@@ -104,8 +138,12 @@ class AuthProvider:
         context = AuthContext.for_app(app, auth, self.locale)
         env_value = self._from_environment(app, auth)
         if isinstance(auth, ApiKeyAuth) and env_value:
+            if too_short_to_scrub(env_value):
+                self._warn_once(app, f"environment variable {auth.env_var}")
             return self._api_key_flow(auth, env_value, context)
         credential = await anyio.to_thread.run_sync(self.store.load, app)
+        if credential is not None:
+            self._warn_about_short_secrets(app, auth, credential)
         if credential is not None and credential.kind != _KIND[auth.type]:
             raise context.error(
                 f"the stored credential is of type {credential.kind}, but the app now uses {auth.type}"
@@ -125,6 +163,15 @@ class AuthProvider:
         if isinstance(auth, OAuth2Auth) and credential.tokens is None:
             raise context.error("you have not signed in yet")
         return await self._token_flow(app, auth, credential, context)
+
+    def _warn_about_short_secrets(self, app: AppDescriptor, auth: Auth, credential: Credential) -> None:
+        for field in short_secrets(auth, credential):
+            self._warn_once(app, field)
+
+    def _warn_once(self, app: AppDescriptor, field: str) -> None:
+        if (app.id, field) not in self._warned:
+            self._warned.add((app.id, field))
+            logger.warning("%s", short_secret_warning(app.id, field))
 
     # ----------------------------------------------------------------------- static credentials
 
@@ -192,9 +239,9 @@ class AuthProvider:
             persist = partial(self._persist, app, known)
             flow: AppCredentialFlow | OAuth2Flow
             if isinstance(auth, AppCredentialAuth):
-                flow = AppCredentialFlow(auth, credential, persist, self.token_client(), context=context)
+                flow = AppCredentialFlow(auth, credential, persist, self.token_client(app), context=context)
             else:
-                flow = OAuth2Flow(auth, credential, persist, self.token_client(), context=context)
+                flow = OAuth2Flow(auth, credential, persist, self.token_client(app), context=context)
             self._flows[key] = _Entry(flow, known)
             return flow
 

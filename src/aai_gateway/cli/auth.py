@@ -101,6 +101,7 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..auth.provider import short_secret_warning, short_secrets
     from .runtime import app_named_by_user, build_gateway, build_watcher, credential_store
 
     gateway = build_gateway(args, build_watcher(args))
@@ -119,11 +120,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{app.id} does not use credentials")
     existing = store.load(app) or store.new(app, _KIND[auth.type])
     if args.auth_action == "set":
-        store.save(app, collect_secret(app, auth, existing))
+        credential = collect_secret(app, auth, existing)
+        store.save(app, credential)
         print(
             f"Saved the {auth.type} credential for {app.names.primary} ({app.id}) in the OS keyring, bound "
             f"to {app.binding.describe()}: only the app described there receives it."
         )
+        for field in short_secrets(auth, credential):
+            print(f"Warning: {short_secret_warning(app.id, field)}.", file=sys.stderr)
         return 0
     if not isinstance(auth, OAuth2Auth):
         raise UsageError(
@@ -142,6 +146,7 @@ async def _login(
     app: AppDescriptor, auth: OAuth2Auth, args: argparse.Namespace, existing: Credential
 ) -> Credential:
     from ..auth.oauth import login
+    from .runtime import web_policy
 
     secret = sys.stdin.readline().strip() if args.client_secret_stdin else existing.client_secret
 
@@ -160,6 +165,7 @@ async def _login(
         client_secret=secret,
         tool_names=[t.name for t in app.tools],
         open_url=open_url,
+        web_policy=web_policy(),
     )
 
 

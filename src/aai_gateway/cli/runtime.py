@@ -77,23 +77,29 @@ def consent_gate() -> ConsentGate:
     )
 
 
-def web_discovery(args: argparse.Namespace) -> WebDiscovery:
-    policy = WebFetchPolicy(
+def web_policy() -> WebFetchPolicy:
+    """The web network rules, for web discovery and for every request made for a web app (its
+    API, redirects, token endpoints), and the extra CA file every HTTPS client trusts."""
+    return WebFetchPolicy(
         allow_private=os.environ.get(ENV_ALLOW_PRIVATE_WEB) == "1",
         ca_file=os.environ.get(ENV_CA_FILE) or None,
     )
-    return WebDiscovery(WebCache(cache_root(args)), policy, chosen_platform(args))
+
+
+def web_discovery(args: argparse.Namespace, policy: WebFetchPolicy | None = None) -> WebDiscovery:
+    return WebDiscovery(WebCache(cache_root(args)), policy or web_policy(), chosen_platform(args))
 
 
 def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
     locale = user_locale(getattr(args, "locale", None))
+    policy = web_policy()
     return Gateway(
         watcher.catalog,
-        default_registry(os.environ, ca_file=os.environ.get(ENV_CA_FILE) or None),
+        default_registry(os.environ, ca_file=policy.ca_file, web_policy=policy),
         tool_names=getattr(args, "tool_names", "portable"),
         locale=locale,
-        auth=AuthProvider(credential_store(), environ=os.environ, locale=locale),
-        web=web_discovery(args),
+        auth=AuthProvider(credential_store(), environ=os.environ, web_policy=policy, locale=locale),
+        web=web_discovery(args, policy),
         consent=consent_gate(),
     )
 

@@ -16,6 +16,8 @@
     INVALID_REQUEST. Everything else (DNS, connection, TLS, timeout, other statuses, too large):
     SERVICE_UNAVAILABLE naming the URL and the reason.
 - `same_site` decides whether a descriptor's base URL may be served from an origin.
+- `guarded_transport` (web_transport.py) puts the same address checks under every request the
+  gateway makes for a web app (its API, redirects, token endpoints).
 
 Network I/O is httpcore (httpx's own transport layer), used directly because its network
 backend is the one place where the address actually connected to can be chosen and checked.
@@ -117,8 +119,13 @@ def address_refusal(address: str | IpAddress) -> str | None:
     return next((label for label, hit in checks if hit), None)
 
 
-class _RefusedAddressError(Exception):
-    """An address the policy refuses; becomes INVALID_REQUEST naming the URL."""
+class NetworkRuleError(Exception):
+    """A request the web network rules refuse (a non-public address, a URL that is not https).
+    Callers turn it into an AaiError naming what they were doing."""
+
+
+class RefusedAddressError(NetworkRuleError):
+    """An address the policy refuses."""
 
     def __init__(self, host: str, address: str, reason: str, *, connected: bool = False) -> None:
         how = "connected to" if connected else "resolves to"
@@ -183,7 +190,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             for address in addresses:  # one bad answer spoils the lot: no mixing public and private
                 reason = address_refusal(address)
                 if reason is not None:
-                    raise _RefusedAddressError(host, address, reason)
+                    raise RefusedAddressError(host, address, reason)
         return addresses
 
     async def connect_unix_socket(
@@ -205,10 +212,10 @@ def check_peer(host: str, stream: httpcore.AsyncNetworkStream, policy: WebFetchP
     peer = stream.get_extra_info("server_addr")
     address = str(peer[0]) if isinstance(peer, tuple) and peer else None
     if address is None:
-        raise _RefusedAddressError(host, "an unknown address", "unverifiable", connected=True)
+        raise RefusedAddressError(host, "an unknown address", "unverifiable", connected=True)
     reason = address_refusal(address)
     if reason is not None:
-        raise _RefusedAddressError(host, address, reason, connected=True)
+        raise RefusedAddressError(host, address, reason, connected=True)
 
 
 # --------------------------------------------------------------------------- fetching
@@ -245,7 +252,7 @@ async def fetch_well_known(
                 max_connections=1,
             ) as pool:
                 return await _follow(pool, origin, url, policy, started)
-    except _RefusedAddressError as exc:
+    except RefusedAddressError as exc:
         logger.debug("web fetch %s refused: %s", url, exc)
         raise _invalid(
             f"refusing to fetch {url}: {exc}. web_discover fetches only from public addresses "
@@ -283,7 +290,7 @@ async def _follow(
             if stream is not None:
                 check_peer(httpx.URL(url).host, stream, policy)
             elif not policy.allow_private:
-                raise _RefusedAddressError(
+                raise RefusedAddressError(
                     httpx.URL(url).host, "an unknown address", "unverifiable", connected=True
                 )
             status = response.status
@@ -433,11 +440,17 @@ def looks_like_domain(host: str) -> bool:
     return "." in host and _suffix_list().privatesuffix(host, accept_unknown=False) is not None
 
 
-def same_site(host: str, other: str) -> bool:
-    """Same registrable domain; hosts without one (IP addresses, `localhost`, a bare public
-    suffix) must be equal."""
+def same_site(host: str, other: str, *, port: int | None = None, other_port: int | None = None) -> bool:
+    """Same registrable domain (ports do not matter); hosts without one (IP addresses,
+    `localhost`, a bare public suffix) must be equal, and so must their ports: on such a host
+    each port may be a different program, and nothing ties one to another. A port of None or 443
+    is the https default."""
     a, b = (h.strip("[]").lower().removesuffix(".") for h in (host, other))
-    if a == b:
-        return True
     site = registrable_domain(a)
-    return site is not None and site == registrable_domain(b)
+    if site is None:
+        return a == b and _https_port(port) == _https_port(other_port)
+    return a == b or site == registrable_domain(b)
+
+
+def _https_port(port: int | None) -> int:
+    return 443 if port is None else port

@@ -14,7 +14,13 @@
    - it is loaded for platform `web`, never for the gateway's own OS: a descriptor from the web
      never binds desktop automation (AppleScript, DBus, COM, stdio…), whatever sections it has;
    - it must have a `web` platform, and every base URL must be https and on the same site
-     (registrable domain) as the origin; IP and single-label origins must match exactly;
+     (registrable domain) as the origin; IP and single-label origins must match exactly, port
+     included;
+   - its OAuth authorization and token endpoints and its app-credential token endpoint must be
+     https (they receive App Secrets, codes and refresh tokens). They may be on another site
+     (identity providers often are), but one named by an IP address or a single-label host
+     (`localhost`) must be the origin itself, port included: nothing else ties such a host to the
+     site. Their addresses are checked again on every request (web_transport.py);
    - `app.source` is `Source(kind="web", location=<final URL>, origin=<origin asked for>)`: the
      origin is what credentials and consent bind to, not the self-declared `app.id`.
    Failures raise `DescriptorError` (INVALID_REQUEST with every problem and its JSON pointer).
@@ -37,7 +43,7 @@ import anyio
 import httpx
 
 from ..descriptor import AppDescriptor, Platform, Source, load_text
-from ..descriptor.model import HttpChannel
+from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..errors import AaiError, DescriptorError, ErrorCode, Problem
 from .web import (
@@ -46,6 +52,7 @@ from .web import (
     address_refusal,
     fetch_well_known,
     looks_like_domain,
+    registrable_domain,
     same_site,
 )
 from .web_cache import CachedEntry, WebCache
@@ -58,6 +65,15 @@ Fetcher = Callable[[str, WebFetchPolicy], Awaitable[FetchedDescriptor]]
 _HOST_PORT = re.compile(r"[^:\s]+:\d{1,5}")
 _BASE_URL_POINTER = {"A": "/execution/base_url", "B": "/platforms/web/base_url", "C": "/execution/baseUrl"}
 _PLATFORM_POINTER = {"A": "/platform", "B": "/platforms", "C": "/platform"}
+_ENDPOINT_POINTERS = {
+    ("A", "oauth2", "authorization endpoint"): "/auth/oauth2/authorization_endpoint",
+    ("A", "oauth2", "token endpoint"): "/auth/oauth2/token_endpoint",
+    ("B", "oauth2", "authorization endpoint"): "/platforms/web/auth/auth_url",
+    ("B", "oauth2", "token endpoint"): "/platforms/web/auth/token_url",
+    ("C", "oauth2", "authorization endpoint"): "/auth/oauth2/authorizationEndpoint",
+    ("C", "oauth2", "token endpoint"): "/auth/oauth2/tokenEndpoint",
+    ("C", "appCredential", "token endpoint"): "/auth/appCredential/tokenEndpoint",
+}
 
 
 @dataclass(frozen=True)
@@ -227,9 +243,9 @@ def web_problems(app: AppDescriptor, origin: str) -> list[Problem]:
             )
         ]
     problems: list[Problem] = []
-    origin_host, _ = split_origin(origin)
     pointer = _BASE_URL_POINTER[app.dialect]
     seen: set[str] = set()
+    auths: list[Auth] = []
     for tool in app.tools:
         channel = tool.channel
         if not isinstance(channel, HttpChannel):
@@ -237,36 +253,79 @@ def web_problems(app: AppDescriptor, origin: str) -> list[Problem]:
                 Problem(pointer, f"tool {tool.name!r} uses {channel.type.value!r}; web apps use http only")
             )
             continue
+        if channel.auth is not None and channel.auth not in auths:
+            auths.append(channel.auth)
         if channel.base_url in seen:
             continue
         seen.add(channel.base_url)
-        problem = _base_url_problem(channel.base_url, origin, origin_host)
+        problem = _base_url_problem(channel.base_url, origin)
         if problem is not None:
             problems.append(Problem(pointer, problem))
+    for auth in auths:
+        for what, url in _endpoints(auth):
+            problem = _endpoint_problem(what, url, origin)
+            if problem is not None:
+                problems.append(Problem(_ENDPOINT_POINTERS.get((app.dialect, auth.type, what), ""), problem))
     return problems
 
 
-def _base_url_problem(base_url: str, origin: str, origin_host: str) -> str | None:
-    try:
-        parts = urlsplit(base_url)
-        parsed = httpx.URL(base_url)
-        host = (parts.hostname or "").lower().removesuffix(".")
-        httpx_host = parsed.raw_host.decode("ascii").lower().removesuffix(".")
-    except (ValueError, httpx.InvalidURL, UnicodeDecodeError):
-        return f"base URL {base_url!r} is not a valid URL"
-    if parts.scheme.lower() != "https" or parsed.scheme != "https":
-        return (
-            f"base URL {base_url!r} must be https: a web app's requests carry its credentials "
-            "(the descriptor was fetched over https)"
-        )
-    if not host or host != httpx_host:
-        return f"base URL {base_url!r} has no unambiguous host"
-    if not same_site(origin_host, host):
+def _base_url_problem(base_url: str, origin: str) -> str | None:
+    parsed = _https_host(base_url, "base URL", "a web app's requests carry its credentials")
+    if isinstance(parsed, str):
+        return parsed
+    host, port = parsed
+    origin_host, origin_port = split_origin(origin)
+    if not same_site(origin_host, host, port=origin_port, other_port=port):
         return (
             f"base URL {base_url!r} is not on the same site as {origin}, where this descriptor was "
             f"fetched from: a site may only describe its own APIs. Discover {host}'s own descriptor instead"
         )
     return None
+
+
+def _endpoints(auth: Auth) -> list[tuple[str, str]]:
+    if isinstance(auth, OAuth2Auth):
+        return [
+            ("authorization endpoint", auth.authorization_endpoint),
+            ("token endpoint", auth.token_endpoint),
+        ]
+    if isinstance(auth, AppCredentialAuth):
+        return [("token endpoint", auth.token_endpoint)]
+    return []
+
+
+def _endpoint_problem(what: str, url: str, origin: str) -> str | None:
+    """An auth endpoint of a web app: https; on any site, but an IP address or single-label
+    host must be the origin itself (see the module docstring)."""
+    parsed = _https_host(url, what, "it receives App Secrets, authorization codes or refresh tokens")
+    if isinstance(parsed, str):
+        return parsed
+    host, port = parsed
+    origin_host, origin_port = split_origin(origin)
+    if registrable_domain(host) is None and not same_site(
+        origin_host, host, port=origin_port, other_port=port
+    ):
+        return (
+            f"{what} {url!r} is named by an IP address or a single-label host that is not {origin}, "
+            "where this descriptor was fetched from; such an endpoint must be the origin itself"
+        )
+    return None
+
+
+def _https_host(url: str, what: str, why: str) -> tuple[str, int | None] | str:
+    """(host, port) of an https URL with one unambiguous host, or the problem with it."""
+    try:
+        parts = urlsplit(url)
+        parsed = httpx.URL(url)
+        host = (parts.hostname or "").lower().removesuffix(".")
+        httpx_host = parsed.raw_host.decode("ascii").lower().removesuffix(".")
+    except (ValueError, httpx.InvalidURL, UnicodeDecodeError):
+        return f"{what} {url!r} is not a valid URL"
+    if parts.scheme.lower() != "https" or parsed.scheme != "https":
+        return f"{what} {url!r} must be https: {why} (the descriptor was fetched over https)"
+    if not host or host != httpx_host:
+        return f"{what} {url!r} has no unambiguous host"
+    return host, parsed.port
 
 
 def _is_web(app: AppDescriptor) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..descriptor import ExecutionType
+from ..discovery.web import WebFetchPolicy
 from .acp import AcpExecutor
 from .android import AndroidExecutor
 from .apple import AppleEventsExecutor, AppleScriptExecutor
@@ -16,11 +17,14 @@ from .registry import ExecutorRegistry
 from .stdio import StdioExecutor
 
 
-def default_registry(environ: Mapping[str, str], *, ca_file: str | None = None) -> ExecutorRegistry:
+def default_registry(
+    environ: Mapping[str, str], *, ca_file: str | None = None, web_policy: WebFetchPolicy | None = None
+) -> ExecutorRegistry:
     """`environ`: the gateway's environment, from which child processes get an allow-listed few.
-    `ca_file`: extra CAs HTTPS apps may be signed by."""
+    `ca_file`: extra CAs HTTPS apps may be signed by. `web_policy`: the network rules of web apps
+    (default: no private addresses)."""
     registry = ExecutorRegistry()
-    registry.register(ExecutionType.HTTP, HttpExecutor(ca_file=ca_file))
+    registry.register(ExecutionType.HTTP, HttpExecutor(ca_file=ca_file, web_policy=web_policy))
     registry.register(ExecutionType.STDIO, StdioExecutor(environ=environ))
     registry.register(ExecutionType.ACP, AcpExecutor(environ=environ))
     registry.register(ExecutionType.DBUS, DbusExecutor(environ=environ))

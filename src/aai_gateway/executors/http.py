@@ -11,92 +11,46 @@
   stays on the original origin, and a hop to another origin carries none of the descriptor's
   headers (only Accept, Accept-Language, User-Agent and Content-Type).
 - The body is streamed and abandoned past `max_response_bytes` (EXECUTION_FAILED).
-- Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the URL
-  without query string, and the start of the body. Output: `output_parser` or, without one,
-  JSON when the body parses as JSON, else text; an empty body is None.
+- Status codes map to AAI codes, and bodies to results, in http_response.py.
+- Web apps (descriptors fetched by `web_discover`) get a second client whose transport enforces
+  the web network rules (discovery/web_transport.py): https only on every hop, addresses checked
+  when connecting, private ones only when the policy allows them. Apps from this machine use the
+  plain client (a local app may listen on http://127.0.0.1).
+- Whatever goes back (the result, an error's message and data) has the call's credentials
+  removed (redaction.py): an app that echoes the request must not hand the agent its key.
 - Logs (debug): method, host, path template, status, duration; never values or credentials.
 """
 
 from __future__ import annotations
 
-import codecs
-import http
-import json
 import logging
+import ssl
 import time
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Final
 
 import anyio
+import httpcore
 import httpx
 
 from .. import __version__
 from ..descriptor import Tool
 from ..descriptor.model import HttpCall, HttpChannel
+from ..discovery.web import NetworkRuleError, RefusedAddressError, Resolver, WebFetchPolicy
+from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
 from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
-from .answer_json import MAX_ANSWER_DEPTH, loads_answer, nested_deeper_than, strict_loads
 from .base import Invocation
 from .http_request import HttpRequestSpec, build_request
+from .http_response import ResponseTooLargeError, parse_body, status_error
+from .redaction import Scrubber
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS: Final = 5
 ERROR_BODY_READ_BYTES: Final = 64 * 1024
-BODY_PREVIEW_CHARS: Final = 1000
-MESSAGE_CHARS: Final = 300
-_PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
 _CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-agent", b"content-type"})
-
-_HINTS: Final = {
-    ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
-    ErrorCode.AUTH_EXPIRED: "The stored credentials were refused and could not be refreshed; sign in again",
-    ErrorCode.AUTH_DENIED: "The credentials lack permission for this operation",
-    ErrorCode.RATE_LIMITED: "Wait before retrying (see retry_after when the app sent it)",
-}
-
-STATUS_CODES: Final[dict[int, ErrorCode]] = {
-    400: ErrorCode.INVALID_REQUEST,
-    401: ErrorCode.AUTH_REQUIRED,
-    403: ErrorCode.AUTH_DENIED,
-    404: ErrorCode.NOT_FOUND,
-    429: ErrorCode.RATE_LIMITED,
-    500: ErrorCode.INTERNAL_ERROR,
-    501: ErrorCode.NOT_IMPLEMENTED,
-    503: ErrorCode.SERVICE_UNAVAILABLE,
-}
-
-
-def error_code_for_status(status: int, *, refreshable_auth: bool = False) -> ErrorCode:
-    """docs/errors.md: 401 is AUTH_EXPIRED when the credentials could have been refreshed (the
-    auth flow says so with a true `refreshable` attribute), else AUTH_REQUIRED; other 4xx are
-    INVALID_REQUEST, other 5xx SERVICE_UNAVAILABLE."""
-    if status == 401 and refreshable_auth:
-        return ErrorCode.AUTH_EXPIRED
-    if status in STATUS_CODES:
-        return STATUS_CODES[status]
-    if 400 <= status < 500:
-        return ErrorCode.INVALID_REQUEST
-    if 500 <= status < 600:
-        return ErrorCode.SERVICE_UNAVAILABLE
-    return ErrorCode.EXECUTION_FAILED
-
-
-class HttpStatusError(AaiError):
-    """The app answered with a status that is not success."""
-
-    def __init__(self, message: str, data: dict[str, Any], code: ErrorCode, status: int) -> None:
-        super().__init__(message, data, code)
-        self.status = status
-
-
-class ResponseTooLargeError(AaiError):
-    def __init__(self, app_id: str, tool: str, limit: int, url: str) -> None:
-        super().__init__(
-            f"{app_id} {tool}: the response is larger than the limit of {limit} bytes and was not read",
-            {"app": app_id, "tool": tool, "max_response_bytes": limit, "url": url},
-            ErrorCode.EXECUTION_FAILED,
-        )
+_LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 
 class HttpExecutor:
@@ -110,14 +64,24 @@ class HttpExecutor:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_redirects: int = DEFAULT_MAX_REDIRECTS,
         ca_file: str | None = None,
+        web_policy: WebFetchPolicy | None = None,
+        resolver: Resolver | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
-        """`client`: use this client (its owner closes it). `transport`: for the client this
-        executor creates itself (tests count connections with it). `ca_file`: extra trusted CAs
-        (a company CA, a test CA), on top of the usual ones."""
+        """`client`: use this client for apps from this machine (its owner closes it).
+        `transport`: for the client this executor creates itself (tests count connections with
+        it). `ca_file`: extra trusted CAs (a company CA, a test CA), on top of the usual ones.
+        `web_policy`: the network rules of web apps (only `allow_private` and `ca_file` matter
+        here; default: no private addresses, `ca_file`). `resolver` and `network_backend`
+        replace name resolution and raw connections of web apps (tests)."""
         self.ca_file = ca_file
+        self.web_policy = web_policy or WebFetchPolicy(ca_file=ca_file)
         self._client = client
         self._owns_client = client is None
         self._transport = transport
+        self._web_client: httpx.AsyncClient | None = None
+        self._resolver = resolver
+        self._network_backend = network_backend
         self.max_response_bytes = max_response_bytes
         self.max_redirects = max_redirects
 
@@ -125,29 +89,44 @@ class HttpExecutor:
         return None
 
     async def aclose(self) -> None:
-        """Close the client this executor created (an injected one belongs to its owner)."""
+        """Close the clients this executor created (an injected one belongs to its owner)."""
         if self._owns_client and self._client is not None:
             client, self._client = self._client, None
             await client.aclose()
+        if self._web_client is not None:
+            web_client, self._web_client = self._web_client, None
+            await web_client.aclose()
 
     def client(self) -> httpx.AsyncClient:
-        """The shared client, created on first use."""
+        """The shared client of apps from this machine, created on first use."""
         if self._client is None:
             verify = httpx.create_ssl_context(trust_env=False)
             if self.ca_file:
                 verify.load_verify_locations(cafile=self.ca_file)
-            self._client = httpx.AsyncClient(
-                transport=self._transport,
-                verify=verify,
-                follow_redirects=False,
-                trust_env=False,
-                cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-                headers={"User-Agent": f"aai-gateway/{__version__}"},
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
-            )
+            self._client = _new_client(self._transport, verify)
         return self._client
 
+    def web_client(self) -> httpx.AsyncClient:
+        """The shared client of web apps (the web network rules in its transport)."""
+        if self._web_client is None:
+            transport = GuardedTransport(
+                self.web_policy,
+                resolver=self._resolver,
+                network_backend=self._network_backend,
+                limits=_LIMITS,
+            )
+            self._web_client = _new_client(transport, True)
+        return self._web_client
+
     async def execute(self, invocation: Invocation) -> Any:
+        """Run the call; the result and any error come back without the call's credentials."""
+        try:
+            return await self._execute(invocation)
+        except AaiError as exc:
+            Scrubber.of(invocation.http_auth).error(exc)
+            raise
+
+    async def _execute(self, invocation: Invocation) -> Any:
         tool, app_id = invocation.tool, invocation.app.id
         channel = tool.channel
         if not isinstance(channel, HttpChannel):
@@ -185,6 +164,15 @@ class HttpExecutor:
                 host=host,
                 url=public_url(spec.url),
             ) from exc
+        except httpx.HTTPError as exc:  # e.g. a body whose declared encoding does not decode
+            raise AaiError(
+                f"{app_id} {tool.name}: the exchange with {_host(spec.url)} failed "
+                f"({type(exc).__name__}: {exc})",
+                {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
+                ErrorCode.EXECUTION_FAILED,
+            ) from exc
+        except NetworkRuleError as exc:
+            raise _refused(invocation, exc) from None
         finally:
             logger.debug(
                 "http %s %s %s -> %s in %.1f ms",
@@ -194,14 +182,17 @@ class HttpExecutor:
                 status,
                 (time.monotonic() - started) * 1000,
             )
+        scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
-            raise _status_error(invocation, response, body)
+            raise status_error(invocation, response, body, scrubber)
         parser = call.output_parser if call is not None else None
-        return parse_body(body, response, parser, app_id=app_id, tool=tool.name)
+        result = parse_body(body, response, parser, app_id=app_id, tool=tool.name, scrubber=scrubber)
+        return scrubber.value(result)
 
     async def _exchange(self, spec: HttpRequestSpec, invocation: Invocation) -> tuple[httpx.Response, bytes]:
         """Send the request, following redirects; the final response and its (capped) body."""
-        client = self.client()
+        web = invocation.app.source.kind == "web"
+        client = self.web_client() if web else self.client()
         timeout = httpx.Timeout(invocation.timeout_seconds)
         origin = _origin(httpx.URL(spec.url))
         method, url, body = spec.method, httpx.URL(spec.full_url), spec.body
@@ -226,6 +217,13 @@ class HttpExecutor:
                     f"{following.url.scheme!r} URL, which the gateway does not follow",
                     {"app": invocation.app.id, "tool": invocation.tool.name, "url": public_url(url)},
                     ErrorCode.EXECUTION_FAILED,
+                )
+            if web and following.url.scheme != "https":
+                raise _web_rule_error(
+                    invocation,
+                    f"the app redirected to {public_url(following.url)}, which is not https",
+                    url=public_url(url),
+                    redirect=public_url(following.url),
                 )
             if following.method != method:
                 body = None
@@ -269,45 +267,19 @@ async def _read_start(response: httpx.Response, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def parse_body(body: bytes, response: httpx.Response, parser: str | None, *, app_id: str, tool: str) -> Any:
-    """`json`: the parsed body (EXECUTION_FAILED if it is not JSON); `text`: the body as text;
-    no parser: JSON when the content type says so or the body parses, else text. Empty: None."""
-    if not body:
-        return None
-    content_type = response.headers.get("content-type")
-    if parser == "text":
-        return decode_text(body, response)
-    try:
-        return loads_answer(body, app_id=app_id, tool=tool)
-    except ValueError as exc:
-        if parser == "json":
-            raise AaiError(
-                f"{app_id} {tool}: the app's answer is not JSON ({exc}); the tool declares "
-                "output_parser 'json'",
-                {
-                    "app": app_id,
-                    "tool": tool,
-                    "content_type": content_type,
-                    "body": _preview(decode_text(body, response)),
-                },
-                ErrorCode.EXECUTION_FAILED,
-            ) from exc
-    return decode_text(body, response)  # no parser declared and not JSON (whatever the content type)
-
-
-def decode_text(body: bytes, response: httpx.Response) -> str:
-    encoding = response.charset_encoding or "utf-8"
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        encoding = "utf-8"
-    return body.decode(encoding, errors="replace")
-
-
-def public_url(url: httpx.URL | str) -> str:
-    """A URL fit for errors and logs: no user info, query string or fragment."""
-    parsed = httpx.URL(url)
-    return str(parsed.copy_with(query=None, fragment=None, username=None, password=None))
+def _new_client(
+    transport: httpx.AsyncBaseTransport | None, verify: ssl.SSLContext | bool
+) -> httpx.AsyncClient:
+    """No cookies kept between calls, no redirects followed by httpx, no environment read."""
+    return httpx.AsyncClient(
+        transport=transport,
+        verify=verify,
+        follow_redirects=False,
+        trust_env=False,
+        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+        headers={"User-Agent": f"aai-gateway/{__version__}"},
+        limits=_LIMITS,
+    )
 
 
 def _host(url: str) -> str:
@@ -335,59 +307,23 @@ def _too_many_redirects(invocation: Invocation, limit: int, response: httpx.Resp
     )
 
 
-def _status_error(invocation: Invocation, response: httpx.Response, body: bytes) -> HttpStatusError:
+def _refused(invocation: Invocation, exc: NetworkRuleError) -> AaiError:
+    if isinstance(exc, RefusedAddressError):
+        return _web_rule_error(
+            invocation,
+            f"refusing to connect: {exc}",
+            host=exc.host,
+            address=exc.address,
+            reason=exc.reason,
+        )
+    return _web_rule_error(invocation, f"refusing the request: {exc}")
+
+
+def _web_rule_error(invocation: Invocation, what: str, **data: Any) -> AaiError:
+    """INVALID_REQUEST, as `web_discover` answers for the same rules; nothing was sent."""
     app_id, tool = invocation.app.id, invocation.tool.name
-    status = response.status_code
-    refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
-    code = error_code_for_status(status, refreshable_auth=refreshable)
-    text = decode_text(body, response) if body else ""
-    server_message = _server_message(body)
-    reason = response.reason_phrase or _PHRASES.get(status, "")
-    message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
-    if server_message:
-        message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
-    if code in _HINTS:
-        message += f". {_HINTS[code]}"
-    data: dict[str, Any] = {
-        "app": app_id,
-        "tool": tool,
-        "status": status,
-        "method": response.request.method,
-        "url": public_url(response.url),
-    }
-    if text:
-        data["body"] = _preview(text)
-    retry_after = response.headers.get("retry-after")
-    if retry_after and status in (429, 503):
-        data["retry_after"] = retry_after[:100]
-    return HttpStatusError(message, data, code, status)
-
-
-def _server_message(body: bytes) -> str | None:
-    """The app's own words from a JSON error body: `message`, `error` or `detail`."""
-    try:
-        document = strict_loads(body)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(document, dict) or nested_deeper_than(document, MAX_ANSWER_DEPTH):
-        return None
-    for key in ("message", "error", "detail"):
-        value = document.get(key)
-        if isinstance(value, dict) and isinstance(value.get("message"), str):
-            value = value["message"]
-        if isinstance(value, str) and value.strip():
-            description = document.get("error_description")
-            if key == "error" and isinstance(description, str) and description.strip():
-                return f"{value}: {description}"
-            return value
-        if isinstance(value, list | dict) and value:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _preview(text: str) -> str:
-    return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
+    return AaiError(
+        f"{app_id} {tool}: {what}; {WEB_RULES}. Nothing was sent there",
+        {"app": app_id, "tool": tool, **data, "rule": WEB_RULES},
+        ErrorCode.INVALID_REQUEST,
+    )

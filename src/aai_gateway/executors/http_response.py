@@ -1,0 +1,185 @@
+"""What an app answered over HTTP: its body as a result, or the error its status stands for.
+
+- Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the method, the
+  URL without query string, and the start of the body (`BODY_PREVIEW_CHARS`); the message quotes
+  the app's own words from a JSON error body. Both are scrubbed of the call's credentials before
+  they are cut short (a secret cut in half would slip past the scrubber).
+- Output: `output_parser` or, without one, JSON when the body parses as JSON, else text; an
+  empty body is None.
+"""
+
+from __future__ import annotations
+
+import codecs
+import http
+import json
+from typing import Any, Final
+
+import httpx
+
+from ..discovery.web_transport import public_url
+from ..errors import AaiError, ErrorCode
+from .answer_json import MAX_ANSWER_DEPTH, loads_answer, nested_deeper_than, strict_loads
+from .base import Invocation
+from .redaction import Scrubber
+
+BODY_PREVIEW_CHARS: Final = 1000
+MESSAGE_CHARS: Final = 300
+_PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
+_HINTS: Final = {
+    ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
+    ErrorCode.AUTH_EXPIRED: "The stored credentials were refused and could not be refreshed; sign in again",
+    ErrorCode.AUTH_DENIED: "The credentials lack permission for this operation",
+    ErrorCode.RATE_LIMITED: "Wait before retrying (see retry_after when the app sent it)",
+}
+
+STATUS_CODES: Final[dict[int, ErrorCode]] = {
+    400: ErrorCode.INVALID_REQUEST,
+    401: ErrorCode.AUTH_REQUIRED,
+    403: ErrorCode.AUTH_DENIED,
+    404: ErrorCode.NOT_FOUND,
+    429: ErrorCode.RATE_LIMITED,
+    500: ErrorCode.INTERNAL_ERROR,
+    501: ErrorCode.NOT_IMPLEMENTED,
+    503: ErrorCode.SERVICE_UNAVAILABLE,
+}
+
+
+def error_code_for_status(status: int, *, refreshable_auth: bool = False) -> ErrorCode:
+    """docs/errors.md: 401 is AUTH_EXPIRED when the credentials could have been refreshed (the
+    auth flow says so with a true `refreshable` attribute), else AUTH_REQUIRED; other 4xx are
+    INVALID_REQUEST, other 5xx SERVICE_UNAVAILABLE."""
+    if status == 401 and refreshable_auth:
+        return ErrorCode.AUTH_EXPIRED
+    if status in STATUS_CODES:
+        return STATUS_CODES[status]
+    if 400 <= status < 500:
+        return ErrorCode.INVALID_REQUEST
+    if 500 <= status < 600:
+        return ErrorCode.SERVICE_UNAVAILABLE
+    return ErrorCode.EXECUTION_FAILED
+
+
+class HttpStatusError(AaiError):
+    """The app answered with a status that is not success."""
+
+    def __init__(self, message: str, data: dict[str, Any], code: ErrorCode, status: int) -> None:
+        super().__init__(message, data, code)
+        self.status = status
+
+
+class ResponseTooLargeError(AaiError):
+    def __init__(self, app_id: str, tool: str, limit: int, url: str) -> None:
+        super().__init__(
+            f"{app_id} {tool}: the response is larger than the limit of {limit} bytes and was not read",
+            {"app": app_id, "tool": tool, "max_response_bytes": limit, "url": url},
+            ErrorCode.EXECUTION_FAILED,
+        )
+
+
+def parse_body(
+    body: bytes,
+    response: httpx.Response,
+    parser: str | None,
+    *,
+    app_id: str,
+    tool: str,
+    scrubber: Scrubber | None = None,
+) -> Any:
+    """`json`: the parsed body (EXECUTION_FAILED if it is not JSON); `text`: the body as text;
+    no parser: JSON when the content type says so or the body parses, else text. Empty: None.
+    `scrubber` cleans the body quoted in an error before it is cut short."""
+    if not body:
+        return None
+    content_type = response.headers.get("content-type")
+    if parser == "text":
+        return decode_text(body, response)
+    try:
+        return loads_answer(body, app_id=app_id, tool=tool)
+    except ValueError as exc:
+        if parser == "json":
+            raise AaiError(
+                f"{app_id} {tool}: the app's answer is not JSON ({exc}); the tool declares "
+                "output_parser 'json'",
+                {
+                    "app": app_id,
+                    "tool": tool,
+                    "content_type": content_type,
+                    "body": _preview((scrubber or Scrubber(())).text(decode_text(body, response))),
+                },
+                ErrorCode.EXECUTION_FAILED,
+            ) from exc
+    return decode_text(body, response)  # no parser declared and not JSON (whatever the content type)
+
+
+def decode_text(body: bytes, response: httpx.Response) -> str:
+    encoding = response.charset_encoding or "utf-8"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "utf-8"
+    return body.decode(encoding, errors="replace")
+
+
+def status_error(
+    invocation: Invocation, response: httpx.Response, body: bytes, scrubber: Scrubber
+) -> HttpStatusError:
+    """The error for a status that is not success; the app's words are scrubbed before they
+    are cut short (a secret cut in half would slip through)."""
+    app_id, tool = invocation.app.id, invocation.tool.name
+    status = response.status_code
+    refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
+    code = error_code_for_status(status, refreshable_auth=refreshable)
+    text = scrubber.text(decode_text(body, response)) if body else ""
+    server_message = _server_message(body)
+    if server_message:
+        server_message = scrubber.text(server_message)
+    reason = response.reason_phrase or _PHRASES.get(status, "")
+    message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
+    if server_message:
+        message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
+    if code in _HINTS:
+        message += f". {_HINTS[code]}"
+    data: dict[str, Any] = {
+        "app": app_id,
+        "tool": tool,
+        "status": status,
+        "method": response.request.method,
+        "url": public_url(response.url),
+    }
+    if text:
+        data["body"] = _preview(text)
+    retry_after = response.headers.get("retry-after")
+    if retry_after and status in (429, 503):
+        data["retry_after"] = retry_after[:100]
+    return HttpStatusError(message, data, code, status)
+
+
+def _server_message(body: bytes) -> str | None:
+    """The app's own words from a JSON error body: `message`, `error` or `detail`."""
+    try:
+        document = strict_loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict) or nested_deeper_than(document, MAX_ANSWER_DEPTH):
+        return None
+    for key in ("message", "error", "detail"):
+        value = document.get(key)
+        if isinstance(value, dict) and isinstance(value.get("message"), str):
+            value = value["message"]
+        if isinstance(value, str) and value.strip():
+            description = document.get("error_description")
+            if key == "error" and isinstance(description, str) and description.strip():
+                return f"{value}: {description}"
+            return value
+        if isinstance(value, list | dict) and value:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _preview(text: str) -> str:
+    return text[:BODY_PREVIEW_CHARS] + ("…" if len(text) > BODY_PREVIEW_CHARS else "")
