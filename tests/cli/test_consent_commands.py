@@ -4,6 +4,7 @@ by the exact source CONSENT_REQUIRED names, revokes that need no descriptor, cal
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,26 @@ def test_revoking_an_app_id_with_decisions_from_two_sources_asks_which_one_is_me
     )
     assert code == 0 and "Revoked" in out
     assert [row["source"] for row in listed(capsys)] == ["https://evil.example"]
+
+
+def test_the_revoke_commands_printed_for_an_ambiguous_revoke_work_as_printed(
+    capsys: pytest.CaptureFixture[str], secrets: MemorySecretStore
+) -> None:
+    for source in ("https://a.example", "https://b.example"):
+        grant_by_source = [
+            "consent",
+            "grant",
+            "--caller=cc",
+            "--app=dev.x",
+            "--tool=whoami",
+            f"--source={source}",
+        ]
+        assert run(capsys, *grant_by_source)[0] == 0
+    code, _, err = run(capsys, "consent", "revoke", "--caller=cc", "--app=dev.x")
+    assert code == 2
+    printed = [line.split(": ", 1)[1] for line in err.splitlines() if "aai-gateway consent revoke" in line]
+    assert len(printed) == 2 and all("--tool" not in command for command in printed)
+    code, out, _ = run(capsys, *shlex.split(printed[1])[1:])  # exactly as printed
+    assert code == 0 and "Revoked" in out
+    assert [row["source"] for row in listed(capsys)] == ["https://a.example"]
+    assert run(capsys, "consent", "revoke", "--caller=cc", "--app=dev.x", "--tool=")[0] == 2

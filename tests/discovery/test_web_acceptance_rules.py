@@ -58,6 +58,10 @@ def refusal(origin: str, document: dict[str, Any]) -> DescriptorError:
         ("https://127.0.0.1:8443", "https://127.0.0.1/api"),
         ("https://localhost:8443", "https://localhost/api"),
         ("https://[::1]:8443", "https://[::1]:9443/api"),
+        ("https://127.1:8443", "https://127.1:9999/api"),  # shorthand spellings are the same address
+        ("https://93.184.55330:8443", "https://93.184.55330:22/api"),
+        ("https://127.0.0.1:8443", "https://0x7f.0.0.1:9000/api"),
+        ("https://[0:0::1]:8443", "https://[::1]:9443/api"),
     ],
 )
 def test_an_ip_or_single_label_origin_may_not_point_its_base_url_at_another_port(
@@ -66,6 +70,13 @@ def test_an_ip_or_single_label_origin_may_not_point_its_base_url_at_another_port
     error = refusal(origin, web_descriptor(base_url))
     assert "not on the same site" in error.message
     assert error.data["problems"][0]["pointer"] == "/execution/baseUrl"
+
+
+def test_one_address_spelled_two_ways_is_one_origin_and_one_site() -> None:
+    app, _ = accept_descriptor(fetched("https://127.0.0.1:8443", web_descriptor("https://127.1:8443/api")))
+    assert str(app.binding) == "https://127.0.0.1:8443"
+    shorthand, _ = accept_descriptor(fetched("https://127.1:8443", web_descriptor("https://127.1:8443/api")))
+    assert shorthand.binding == app.binding
 
 
 def test_on_a_registrable_domain_the_port_does_not_matter() -> None:

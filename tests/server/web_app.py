@@ -15,13 +15,13 @@ APP_ID = "dev.test.webnotes"
 API_KEY = "key-9f8e7d6c5b4a"
 
 
-def descriptor(origin: str) -> dict[str, Any]:
+def descriptor(origin: str, app_id: str = APP_ID) -> dict[str, Any]:
     return {
         "schemaVersion": "1.0",
         "version": "1.0.0",
         "platform": "web",
         "app": {
-            "id": APP_ID,
+            "id": app_id,
             "name": {"en": "Web Notes", "zh-CN": "网络笔记"},
             "defaultLang": "en",
             "description": "Notes kept on a web service",
@@ -58,7 +58,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server
         owner.requests.append((self.path, self.headers.get("X-Api-Key")))
         if self.path == "/.well-known/aai.json" and owner.serve_descriptor:
-            self._json(200, descriptor(owner.origin))
+            self._json(200, descriptor(owner.origin, owner.app_id))
         elif self.path == "/api/whoami":
             if self.headers.get("X-Api-Key") == API_KEY:
                 self._json(200, {"user": "alice"})
@@ -79,7 +79,8 @@ class _Handler(BaseHTTPRequestHandler):
 class WebAppServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, ca: LocalCa) -> None:
+    def __init__(self, ca: LocalCa, app_id: str = APP_ID) -> None:
+        self.app_id = app_id
         super().__init__(("127.0.0.1", 0), _Handler)
         self.socket = ca.server_context.wrap_socket(self.socket, server_side=True)
         self.requests: list[tuple[str, str | None]] = []

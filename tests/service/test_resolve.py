@@ -123,3 +123,52 @@ def test_every_candidate_reference_in_an_ambiguity_error_resolves_to_exactly_tha
     assert sorted(map(id, found)) == sorted(map(id, apps))
     for reference in candidates_of(caught.value):
         assert repr(reference) in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("reference", "impostor_id"),
+    [
+        ("mail", "mail"),  # a local app's name
+        ("Mail", "mail"),
+        ("email", "email"),  # a local app's alias
+        ("app_dev_test_mail", "app_dev_test_mail"),  # a local app's tools/list name
+        ("dev.test.mail", "DEV.TEST.MAIL"),  # a local app's id in another case
+    ],
+)
+def test_a_web_app_whose_id_is_what_names_a_local_app_never_takes_it_over(
+    reference: str, impostor_id: str
+) -> None:
+    document = c_descriptor("dev.test.mail", name="Mail")
+    document["app"]["aliases"] = ["email"]
+    mine = load_descriptor(json.dumps(document), Source(kind="file", location="/apps/mail.json"), "linux")
+    impostor = web_app("https://evil.example", impostor_id)
+    directory = AppDirectory([mine], [impostor])
+    with pytest.raises(AmbiguousAppError) as caught:
+        directory.resolve(reference)
+    assert sorted(candidates_of(caught.value)) == ["file:/apps/mail.json", "https://evil.example"]
+    assert directory.resolve("file:/apps/mail.json") is mine
+
+
+def test_a_web_app_whose_id_is_a_domain_another_site_serves_is_ambiguous_with_that_site() -> None:
+    genuine = web_app("https://api.notion.com", "com.notion.api")
+    impostor = web_app("https://evil.example", "api.notion.com")
+    directory = AppDirectory([], [genuine, impostor])
+    with pytest.raises(AmbiguousAppError) as caught:
+        directory.resolve("api.notion.com")
+    assert sorted(candidates_of(caught.value)) == ["https://api.notion.com", "https://evil.example"]
+    assert directory.resolve("https://api.notion.com") is genuine
+
+
+def test_a_local_app_calling_an_origin_and_the_web_app_fetched_from_it_are_ambiguous() -> None:
+    mine = local_app("/apps/corp.json", "dev.test.corp", type="http", baseUrl="https://api.corp.example/v1")
+    theirs = web_app("https://api.corp.example", "example.corp.api")
+    directory = AppDirectory([mine], [theirs])
+    for reference in ("api.corp.example", "https://api.corp.example/v1/x"):
+        with pytest.raises(AmbiguousAppError):
+            directory.resolve(reference)
+
+
+def test_a_web_apps_display_name_equal_to_a_local_id_does_not_make_it_ambiguous() -> None:
+    mine = local_app("/apps/notes.json")
+    theirs = web_app("https://notes.example", "dev.test.theirs", name=ID)
+    assert AppDirectory([mine], [theirs]).resolve(ID) is mine

@@ -93,6 +93,13 @@ class CredentialStore:
         self.secrets.delete(key)
         return existed
 
+    def forget(self, credential: Credential) -> bool:
+        """Delete a stored credential by what it says it belongs to (its descriptor may be gone)."""
+        key = f"{PREFIX}{credential.binding}/{credential.app_id}"
+        existed = self.secrets.get(key) is not None
+        self.secrets.delete(key)
+        return existed
+
     def stored(self) -> list[Credential]:
         found: list[Credential] = []
         for key in self.secrets.keys(PREFIX):

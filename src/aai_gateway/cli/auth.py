@@ -9,20 +9,18 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-import time
 import webbrowser
 from typing import Any
 
 import anyio
 
 from ..auth.credential_page import parse_cookie_header
-from ..auth.credentials import Credential, CredentialStore
+from ..auth.credentials import Credential
 from ..auth.flows import login_command, set_command
 from ..descriptor import AppDescriptor, app_reference
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
 from ..errors import UsageError
-from .common import LOGGING_OPTIONS, add_discovery_options, print_json
-from .tables import render_table
+from .common import LOGGING_OPTIONS, add_discovery_options
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -102,20 +100,17 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 def run(args: argparse.Namespace) -> int:
     from ..auth.provider import short_secret_warning, short_secrets
+    from .auth_stored import logout, show_status
     from .runtime import app_named_by_user, build_gateway, build_watcher, credential_store
 
     gateway = build_gateway(args, build_watcher(args))
     store = credential_store()
     if args.auth_action == "status":
-        apps = gateway.all_apps() if not args.app else [app_named_by_user(gateway, args.app, args)]
-        return show_status([a for a in apps if app_auth(a) is not None], store, args)
+        return show_status(gateway, store, args.app, as_json=args.json)
+    if args.auth_action == "logout":
+        return logout(gateway, store, args.app)
     app = app_named_by_user(gateway, args.app, args)
     auth = app_auth(app)
-    if args.auth_action == "logout":
-        removed = store.delete(app)
-        verb = "Removed" if removed else "There were no"
-        print(f"{verb} stored credentials for {app.id} ({app.binding}).")
-        return 0
     if auth is None:
         raise UsageError(f"{app.id} does not use credentials")
     existing = store.load(app) or store.new(app, _KIND[auth.type])
@@ -175,44 +170,3 @@ _KIND: dict[str, Any] = {
     "cookie": "cookie",
     "oauth2": "oauth2",
 }
-
-
-def show_status(apps: list[AppDescriptor], store: CredentialStore, args: argparse.Namespace) -> int:
-    rows: list[dict[str, Any]] = []
-    for app in apps:
-        auth = app_auth(app)
-        credential = store.load(app)
-        rows.append(
-            {
-                "app": app.id,
-                "auth_type": auth.type if auth else None,
-                "source": str(app.binding),
-                "state": _state(credential),
-            }
-        )
-    if args.json:
-        print_json(rows)
-        return 0
-    if not rows:
-        print("No discovered app uses credentials.")
-        return 0
-    table = [[r["app"], r["auth_type"] or "-", r["state"], r["source"]] for r in rows]
-    print(render_table(["APP", "AUTH", "STATE", "BOUND TO"], table))
-    return 0
-
-
-def _state(credential: Credential | None) -> str:
-    if credential is None:
-        return "not set"
-    if credential.tokens is not None:
-        expires = credential.tokens.expires_at
-        if expires is None:
-            return "signed in"
-        left = expires - time.time()
-        refresh = ", can refresh" if credential.tokens.refresh_token else ""
-        return (
-            f"signed in, expires in {left / 60:.0f} min{refresh}" if left > 0 else f"token expired{refresh}"
-        )
-    if credential.kind == "oauth2":
-        return "client registered, not signed in"
-    return "stored"

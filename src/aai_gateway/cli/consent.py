@@ -88,6 +88,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "tool", None) is not None and not args.tool.strip():
+        raise UsageError("--tool is empty; name one tool, or use --all for every tool of the app")
     from ..consent.store import ConsentStore
     from .runtime import secret_store
 

@@ -74,10 +74,14 @@ def _option(name: str, value: str) -> str:
 
 def consent_command(action: str, target: ConsentTarget, *, every_tool: bool = False) -> str:
     """`aai-gateway consent grant|revoke` for exactly this caller, app, binding and tool (or
-    every tool); it needs no discovery options, so it works whatever folders the gateway was
-    started with."""
+    every tool: `every_tool`, or a revoke with no tool); it needs no discovery options, so it
+    works whatever folders the gateway was started with."""
     words = [f"aai-gateway consent {action}", _option("caller", target.caller), _option("app", target.app_id)]
-    words += ["--all" if every_tool else _option("tool", target.tool), _option("source", target.binding)]
+    if every_tool:
+        words.append("--all")
+    elif target.tool:
+        words.append(_option("tool", target.tool))
+    words.append(_option("source", target.binding))
     return " ".join(words)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from typing import Any, Final, NamedTuple
 
 import httpx
@@ -20,6 +21,8 @@ from ..errors import AaiError, ErrorCode
 
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 _HOSTNAME: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+_NUMBER = r"(?:0x[0-9a-f]*|[0-9]+)"
+_NUMERIC_IPV4: Final = re.compile(rf"{_NUMBER}(?:\.{_NUMBER}){{0,3}}")
 DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -82,11 +85,27 @@ def checked_host(raw_host: bytes, reference: str) -> str:
         host = raw_host.decode("ascii").lower()
     except UnicodeDecodeError as exc:  # httpx IDNA-encodes hosts; this is a defence only
         raise _invalid(f"{reference!r} has a host that is not valid", reference=reference) from exc
-    host = host.removesuffix(".")
+    host = canonical_host(host.removesuffix("."))
     if not host:
         raise _invalid(f"{reference!r} has no host name", reference=reference)
     if ip_literal(host) is None and not _HOSTNAME.fullmatch(host):
         raise _invalid(f"{reference!r} does not name a valid host ({host!r})", reference=reference)
+    return host
+
+
+def canonical_host(host: str) -> str:
+    """One spelling per address: an IP address in its canonical form (`::1` for `0:0::1`;
+    `127.0.0.1` for the shorthands `127.1`, `0x7f.0.0.1`, `2130706433`, which the system's
+    resolver also accepts), anything else as given. Two spellings of one address must never be
+    two origins: the same-site rule and every binding compare these."""
+    ip = ip_literal(host)
+    if ip is not None:
+        return ip.compressed
+    if _NUMERIC_IPV4.fullmatch(host):
+        try:
+            return str(ipaddress.IPv4Address(socket.inet_aton(host)))
+        except OSError:
+            return host
     return host
 
 

@@ -45,7 +45,14 @@ import httpx
 from publicsuffixlist import PublicSuffixList
 
 from .. import __version__
-from ..descriptor.origin import IpAddress, checked_host, ip_literal, normalize_origin, origin_text
+from ..descriptor.origin import (
+    IpAddress,
+    canonical_host,
+    checked_host,
+    ip_literal,
+    normalize_origin,
+    origin_text,
+)
 from ..errors import AaiError, ErrorCode
 
 logger = logging.getLogger(__name__)
@@ -445,7 +452,7 @@ def same_site(host: str, other: str, *, port: int | None = None, other_port: int
     `localhost`, a bare public suffix) must be equal, and so must their ports: on such a host
     each port may be a different program, and nothing ties one to another. A port of None or 443
     is the https default."""
-    a, b = (h.strip("[]").lower().removesuffix(".") for h in (host, other))
+    a, b = (canonical_host(h.strip("[]").lower().removesuffix(".")) for h in (host, other))
     site = registrable_domain(a)
     if site is None:
         return a == b and _https_port(port) == _https_port(other_port)

@@ -26,6 +26,7 @@ from .. import __version__
 from ..auth.credentials import Credential
 from ..consent.policy import caller_name
 from ..consent.prompt_text import Answer
+from ..descriptor import app_reference
 from ..discovery.watch import CatalogWatcher
 from ..errors import AaiError, AuthRequiredError, ErrorCode
 from ..service import Caller, Gateway
@@ -169,7 +170,9 @@ class GatewayServer:
             return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)
         if entry is not None:
-            return results.markdown(self.gateway.guide(entry.app.id))
+            return results.markdown(
+                self.gateway.render(entry.app)
+            )  # the listed app itself, never re-resolved
         known = [t.name for t in list_tools(self.gateway)]
         raise AaiError(
             f"no tool {name!r} on this gateway; call tools/list (tools: {', '.join(known)})",
@@ -178,7 +181,8 @@ class GatewayServer:
         )
 
     async def _exec(self, ctx: ServerRequestContext[Any, Any], ask: Ask, arguments: dict[str, Any]) -> Any:
-        app, tool = _text_argument(arguments, "app"), _text_argument(arguments, "tool")
+        tool = _text_argument(arguments, "tool")
+        app = self._pinned_app(ask, _text_argument(arguments, "app"))
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
             await ctx.session.report_progress(done, total, message)
@@ -203,6 +207,17 @@ class GatewayServer:
         except AuthRequiredError as missing:
             await self._collect_credentials(ask, app, tool, missing)
             return await run()
+
+    def _pinned_app(self, ask: Ask, reference: str) -> str:
+        """The exact reference of the app this call is about, resolved in its first round and
+        kept for every later one (a retry with the user's answers, a run after credentials were
+        stored): an app discovered meanwhile can never receive a call, nor an answer, meant for
+        another."""
+        pinned: str | None = ask.memory.values.get("app")
+        if pinned is None:
+            found = self.gateway.resolve(reference)
+            pinned = ask.memory.values["app"] = app_reference(found.binding, found.id)
+        return pinned
 
     async def _collect_credentials(
         self, ask: Ask, app_reference: str, tool: str, missing: AuthRequiredError

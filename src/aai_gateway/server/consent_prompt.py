@@ -8,11 +8,14 @@ an app name cannot fake a line of the question.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from typing import Any
 
 from anyio.abc import TaskGroup
 
+from ..consent.gate import call_digest
 from ..consent.page import ConsentPage
 from ..consent.prompt_text import (
     DENY,
@@ -57,6 +60,15 @@ def consent_schema(question: ConsentQuestion) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": ["decision"]}
 
 
+def question_key(question: ConsentQuestion) -> str:
+    """What one consent question is about (caller, app id, binding, tool, arguments): an answer
+    is kept and taken under this key only, so it can never stand for another question."""
+    what = [question.caller, question.app_id, question.source, question.tool, call_digest(question.arguments)]
+    return hashlib.sha256(json.dumps(what, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[
+        :32
+    ]
+
+
 class ElicitationPrompter:
     def __init__(self, channel: Ask) -> None:
         self.channel = channel
@@ -65,7 +77,8 @@ class ElicitationPrompter:
         if not self.channel.can_ask_form:
             return None
         try:
-            answer = await self.channel.form("consent", consent_message(question), consent_schema(question))
+            key = f"consent:{question_key(question)}"
+            answer = await self.channel.form(key, consent_message(question), consent_schema(question))
         except NeedInput:
             raise
         except Exception:  # the client failed to ask: not an answer; the next way of asking is tried
@@ -91,11 +104,12 @@ class UrlConsentPrompter:
     async def ask(self, question: ConsentQuestion) -> Answer | None:
         if self.tasks is None or self.channel.can_ask_form or not self.channel.can_ask_url:
             return None
-        page_id: str | None = self.channel.memory.values.get("consent_page")
+        key = question_key(question)
+        page_id: str | None = self.channel.memory.values.get(f"consent_page:{key}")
         if page_id is None or self.pages.url(page_id) is None:
             page = ConsentPage(question, timeout_seconds=PAGE_TIMEOUT_SECONDS)
             page_id = await self.pages.open(self.tasks, page)
-            self.channel.memory.values["consent_page"] = page_id
+            self.channel.memory.values[f"consent_page:{key}"] = page_id
         url = self.pages.url(page_id)
         if url is None:
             return None
@@ -104,7 +118,7 @@ class UrlConsentPrompter:
             f"{shown_line(question.app_name)}. Open the page to allow or deny it."
         )
         try:
-            reply = await self.channel.url("consent-page", message, url, page_id)
+            reply = await self.channel.url(f"consent-page:{key}", message, url, page_id)
         except NeedInput:
             raise
         except Exception:

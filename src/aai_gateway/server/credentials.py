@@ -43,11 +43,12 @@ async def collect(
     locale: str | None,
 ) -> None:
     """Returns once the user saved the credential; re-raises `error` if they did not."""
-    page_id: str | None = ask.memory.values.get("credential_page")
+    key = f"{app.binding}/{app.id}"  # a page, and an answer, for exactly this app's credential
+    page_id: str | None = ask.memory.values.get(f"credential_page:{key}")
     if page_id is None or pages.url(page_id) is None:
         page = CredentialPage(app, auth, store, locale=locale, timeout_seconds=PAGE_TIMEOUT_SECONDS)
         page_id = await pages.open(tasks, page)
-        ask.memory.values["credential_page"] = page_id
+        ask.memory.values[f"credential_page:{key}"] = page_id
     url = pages.url(page_id)
     if url is None:
         raise error
@@ -56,7 +57,7 @@ async def collect(
         f"{name} needs your {auth.type} to run this. Open the page to enter it; it is stored in your "
         "OS keyring and never shown to the assistant."
     )
-    answer = await ask.url("credentials", message, url, page_id)
+    answer = await ask.url(f"credentials:{key}", message, url, page_id)
     if answer.action != "accept":
         raise error
     if await pages.result(page_id) is None:

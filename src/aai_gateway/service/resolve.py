@@ -1,20 +1,22 @@
 """Find the app an agent or a user means, among every app the gateway knows (DESIGN.md "Binding").
 
-A reference is tried in this order; the first step that finds anything answers:
+What a reference names:
 
 1. `file:/path/aai.json` or `bundled:<id>`: the app with exactly that binding.
-2. A URL (`https://host:port/…`, `http://…`): the web app fetched from that origin (scheme, host
-   and port all equal); else the apps whose HTTP base URL is on that origin.
-3. An app id, exactly; then ignoring case, or as its tools/list name (`app_<id>`, `app:<id>`).
-4. A domain, optionally with a port (`api.example.com`, `localhost:8443`): the apps on that
-   host and port (the scheme's default port when none is given); without a port, also the apps
-   on a subdomain of it (`notion.com` finds `api.notion.com`).
-5. A name or alias, ignoring case: apps on this machine first; web apps only when no local
-   app has that name (the documented precedence, local before web).
+2. A URL (`https://host:port/…`, `http://…`): the apps fetched from that origin (scheme, host and
+   port all equal) or calling an API there; else, on the default port, apps on a subdomain.
+3. Otherwise its *strong* claimants: apps whose id it is (exactly, ignoring case, or as a
+   tools/list name `app_<id>`, `app:<id>`), or, for a domain (`api.example.com`,
+   `localhost:8443`), apps on that host and port (without a port: also on a subdomain, so
+   `notion.com` finds `api.notion.com`).
+4. With no strong claimant, a name or alias, ignoring case: apps on this machine first; web apps
+   only when no local app has that name (the documented precedence, local before web).
 
-A step that finds apps of more than one binding (an id claimed by two origins, or by a web app
-and a local app) is *ambiguous*: order never settles it, and the error lists every candidate
-with the reference that names it exactly (`reference_for`). Every step is a dictionary read.
+More than one app found is *ambiguous*, never settled by order: an id claimed by two origins or
+by a web app and a local app, an id claimed by one site and the domain served by another, and a
+web app's id or domain that is a local app's name or alias (a site's descriptor may not take
+over what names an app of this machine). The error lists every candidate with the reference
+that names it exactly (`reference_for`). Every lookup is a dictionary read.
 """
 
 from __future__ import annotations
@@ -82,47 +84,61 @@ class AppDirectory:
     def resolve(self, reference: str, *, include_web: bool = True) -> AppDescriptor:
         """The one app `reference` names (see the module docstring); UNKNOWN_APP when none does,
         an ambiguity error listing the candidates when several do."""
-        wanted = reference.strip()
-        for found in self._steps(wanted, include_web):
-            if found:
-                return self._one(reference, found)
-        raise UnknownAppError(reference, sorted({a.id for a in (self.apps if include_web else self.local)}))
+        found = self._matches(reference.strip(), include_web)
+        if not found:
+            raise UnknownAppError(
+                reference, sorted({a.id for a in (self.apps if include_web else self.local)})
+            )
+        return self._one(reference, found)
 
-    def _steps(self, wanted: str, include_web: bool) -> Iterable[list[AppDescriptor]]:
-        def keep(apps: Iterable[AppDescriptor]) -> list[AppDescriptor]:
-            unique = list({id(a): a for a in apps}.values())
-            return unique if include_web else [a for a in unique if a.binding.is_local]
+    def _matches(self, wanted: str, include_web: bool) -> list[AppDescriptor]:
+        def unique(*groups: Iterable[AppDescriptor]) -> list[AppDescriptor]:
+            found = list({id(a): a for group in groups for a in group}.values())
+            return found if include_web else [a for a in found if a.binding.is_local]
 
         if not wanted:
-            return
+            return []
         if wanted.startswith(FILE_PREFIX):
             path = wanted.removeprefix(FILE_PREFIX)
-            yield keep(
+            return unique(
                 self._by_binding.get(FILE_PREFIX + os.path.abspath(path), ()) if os.path.isabs(path) else ()
             )
-            return
         if wanted.startswith(BUNDLED_PREFIX):
-            yield keep(self._by_binding.get(wanted, ()))
-            return
+            return unique(self._by_binding.get(wanted, ()))
         if "://" in wanted:
-            yield from (keep(found) for found in self._by_url([url_origin(wanted)]))
-            return
-        yield keep(self._by_id.get(wanted, ()))
-        yield keep(self._by_folded.get(wanted.casefold(), ()))
-        yield from (keep(found) for found in self._by_url(_host_reference(wanted)))
-        folded = wanted.casefold()
-        yield keep(self._by_name[0].get(folded, ()))
-        if include_web:
-            yield keep(self._by_name[1].get(folded, ()))
+            return unique(self._by_url([url_origin(wanted)]))
+        # Strong claims: an id, a tools/list name, a host. Any two apps of different bindings that
+        # claim the reference this way are ambiguous, whichever way each claims it.
+        strong = unique(
+            self._by_id.get(wanted, ()),
+            self._by_folded.get(wanted.casefold(), ()),
+            self._by_url(_host_reference(wanted)),
+        )
+        local = [a for a in strong if a.binding.is_local]
+        web = [a for a in strong if not a.binding.is_local]
+        local_names = unique(self._by_name[0].get(wanted.casefold(), ()))
+        if web and (local or local_names):
+            # A site's descriptor may not take over what names an app of this machine.
+            return unique(local or local_names, web)
+        if strong:
+            return strong
+        # Names and aliases only: an app of this machine first (local before web).
+        return local_names or unique(self._by_name[1].get(wanted.casefold(), ()))
 
-    def _by_url(self, origins: Sequence[Origin | None]) -> Iterable[list[AppDescriptor]]:
-        """Apps fetched from one of `origins`; else apps calling an API there; else, for an
-        origin on its scheme's default port, apps on a subdomain of its host."""
+    def _by_url(self, origins: Sequence[Origin | None]) -> list[AppDescriptor]:
+        """Apps fetched from one of `origins` or calling an API there; else, for an origin on its
+        scheme's default port, apps on a subdomain of its host."""
         known = [str(o) for o in origins if o is not None]
-        yield [a for origin in known for a in self._by_origin.get(origin, ())]
-        yield [a for origin in known for a in self._by_base_origin.get(origin, ())]
+        on_origin = [
+            a
+            for origin in known
+            for index in (self._by_origin, self._by_base_origin)
+            for a in index.get(origin, ())
+        ]
+        if on_origin:
+            return on_origin
         defaults = [o for o in origins if o is not None and o.port == DEFAULT_PORTS[o.scheme]]
-        yield [a for o in defaults for a in self._by_parent.get(f"{o.scheme}://{o.host}", ())]
+        return [a for o in defaults for a in self._by_parent.get(f"{o.scheme}://{o.host}", ())]
 
     def _one(self, reference: str, found: Sequence[AppDescriptor]) -> AppDescriptor:
         if len(found) == 1:
@@ -134,8 +150,8 @@ class AppDirectory:
         raise AmbiguousAppError(reference, candidates)
 
     def reference_for(self, app: AppDescriptor) -> str:
-        """What names exactly `app`: its id when that is unique, else its binding's reference."""
-        if self._by_id.get(app.id) == [app]:
+        """What names exactly `app`: its id when that names it alone, else its binding's reference."""
+        if self._matches(app.id, include_web=True) == [app]:
             return app.id
         return app_reference(app.binding, app.id)
 
