@@ -18,7 +18,7 @@ from aai_gateway.errors import AaiError
         ("https://0x7f.0.0.1", "https://127.0.0.1"),
         ("https://93.184.55330", "https://93.184.216.34"),
         ("https://[0:0::1]:8443", "https://[::1]:8443"),
-        ("https://[::ffff:127.0.0.1]", "https://[::ffff:7f00:1]"),
+        ("https://[::ffff:7f00:1]", "https://[::ffff:127.0.0.1]"),
         ("https://1e100.net", "https://1e100.net"),  # a name that only looks numeric stays a name
     ],
 )

@@ -99,6 +99,8 @@ def canonical_host(host: str) -> str:
     resolver also accepts), anything else as given. Two spellings of one address must never be
     two origins: the same-site rule and every binding compare these."""
     ip = ip_literal(host)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return f"::ffff:{ip.ipv4_mapped}"  # the form people write (and Python 3.13 prints)
     if ip is not None:
         return ip.compressed
     if _NUMERIC_IPV4.fullmatch(host):
