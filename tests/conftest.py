@@ -9,6 +9,8 @@ Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE variable:
 No deadline in any profile: the first examples pay one-off import and schema-compile costs, and a
 loaded CI machine must not turn that into a flaky failure.
 
+State: every test gets its own `XDG_STATE_HOME` (consent decisions kept without a keyring).
+
 Keyring: for the whole session `PYTHON_KEYRING_BACKEND` names keyring's fail backend, so no test can
 reach the developer's real keyring by accident (`KeyringSecretStore()` refuses it). A test that
 wants a real keyring asks for the `private_keyring` fixture and passes `private_keyring.backend()`
@@ -63,6 +65,13 @@ def no_user_keyring() -> Iterator[None]:
         os.environ.pop("PYTHON_KEYRING_BACKEND", None)
     else:
         os.environ["PYTHON_KEYRING_BACKEND"] = previous
+
+
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every gateway it starts) keeps consent decisions made without a keyring
+    in a state directory of its own: never the developer's, never another test's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture(scope="session")

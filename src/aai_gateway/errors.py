@@ -7,6 +7,7 @@ produced). Lower layers raise these; only `server/` turns them into MCP results 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
@@ -249,8 +250,11 @@ class ConsentRequiredError(AaiError):
     """The user has not allowed this caller to use this tool, and could not be asked now.
 
     The agent reads this, so it carries no link or code that approves anything (DESIGN.md
-    "Approval never through the model"): `command` is the grant command for the user to run,
-    None when a lasting grant cannot help (`no_lasting_grant` says why)."""
+    "Approval never through the model"), only every way out the user has on this machine:
+    `command`, the grant command (None when a lasting grant cannot help or be kept:
+    `no_lasting_grant` says why); `auto_allow_entry`, the `[consent.auto_allow]` tools entry that
+    trusts this tool for every client, `auto_allow` the config.toml lines that hold it, and
+    `config_file` the file to put them in."""
 
     def __init__(
         self,
@@ -265,20 +269,31 @@ class ConsentRequiredError(AaiError):
         arguments: dict[str, Any],
         command: str | None,
         no_lasting_grant: str | None = None,
+        config_file: str | None = None,
+        auto_allow_entry: str | None = None,
     ) -> None:
+        lines = (
+            ["[consent.auto_allow]", f"tools = [{json.dumps(auto_allow_entry, ensure_ascii=False)}]"]
+            if auto_allow_entry
+            else []
+        )
         ways = []
         if command is not None:
-            ways.append(f"run `{command}` in a terminal")
-        if no_lasting_grant is not None:
+            ways.append(f"run `{command}` in a terminal (it lasts)")
+        elif no_lasting_grant is not None:
+            ways.append(f"there is no grant command: {no_lasting_grant}")
+        if auto_allow_entry:
+            where = config_file or "the gateway's config.toml"
             ways.append(
-                f"trust the app in consent.auto_allow of the gateway's config.toml (there is no grant "
-                f"command: {no_lasting_grant})"
+                f"trust it for every client in {where}: add {json.dumps(auto_allow_entry, ensure_ascii=False)} "
+                f"to `tools` in its [consent.auto_allow] table (a new file: {' / '.join(lines)})"
             )
         ways.append("use an MCP client that can ask them (elicitation)")
         super().__init__(
             f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}), and nobody can ask "
             f"them now: this client cannot (no elicitation) and there is no desktop dialog. Show the user "
-            f"what this tool does and these arguments, and ask them to {'; or '.join(ways)}. Then retry",
+            f"what this tool does and these arguments, and the ways to allow it: {'; or '.join(ways)}. "
+            "Then retry",
             {
                 "caller": caller,
                 "app_id": app_id,
@@ -290,18 +305,31 @@ class ConsentRequiredError(AaiError):
                 "arguments": arguments,
                 "command": command,
                 **({"no_lasting_grant": no_lasting_grant} if no_lasting_grant else {}),
+                "config_file": config_file,
+                "auto_allow_entry": auto_allow_entry,
+                "auto_allow": lines,
             },
             ErrorCode.CONSENT_REQUIRED,
         )
 
 
 class ConsentDeniedError(AaiError):
-    def __init__(self, *, caller: str, app_id: str, tool: str, remembered: bool, command: str) -> None:
+    """`command` undoes a remembered denial; a denial for this call only has nothing to undo."""
+
+    def __init__(self, *, caller: str, app_id: str, tool: str, remembered: bool, command: str | None) -> None:
         until = (
-            f"; the denial is remembered until the user runs `{command}`" if remembered else " for this call"
+            f"; the denial is remembered until the user runs `{command}`"
+            if remembered and command
+            else " for this call"
         )
         super().__init__(
             f"the user denied {caller!r} the use of {tool} of {app_id}{until}. Do not retry; tell the user",
-            {"caller": caller, "app_id": app_id, "tool": tool, "remembered": remembered, "command": command},
+            {
+                "caller": caller,
+                "app_id": app_id,
+                "tool": tool,
+                "remembered": remembered,
+                "command": command if remembered else None,
+            },
             ErrorCode.CONSENT_DENIED,
         )

@@ -21,6 +21,7 @@ from tests.server.conftest import adapter_app
 def secrets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> MemorySecretStore:
     store = MemorySecretStore()
     monkeypatch.setattr(runtime, "secret_store", lambda: store)
+    monkeypatch.setattr(runtime, "consent_store", lambda: ConsentStore(store))
     monkeypatch.setenv("AAI_GATEWAY_CONFIG", str(tmp_path / "config.toml"))
     return store
 

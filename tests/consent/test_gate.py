@@ -1,11 +1,12 @@
-"""The consent gate: stored decisions and config first, then prompters in order, then the consent
-page's answer for exactly the retried call, else CONSENT_REQUIRED with what the user needs."""
+"""The consent gate: stored decisions and config first, then prompters in order, else
+CONSENT_REQUIRED with every way out the user has (and never an approval link)."""
 
 from __future__ import annotations
 
 import json
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from aai_gateway.consent.policy import UNKNOWN_CALLER, ConsentTarget
 from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
-from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app
+from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app, web_app
 
 pytestmark = pytest.mark.anyio
 
@@ -166,3 +167,44 @@ async def test_with_always_ask_or_a_nameless_client_no_grant_command_is_offered(
         assert error.data["command"] is None
         assert why in error.data["no_lasting_grant"]
         assert "aai-gateway consent grant" not in error.message
+
+
+@pytest.mark.parametrize("where", ["local", "web"])
+async def test_consent_required_names_the_config_lines_that_trust_the_tool_and_they_work(
+    where: str, tmp_path: Path
+) -> None:
+    app = local_app() if where == "local" else web_app("https://notes.example:8443")
+    consent = ConsentGate(ConsentStore(MemorySecretStore()), config_path=tmp_path / "config.toml")
+    error = await check(consent, app=app)
+    assert error is not None and error.code is ErrorCode.CONSENT_REQUIRED
+    assert error.data["config_file"] == str(tmp_path / "config.toml")
+    lines = error.data["auto_allow"]
+    named = NOTES_ID if where == "local" else "https://notes.example:8443"
+    assert lines == ["[consent.auto_allow]", f'tools = ["{named}/create"]']
+    assert str(tmp_path / "config.toml") in error.message and lines[1].partition("= ")[2] in error.message
+    trusted = ConsentGate(
+        ConsentStore(MemorySecretStore()), parse_config_text("\n".join(lines) + "\n").config
+    )
+    assert await check(trusted, app=app) is None  # the lines do what the error says
+
+
+async def test_when_nothing_can_be_remembered_only_once_is_offered_and_no_grant_command_printed() -> None:
+    class Forgetful(ConsentStore):
+        def can_remember(self) -> bool:
+            return False
+
+    consent, asker = ConsentGate(Forgetful(MemorySecretStore())), Asker(None)
+    error = await check(consent, asker)
+    [question] = asker.questions
+    assert question.offered == ("allow_once", "deny") and not question.offer_remember_deny
+    assert error is not None and error.data["command"] is None
+    assert "cannot be kept" in error.data["no_lasting_grant"]
+    assert error.data["auto_allow"]  # the config still works
+
+
+async def test_a_denial_for_this_call_only_suggests_nothing_to_revoke() -> None:
+    error = await check(gate(), Asker(("deny", False)))
+    assert error is not None and error.code is ErrorCode.CONSENT_DENIED
+    assert error.data["command"] is None and "revoke" not in error.message
+    remembered = await check(gate(), Asker(("deny", True)))
+    assert remembered is not None and "consent revoke" in remembered.data["command"]

@@ -90,12 +90,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "tool", None) is not None and not args.tool.strip():
         raise UsageError("--tool is empty; name one tool, or use --all for every tool of the app")
-    from ..consent.store import ConsentStore
-    from .runtime import secret_store
+    from .runtime import consent_store
 
-    store = ConsentStore(secret_store())
+    store = consent_store()
     if args.consent_action == "list":
-        return show(store.list(caller_name(args.caller) if args.caller else None), args)
+        return show(store.list(caller_name(args.caller) if args.caller else None), store.where, args)
     if args.consent_action == "grant":
         return grant(store, args)
     return revoke(store, args)
@@ -121,7 +120,7 @@ def grant(store: Any, args: argparse.Namespace) -> int:
     decision = Decision.ALLOW_APP if args.all else Decision.ALLOW_TOOL
     store.decide(ConsentTarget(caller, app_id, binding, args.tool or ""), decision, now=time.time())
     what = f"all tools of {app_id}" if args.all else f"{args.tool} of {app_id}"
-    print(f"{caller} may now use {what} (described by {binding}).")
+    print(f"{caller} may now use {what} (described by {binding}); kept in {store.where}.")
     return 0
 
 
@@ -213,7 +212,7 @@ def rows_of(records: list[ConsentRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def show(records: list[ConsentRecord], args: argparse.Namespace) -> int:
+def show(records: list[ConsentRecord], where: str, args: argparse.Namespace) -> int:
     from .runtime import user_config
 
     rows = rows_of(records)
@@ -228,6 +227,7 @@ def show(records: list[ConsentRecord], args: argparse.Namespace) -> int:
         print(render_table(["CALLER", "APP", "TOOL", "DECISION", "DECIDED (UTC)", "SOURCE"], table))
     else:
         print("No consent decisions are stored.")
+    print(f"\nDecisions are kept in {where}.")
     print(f"\n{user_config().summary()}")
     return 0
 

@@ -19,6 +19,8 @@ from ..auth.credentials import CredentialStore
 from ..auth.provider import AuthProvider
 from ..auth.secrets import KeyringSecretStore, LazySecretStore, SecretStore
 from ..consent.config import CONFIG_FILE_NAME, LoadedConfig, load_config
+from ..consent.decision_file import FILE_NAME as DECISION_FILE_NAME
+from ..consent.decision_file import DecisionFile, DecisionRecords
 from ..consent.dialog import available_dialog
 from ..consent.gate import ConsentGate
 from ..consent.store import ConsentStore
@@ -57,6 +59,17 @@ def credential_store() -> CredentialStore:
     return CredentialStore(secret_store())
 
 
+def state_dir() -> Path:
+    """The user state directory (`~/.local/state/aai-gateway` on Linux; `XDG_STATE_HOME` counts)."""
+    return Path(platformdirs.user_state_dir("aai-gateway"))
+
+
+def consent_store() -> ConsentStore:
+    """Consent decisions: in the OS keyring, or, where none is usable, in an owner-only file in
+    the user state directory (decisions are not secrets; credentials never go to a file)."""
+    return ConsentStore(DecisionRecords(KeyringSecretStore, DecisionFile(state_dir() / DECISION_FILE_NAME)))
+
+
 def config_path() -> Path:
     chosen = os.environ.get(ENV_CONFIG)
     return Path(chosen) if chosen else Path(platformdirs.user_config_dir("aai-gateway")) / CONFIG_FILE_NAME
@@ -71,9 +84,10 @@ def user_config() -> LoadedConfig:
 
 def consent_gate() -> ConsentGate:
     return ConsentGate(
-        ConsentStore(secret_store()),
+        consent_store(),
         user_config().config,
         dialog_backend=available_dialog(os.environ, sys.platform),
+        config_path=config_path(),
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 import functools
 import logging
 import os
+import sys
 
 import anyio
 
@@ -13,6 +14,13 @@ from ..server.limits import DEFAULT_MAX_MESSAGE_BYTES, SMALLEST_MAX_MESSAGE_BYTE
 from .common import LOGGING_OPTIONS, add_discovery_options, add_gateway_options, add_locale_option
 
 logger = logging.getLogger(__name__)
+
+TERMINAL_HINT = (
+    "aai-gateway is an MCP server: it is now waiting for an MCP client on stdin (press Ctrl-C to stop).\n"
+    "MCP clients (Claude Code, Cursor, VS Code, ...) start it themselves; see the README for their "
+    "configuration.\nTo see it at work, run ./scripts/demo from a clone of the repository; to look "
+    "around: aai-gateway scan, aai-gateway guide APP, aai-gateway exec APP TOOL --args '{...}'."
+)
 
 
 def add_serve_options(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info("serving %d apps over stdio", len(gateway.entries))
     server = GatewayServer(gateway, watcher, args.poll_interval)
+    if sys.stdin.isatty():  # started by hand: nothing will come from a person typing here
+        print(TERMINAL_HINT, file=sys.stderr, flush=True)
     anyio.run(functools.partial(serve_stdio, server, _exit_now, args.max_message_bytes))
     return 0
 

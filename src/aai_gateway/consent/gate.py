@@ -20,6 +20,7 @@ import logging
 import shlex
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Protocol
 
 import anyio
@@ -39,6 +40,7 @@ from .policy import (
     Decision,
     Verdict,
     evaluate,
+    is_local_binding,
 )
 from .prompt_text import Answer, ConsentQuestion
 from .store import ConsentStore
@@ -100,9 +102,12 @@ class ConsentGate:
         config: ConsentConfig | None = None,
         *,
         dialog_backend: DialogBackend | None = None,
+        config_path: Path | None = None,
     ) -> None:
+        """`config_path`: the user's config.toml, named in CONSENT_REQUIRED as a way out."""
         self.store = store
         self.config = config or ConsentConfig()
+        self.config_path = config_path
         self.dialog = DialogPrompter(dialog_backend) if dialog_backend is not None else None
         self._records: dict[tuple[str, str], tuple[float, ConsentRecord | None]] = {}
 
@@ -159,8 +164,8 @@ class ConsentGate:
         self._records[key] = (time.monotonic(), record)
         return record
 
-    @staticmethod
     def _question(
+        self,
         target: ConsentTarget,
         app: AppDescriptor,
         tool: Tool,
@@ -168,7 +173,8 @@ class ConsentGate:
         verdict: Verdict,
     ) -> ConsentQuestion:
         offered = tuple(verdict.choices) or EVERY_DECISION
-        if target.caller == UNKNOWN_CALLER:  # every nameless client would share a lasting grant
+        lasting = self._no_lasting_grant(target)
+        if lasting is not None:  # never offer an answer that would not be kept
             offered = ONCE_ONLY
         return ConsentQuestion(
             caller=target.caller,
@@ -179,7 +185,7 @@ class ConsentGate:
             tool_description=tool.description,
             arguments=dict(arguments),
             offered=tuple(str(d) for d in offered),
-            offer_remember_deny=target.caller != UNKNOWN_CALLER,
+            offer_remember_deny=lasting is None,
         )
 
     def _required(
@@ -189,14 +195,11 @@ class ConsentGate:
         tool: Tool,
         arguments: Mapping[str, object],
     ) -> ConsentRequiredError:
-        if target.caller == UNKNOWN_CALLER:
-            lasting = "this client sends no name, so no lasting grant can be given to it"
-        elif self.config.always_ask:
-            lasting = (
-                "the user's config asks every time (consent.always_ask), so a lasting grant would not help"
-            )
-        else:
-            lasting = None
+        lasting = self._no_lasting_grant(target) or (
+            "the user's config asks every time (consent.always_ask), so a lasting grant would not help"
+            if self.config.always_ask
+            else None
+        )
         return ConsentRequiredError(
             caller=target.caller,
             app_id=app.id,
@@ -208,7 +211,17 @@ class ConsentGate:
             arguments=dict(arguments),
             command=None if lasting else consent_command("grant", target),
             no_lasting_grant=lasting,
+            config_file=str(self.config_path) if self.config_path is not None else None,
+            auto_allow_entry=auto_allow_entry(target),
         )
+
+    def _no_lasting_grant(self, target: ConsentTarget) -> str | None:
+        """Why no "always" answer could be kept for this target, or None when one could."""
+        if target.caller == UNKNOWN_CALLER:
+            return "this client sends no name, so no lasting grant can be given to it"
+        if not self.store.can_remember():
+            return f"decisions cannot be kept on this machine now ({self.store.where} cannot be written)"
+        return None
 
     async def _remember(self, target: ConsentTarget, answer: Answer) -> bool:
         """Keep a lasting answer in the store; False when it should have been kept and was not."""
@@ -224,6 +237,13 @@ class ConsentGate:
             logger.warning("the consent decision applies to this call only: %s", exc.message)
             return False
         return True
+
+
+def auto_allow_entry(target: ConsentTarget) -> str:
+    """The `[consent.auto_allow]` tools entry that trusts this tool for every client: an app is
+    named by its id when its descriptor is local, by its origin when it came from the web."""
+    app = target.app_id if is_local_binding(target.binding) else target.binding
+    return f"{app}/{target.tool}"
 
 
 def _offered(answer: Answer, question: ConsentQuestion) -> Answer:

@@ -1,4 +1,5 @@
-"""Remembered consent decisions in the secret store (the OS keyring; memory in unit tests).
+"""Remembered consent decisions in the secret store: the OS keyring, or where there is none the
+owner-only decision file (`decision_file.DecisionRecords`); memory in unit tests.
 
 One JSON `ConsentRecord` per (caller, app id) under `consent-<caller>-<app id>`; the secret
 store's index lists them (`keys("consent-")`). The key is only an address: who and what a record
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 from ..auth.secrets import SecretStore
 from ..descriptor import AppDescriptor
 from .config import ConsentConfig
+from .decision_file import DecisionRecords
 from .policy import ConsentRecord, ConsentTarget, Decision, Verdict, apply, evaluate, new_record, revoke
 
 logger = logging.getLogger(__name__)
@@ -39,6 +41,15 @@ class ConsentStore:
     def __init__(self, secrets: SecretStore) -> None:
         self.secrets = secrets
         self._lock = threading.RLock()
+
+    @property
+    def where(self) -> str:
+        """Where decisions are kept, for people (`consent list`, the start-up log)."""
+        return self.secrets.where if isinstance(self.secrets, DecisionRecords) else "memory"
+
+    def can_remember(self) -> bool:
+        """Whether a lasting answer given now would be kept (never offer one that would not)."""
+        return self.secrets.can_remember() if isinstance(self.secrets, DecisionRecords) else True
 
     # ----------------------------------------------------------------- reading
 

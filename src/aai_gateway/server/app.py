@@ -116,6 +116,7 @@ class GatewayServer:
             self._tasks = tasks
             if self.watcher is not None and self.poll_interval > 0:
                 tasks.start_soon(self._watch)
+            tasks.start_soon(self._say_where_decisions_are_kept)
             try:
                 yield {}
             finally:
@@ -124,6 +125,10 @@ class GatewayServer:
                 with anyio.CancelScope(shield=True):
                     await self.gateway.aclose()
                 self.closed.set()
+
+    async def _say_where_decisions_are_kept(self) -> None:
+        store = self.gateway.consent.store  # finding out may ask the OS keyring: not on the start path
+        logger.info("consent decisions are kept in %s", await anyio.to_thread.run_sync(lambda: store.where))
 
     async def _watch(self) -> None:
         assert self.watcher is not None
