@@ -284,9 +284,10 @@ class ConsentRequiredError(AaiError):
             ways.append(f"there is no grant command: {no_lasting_grant}")
         if auto_allow_entry:
             where = config_file or "the gateway's config.toml"
+            entry = json.dumps(auto_allow_entry, ensure_ascii=False)
             ways.append(
-                f"trust it for every client in {where}: add {json.dumps(auto_allow_entry, ensure_ascii=False)} "
-                f"to `tools` in its [consent.auto_allow] table (a new file: {' / '.join(lines)})"
+                f"trust it for every client in {where}: add {entry} to `tools` in its "
+                f"[consent.auto_allow] table (a new file: {' / '.join(lines)})"
             )
         ways.append("use an MCP client that can ask them (elicitation)")
         super().__init__(
