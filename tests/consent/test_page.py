@@ -105,3 +105,24 @@ async def test_only_offered_choices_are_shown_and_accepted() -> None:
         assert done.status_code == 200
         assert (await client.get(url)).status_code == 410
     assert await page.wait() == ("allow_once", False)
+
+
+LINES_OF_TEXT = """(element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+}"""
+
+
+async def test_a_long_path_is_never_broken_in_the_middle_on_a_narrow_screen() -> None:
+    path = "file:/home/someone/projects/a-rather-long-project-name/apps/notes-with-a-long-name/aai.json"
+    page = ConsentPage(page_question(source=path, tool_description=f"Reads {path} and more"))
+    async with page.serve() as url, chromium() as browser:
+        tab = await browser.new_page(viewport={"width": 360, "height": 800})  # a phone-sized window
+        await tab.goto(url)
+        source = tab.locator("dd", has_text=path)
+        assert await source.inner_text() == path
+        assert await source.evaluate(LINES_OF_TEXT) == 1  # scrolls sideways instead of breaking
+        block = tab.locator("pre.block").first
+        words = (await block.inner_text()).split()
+        assert path in words  # wrapped at spaces only

@@ -19,7 +19,7 @@ from aai_gateway.consent.prompt_text import (
     columns,
     shown_block,
     shown_line,
-    wrap_columns,
+    wrap_words,
 )
 from tests.consent.apps import question
 
@@ -81,8 +81,25 @@ def test_huge_arguments_show_their_first_lines_and_their_full_size() -> None:
 
 def test_wide_characters_count_two_columns_when_wrapping() -> None:
     assert columns("界") == 2 and columns("a") == 1
-    assert wrap_columns("界界界", 4, 4) == ["界界", "界"]
-    assert wrap_columns("", 5, 5) == [""]
+    assert wrap_words("界界界", 4, 4) == ["界界", "界"]
+    assert wrap_words("", 5, 5) == [""]
+
+
+def test_lines_break_at_spaces_and_next_to_cjk_characters_never_inside_a_word() -> None:
+    assert wrap_words("hello world this is a test", 10, 10) == ["hello", "world this", "is a test"]
+    assert wrap_words("使用GitHub搜索仓库的工具", 8, 8) == ["使用", "GitHub搜", "索仓库的", "工具"]
+    assert wrap_words("    indented text here", 10, 12) == ["    indented", "text here"]
+
+
+def test_a_long_path_is_shown_whole_on_its_own_line_never_broken_or_cut() -> None:
+    path = "file:/home/someone/projects/a-rather-long-project-name/apps/notes-with-a-long-name/aai.json"
+    description = f"Reads {path} and the notes next to it, then writes a summary of every note it found there"
+    prompt = build_prompt(question(source=path, tool_description=description))
+    lines = prompt.text.split("\n")
+    assert f"Described by: {path}" in lines or f"{BLOCK_INDENT}{path}" in lines
+    assert f"{BLOCK_INDENT}{path}" in lines  # in the description: a line of its own
+    described = [line.strip() for line in lines[lines.index("What the tool does:") + 1 :]][:4]
+    assert " ".join(described).startswith(description)  # only spaces were turned into breaks
 
 
 def test_the_once_only_offer_has_no_remembered_allow() -> None:
@@ -120,7 +137,7 @@ any_text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_
 
 
 @given(caller=any_text, app=any_text, tool=any_text, description=any_text, value=any_text)
-def test_only_the_gateways_own_labels_start_a_line_and_no_line_is_too_wide(
+def test_only_the_gateways_own_labels_start_a_line_and_only_a_single_word_is_too_wide(
     caller: str, app: str, tool: str, description: str, value: str
 ) -> None:
     prompt = build_prompt(
@@ -133,7 +150,9 @@ def test_only_the_gateways_own_labels_start_a_line_and_no_line_is_too_wide(
             or line.startswith("Arguments (")
             or line.startswith(BLOCK_INDENT)
         ), line
-        assert sum(columns(char) for char in line) <= WRAP_WIDTH, line
+        if sum(columns(char) for char in line) > WRAP_WIDTH:  # only a word that no line can hold
+            after_label = line.partition(": ")[2] if line.startswith(LABELS) else line.strip()
+            assert " " not in after_label.strip() and not any(columns(c) == 2 for c in after_label), line
         assert not any(invisible(char) for char in line), line
     for one_line in (prompt.title, *(choice.label for choice in prompt.choices)):
         assert not any(invisible(char) for char in one_line), one_line

@@ -31,11 +31,12 @@ main { max-width: 40rem; margin: 0 auto; padding: 2rem 1.25rem 3rem; }
 h1 { font-size: 1.5rem; line-height: 1.25; margin: 0 0 .75rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 1.75rem 0 .5rem; }
 a { color: var(--accent); overflow-wrap: anywhere; }
-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 1rem 0;
   padding: .75rem 1rem; border: 1px solid var(--line); border-radius: .5rem; }
 dl.facts dt { color: var(--muted); }
-dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts dd { margin: 0; min-width: 0; overflow-x: auto; }
+.whole, .word { white-space: nowrap; }
 .detailed { white-space: pre-line; }
 .errors { border: 2px solid var(--error-fg); background: var(--error-bg); color: var(--error-fg);
   border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
@@ -57,7 +58,7 @@ button { font: inherit; font-weight: 600; padding: .6rem 1.2rem; border: 0; bord
 button.secondary { color: var(--fg); background: transparent; border: 1px solid var(--line); }
 button.deny { background: #8a1111; }
 .choices { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
-pre.block { white-space: pre-wrap; overflow-wrap: anywhere; margin: .25rem 0 1rem; padding: .75rem 1rem;
+pre.block { white-space: pre-wrap; overflow-x: auto; margin: .25rem 0 1rem; padding: .75rem 1rem;
   border: 1px solid var(--line); border-radius: .5rem;
   font: .9rem/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 .note { color: var(--muted); font-size: .95rem; }

@@ -12,6 +12,7 @@ CSRF, Origin, strict CSP, no scripts) are in `auth/local_page.py`.
 from __future__ import annotations
 
 import logging
+import re
 from typing import ClassVar
 
 from starlette.responses import Response
@@ -21,6 +22,7 @@ from ..auth.local_page import LocalPage
 from .prompt_text import (
     FIELD_LIMIT,
     LONG_FIELD_LIMIT,
+    SOURCE_LIMIT,
     Answer,
     Choice,
     ConsentQuestion,
@@ -36,6 +38,8 @@ CHOICE_FIELD = "choice"
 PAGE_DESCRIPTION_LINES = 40
 PAGE_ARGUMENT_LINES = 200
 PAGE_WRAP_WIDTH = 100
+_WORD = re.compile(r"[^\s<>]+")  # escaped text has no `<` or `>` of its own
+_WIDE = re.compile(r"[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 
 _DONE_TEXT = {
     "allow_once": "Allowed for this call. The agent can go ahead now.",
@@ -84,7 +88,15 @@ def _block(value: str, max_lines: int) -> str:
     text = "\n".join(line.removeprefix("  ") for line in lines)
     if hidden:
         text += f"\n… ({hidden} more line{'s' if hidden != 1 else ''} not shown)"
-    return tpl.escape_html(text)
+    return _words_whole(tpl.escape_html(text))
+
+
+def _words_whole(html: str) -> str:
+    """Escaped text whose words the browser may not break (not even after a hyphen or a slash,
+    which it otherwise does in a narrow window): lines break at spaces only. Words with
+    Chinese or Japanese characters are left to the browser, which breaks them between
+    characters as those languages are written."""
+    return _WORD.sub(lambda m: m[0] if _WIDE.search(m[0]) else f'<span class="word">{m[0]}</span>', html)
 
 
 def _button_class(choice: Choice) -> str:
@@ -105,9 +117,9 @@ def render_consent_page(
     facts = [
         ("Agent", caller),
         ("App", app),
-        ("App id", f"<code>{e(shown_line(question.app_id, LONG_FIELD_LIMIT))}</code>"),
-        ("Described by", e(shown_line(question.source, LONG_FIELD_LIMIT))),
-        ("Tool", f"<code>{tool}</code>"),
+        ("App id", f'<code class="whole">{e(shown_line(question.app_id, LONG_FIELD_LIMIT))}</code>'),
+        ("Described by", f'<span class="whole">{e(shown_line(question.source, SOURCE_LIMIT))}</span>'),
+        ("Tool", f'<code class="whole">{tool}</code>'),
     ]
     fact_list = "\n".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in facts)
     buttons = "\n".join(
@@ -132,8 +144,8 @@ def render_consent_page(
             f'<input type="hidden" name="{tpl.CSRF_FIELD}" value="{e(csrf)}">',
             f'<div class="choices">\n{buttons}\n</div>',
             "</form>",
-            '<p class="note">"Always" answers are kept in your OS keyring for this agent and this app as '
-            "described by that source; <code>aai-gateway consent list</code> shows them and "
+            '<p class="note">"Always" answers are kept for this agent and this app as described by that '
+            "source; <code>aai-gateway consent list</code> shows them and where they are kept, and "
             "<code>aai-gateway consent revoke</code> forgets them. This page works once.</p>",
         ]
     )

@@ -8,7 +8,10 @@ cannot fake a line of the prompt or reorder it; the description and the JSON kee
 breaks but every line of them is indented by two spaces. The gateway wraps every line itself at
 `WRAP_WIDTH` columns (continuations indented too) and zenity gets `--no-wrap`: a toolkit that
 wrapped a long line at a space would start its rest at the left edge, where only the gateway's
-own labels may stand. Long values are cut with `…`; at most `DESCRIPTION_LINES` and
+own labels may stand. Lines break only at spaces (or next to Chinese/Japanese characters): a
+word or a path is never broken in the middle; one longer than a line stands whole on a line of
+its own. Long names are cut with `…` (the source, a path or an origin, is shown whole); at
+most `DESCRIPTION_LINES` and
 `ARGUMENT_LINES` lines are shown, then how much was left out; the arguments' full size in bytes
 is always shown.
 
@@ -40,6 +43,7 @@ PROMPT_HEADLINE = "An AI agent asks to use a tool through AAI Gateway."
 TITLE_PREFIX = "AAI Gateway: "
 FIELD_LIMIT = 80
 LONG_FIELD_LIMIT = 160
+SOURCE_LIMIT = 4096  # a descriptor's path or origin is shown whole (paths are at most PATH_MAX)
 TITLE_FIELD_LIMIT = 40
 LABEL_APP_LIMIT = 24
 WRAP_WIDTH = 70
@@ -143,22 +147,50 @@ def columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-def wrap_columns(text: str, first: int, width: int) -> list[str]:
-    """`text` cut into pieces of at most `first` columns (the first piece) and `width` columns
-    (every other one); an empty text is one empty piece."""
-    pieces: list[str] = []
-    current: list[str] = []
-    used = 0
-    room = first
-    for char in text:
-        size = columns(char)
-        if used + size > room and current:
-            pieces.append("".join(current))
-            current, used, room = [], 0, width
-        current.append(char)
-        used += size
-    pieces.append("".join(current))
-    return pieces
+def _may_break_between(before: str, after: str) -> bool:
+    """Whether a line may end between two characters with no space between them: next to a wide
+    (Chinese, Japanese) character, as Unicode line breaking allows in text without spaces."""
+    return columns(before) == 2 or columns(after) == 2
+
+
+def wrap_words(text: str, first: int, width: int) -> list[str]:
+    """`text` in lines of at most `first` columns (the first line) and `width` columns (the
+    others), broken only where a line may break: at spaces (a break swallows them) and next to
+    wide characters. A word or a path longer than a line is never cut: it stands whole on a
+    line of its own. Leading spaces (indentation) stay on the first line; an empty text is one
+    empty line."""
+    lines: list[str] = []
+    line, used, room = "", 0, first
+    gap = ""  # spaces seen since the last word: written only if the next word fits after them
+    word, word_used = "", 0
+
+    def place() -> None:
+        nonlocal line, used, room, gap, word, word_used
+        if not word:
+            return
+        needed = sum(map(columns, gap)) + word_used
+        if line.strip() and used + needed > room:
+            lines.append(line)
+            line, used, room, gap = "", 0, width, ""
+            needed = word_used
+        line, used = line + gap + word, used + needed
+        gap, word, word_used = "", "", 0
+
+    indent = len(text) - len(text.lstrip(" "))
+    line, used = text[:indent], indent
+    previous = ""
+    for char in text[indent:]:
+        if char == " ":
+            place()
+            gap += char
+        else:
+            if word and _may_break_between(previous, char):
+                place()
+            word, word_used = word + char, word_used + columns(char)
+        previous = char
+    place()
+    lines.append(line)
+    return lines
 
 
 def shown_block(value: str, max_lines: int, width: int = WRAP_WIDTH) -> tuple[list[str], int]:
@@ -173,7 +205,7 @@ def shown_block(value: str, max_lines: int, width: int = WRAP_WIDTH) -> tuple[li
         if room <= 0:
             return lines, len(raw_lines) - index
         # Only what can be shown is escaped: a huge value costs no more than a small one.
-        pieces = wrap_columns(_escape(raw[: room * chunk]), chunk, chunk)
+        pieces = wrap_words(_escape(raw[: room * chunk]), chunk, chunk)
         lines += [BLOCK_INDENT + piece for piece in pieces[:room]]
         if len(pieces) > room or len(raw) > room * chunk:
             return lines, len(raw_lines) - index
@@ -181,10 +213,11 @@ def shown_block(value: str, max_lines: int, width: int = WRAP_WIDTH) -> tuple[li
 
 
 def field_lines(name: str, value: str, limit: int = FIELD_LIMIT, width: int = WRAP_WIDTH) -> list[str]:
-    """`name: value` as shown: the value as `shown_line` shows it, hard-wrapped so that no line
-    is wider than `width` columns; continuation lines are indented by two spaces."""
+    """`name: value` as shown: the value as `shown_line` shows it, wrapped at spaces so that no
+    line is wider than `width` columns unless one word alone is; continuation lines are
+    indented by two spaces."""
     prefix = f"{name}: "
-    first, *rest = wrap_columns(shown_line(value, limit), width - len(prefix), width - len(BLOCK_INDENT))
+    first, *rest = wrap_words(shown_line(value, limit), width - len(prefix), width - len(BLOCK_INDENT))
     return [prefix + first, *(BLOCK_INDENT + piece for piece in rest)]
 
 
@@ -218,7 +251,7 @@ def build_prompt(question: ConsentQuestion) -> Prompt:
         *field_lines("Agent", question.caller),
         *field_lines("App", question.app_name),
         *field_lines("App id", question.app_id, LONG_FIELD_LIMIT),
-        *field_lines("Described by", question.source, LONG_FIELD_LIMIT),
+        *field_lines("Described by", question.source, SOURCE_LIMIT),
         *field_lines("Tool", question.tool),
         "What the tool does:",
     ]

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 
 MEMORY_SECONDS = 30 * 60
+TITLED_CHOICES_SINCE = "2025-11-25"  # the protocol version that brought titled `oneOf` choices
 
 
 class NeedInput(Exception):  # noqa: N818 (a control-flow signal, not an error)
@@ -112,6 +114,10 @@ class Ask:
         request = types.ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
         return await self._ask(key, request)
 
+    @property
+    def protocol_version(self) -> str | None:
+        return self.ctx.protocol_version
+
     async def form(self, key: str, message: str, schema: types.ElicitRequestedSchema) -> types.ElicitResult:
         """Ask for a few plain, non-secret values (MCP forbids form mode for secrets)."""
         return await self._ask(key, types.ElicitRequestFormParams(message=message, requested_schema=schema))
@@ -136,3 +142,19 @@ class Ask:
         )
         self.memory.answers[key] = answer
         return answer
+
+
+def choice_property(
+    title: str, options: Sequence[tuple[str, str]], protocol_version: str | None
+) -> dict[str, Any]:
+    """An elicitation property offering `options` (value, label). Titled choices are `oneOf`
+    with `const` and `title` from protocol 2025-11-25 on; older clients (2025-06-18 and before)
+    know only `enum` with `enumNames` for the labels, and would show bare values otherwise."""
+    if protocol_version is not None and not is_version_at_least(protocol_version, TITLED_CHOICES_SINCE):
+        return {
+            "type": "string",
+            "title": title,
+            "enum": [value for value, _ in options],
+            "enumNames": [label for _, label in options],
+        }
+    return {"type": "string", "title": title, "oneOf": [{"const": v, "title": label} for v, label in options]}

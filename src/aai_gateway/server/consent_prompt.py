@@ -25,7 +25,7 @@ from ..consent.prompt_text import (
     build_prompt,
     shown_line,
 )
-from .ask import Ask, NeedInput
+from .ask import Ask, NeedInput, choice_property
 from .pages import PAGE_TIMEOUT_SECONDS, Pages
 
 logger = logging.getLogger(__name__)
@@ -42,15 +42,9 @@ def consent_message(question: ConsentQuestion) -> str:
     return build_prompt(question).text
 
 
-def consent_schema(question: ConsentQuestion) -> dict[str, Any]:
-    choices = [c for c in CHOICE_TITLES if c in question.offered]
-    properties: dict[str, Any] = {
-        "decision": {
-            "type": "string",
-            "title": "Allow this?",
-            "oneOf": [{"const": c, "title": CHOICE_TITLES[c]} for c in choices],
-        }
-    }
+def consent_schema(question: ConsentQuestion, protocol_version: str | None = None) -> dict[str, Any]:
+    choices = [(c, CHOICE_TITLES[c]) for c in CHOICE_TITLES if c in question.offered]
+    properties: dict[str, Any] = {"decision": choice_property("Allow this?", choices, protocol_version)}
     if question.offer_remember_deny:
         properties["remember"] = {
             "type": "boolean",
@@ -78,7 +72,8 @@ class ElicitationPrompter:
             return None
         try:
             key = f"consent:{question_key(question)}"
-            answer = await self.channel.form(key, consent_message(question), consent_schema(question))
+            schema = consent_schema(question, self.channel.protocol_version)
+            answer = await self.channel.form(key, consent_message(question), schema)
         except NeedInput:
             raise
         except Exception:  # the client failed to ask: not an answer; the next way of asking is tried

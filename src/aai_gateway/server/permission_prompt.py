@@ -16,7 +16,7 @@ from typing import Any
 from ..consent.prompt_text import build_prompt
 from ..executors.base import PermissionKind
 from ..service.permissions import KIND_TITLES, PermissionQuestion, consent_question
-from .ask import Ask
+from .ask import Ask, choice_property
 
 logger = logging.getLogger(__name__)
 
@@ -26,20 +26,14 @@ def permission_message(question: PermissionQuestion) -> str:
     return build_prompt(consent_question(question)).text
 
 
-def permission_schema(question: PermissionQuestion) -> dict[str, Any]:
+def permission_schema(question: PermissionQuestion, protocol_version: str | None = None) -> dict[str, Any]:
     names = {option.kind: option.name for option in question.request.options}
+    choices = [
+        (kind, f"{KIND_TITLES[kind]} (the agent's option: {names[kind]})") for kind in question.offered
+    ]
     return {
         "type": "object",
-        "properties": {
-            "decision": {
-                "type": "string",
-                "title": "Allow this?",
-                "oneOf": [
-                    {"const": kind, "title": f"{KIND_TITLES[kind]} (the agent's option: {names[kind]})"}
-                    for kind in question.offered
-                ],
-            }
-        },
+        "properties": {"decision": choice_property("Allow this?", choices, protocol_version)},
         "required": ["decision"],
     }
 
@@ -53,7 +47,9 @@ class ElicitationPermissionPrompter:
             return None
         key = "permission-" + secrets.token_urlsafe(8)  # every question is answered on its own
         try:
-            answer = await self.channel.form(key, permission_message(question), permission_schema(question))
+            answer = await self.channel.form(
+                key, permission_message(question), permission_schema(question, self.channel.protocol_version)
+            )
         except Exception:  # the client failed to ask: not an answer; the next way of asking is tried
             logger.warning("permission elicitation failed", exc_info=True)
             return None
