@@ -8,19 +8,24 @@ from pathlib import Path
 import pytest
 
 from aai_gateway.cli.main import main
-from aai_gateway.cli.scan import runs_here, short_reason
-from aai_gateway.descriptor import Platform, Source, Tool, host_platform, load_text
+from aai_gateway.cli.scan import runs_here, short_reason, unavailable_lines
+from aai_gateway.descriptor import AppDescriptor, Platform, Source, Tool, host_platform, load_text
+from aai_gateway.discovery.catalog import CatalogEntry
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PLANWISE = EXAMPLES / "com.example.planwise" / "aai.json"
 
 
-def tools(host: Platform = "linux") -> tuple[Tool, ...]:
+def load_planwise(host: Platform = "linux") -> AppDescriptor:
     result = load_text(
         PLANWISE.read_text(encoding="utf-8"), Source(kind="file", location=str(PLANWISE)), host
     )
     assert result.descriptor is not None
-    return result.descriptor.tools
+    return result.descriptor
+
+
+def tools(host: Platform = "linux") -> tuple[Tool, ...]:
+    return load_planwise(host).tools
 
 
 def test_an_app_whose_tools_all_run_here_says_yes() -> None:
@@ -38,12 +43,16 @@ def test_an_app_with_no_runnable_tool_shows_the_head_of_the_first_reason() -> No
     assert runs_here((), lambda tool: None) == "no tools"
 
 
-def test_long_reasons_are_cut_to_a_readable_cell() -> None:
-    cell = runs_here(tools(), lambda tool: "x" * 200)
-    assert cell.endswith("…") and len(cell) == 40
-    assert short_reason("ACP agent command 'x' was not found on PATH; install it") == (
-        "ACP agent command 'x' was not found on PATH"
+def test_a_long_reason_is_never_cut_its_head_is_the_cell_and_it_follows_whole() -> None:
+    long = "ACP agent command 'a-very-long-agent-name' was not found on PATH; install it with pipx"
+    assert (
+        runs_here(tools(), lambda tool: long)
+        == "no: ACP agent command 'a-very-long-agent-name' was not found on PATH"
     )
+    assert short_reason("x" * 200) == "x" * 200
+    entry = CatalogEntry(load_planwise(), "test")
+    lines = unavailable_lines(entry, lambda tool: long)
+    assert lines == [f"  com.example.planwise (all 4 tools): {long}"]
 
 
 @pytest.mark.skipif(host_platform() != "linux", reason="the expected cells are those of a Linux machine")
@@ -55,13 +64,17 @@ def test_scan_says_for_each_example_whether_and_why_it_runs_on_this_linux_machin
     monkeypatch.setenv("COLUMNS", "250")
     examples = ["--no-default-paths", "--path", str(EXAMPLES)]
     assert main(["scan", *examples]) == 0
-    table = {
-        line.split()[0]: line
-        for line in capsys.readouterr().out.splitlines()
-        if line.startswith(("com.", "dev."))
-    }
+    out = capsys.readouterr().out
+    why = out.split("Why some tools cannot run here\n", 1)[1]
+    assert "  com.example.ledgerdesk (all 4 tools): needs Windows (COM)\n" in why
+    table = {line.split()[0]: line for line in out.splitlines() if line.startswith(("com.", "dev."))}
     assert "  no: needs Windows  " in table["com.example.ledgerdesk"]
     assert "  no: only for macos  " in table["com.apple.Music"]
+    assert (
+        "…" not in "".join(table) and "no: ACP agent command" in table["ai.opencode.agent"]
+        if "ai.opencode.agent" in table
+        else True
+    )
 
     assert main(["scan", "--json", *examples]) == 0
     apps = {app["id"]: app for app in json.loads(capsys.readouterr().out)["apps"]}
@@ -75,3 +88,17 @@ def test_scan_says_for_each_example_whether_and_why_it_runs_on_this_linux_machin
     assert set(apps["com.example.planwise"]["unavailable"]) == {"create_event", "list_events", "delete_event"}
     assert apps["com.example.ledgerdesk"]["unavailable"]["createInvoice"] == "needs Windows (COM)"
     assert apps["com.apple.Music"]["unavailable"] == {}
+
+
+def test_in_a_narrow_terminal_ids_are_never_cut_and_every_reason_is_shown_whole(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["scan", "--no-default-paths", "--path", str(EXAMPLES)]) == 0
+    out = capsys.readouterr().out
+    ids = [line.split()[0] for line in out.split("\n\n")[1].splitlines()[2:]]
+    assert "dev.aai.example.timetracker" in ids and not any(i.endswith("…") for i in ids)
+    why = out.split("Why some tools cannot run here\n", 1)[1]
+    assert "(all 5 tools): needs macOS (osascript); this is " in why

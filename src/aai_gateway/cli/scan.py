@@ -22,10 +22,7 @@ from .common import (
     print_json,
     user_locale,
 )
-from .tables import render_table, truncate
-
-REASON_WIDTH = 40
-"""Display width of a RUNS HERE cell; `--json` has the whole reasons."""
+from .tables import render_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,22 +57,38 @@ ReasonOf = Callable[[Tool], str | None]
 
 
 def short_reason(reason: str) -> str:
-    """The head of a reason, for a table cell: up to its first `: `, ` (` or `; `."""
-    return re.split(r": | \(|; ", reason, maxsplit=1)[0].strip() or reason
+    """The head of a reason, for a table cell: up to its first `: `, ` (`, `; ` or `, `."""
+    return re.split(r": | \(|; |, ", reason, maxsplit=1)[0].strip() or reason
 
 
 def runs_here(tools: Sequence[Tool], reason_of: ReasonOf, declared: Sequence[str] = ()) -> str:
-    """`yes` when every tool can run here, `K/N tools` when some can, else why the first cannot
-    (for a multi-platform descriptor without tools here: the platforms it is for)."""
+    """`yes` when every tool can run here, `K/N tools` when some can, else the head of why the
+    first cannot (for a multi-platform descriptor without tools here: the platforms it is for).
+    The whole reasons follow the table (`unavailable_lines`)."""
     if not tools:
-        return truncate(f"no: only for {', '.join(declared)}", REASON_WIDTH) if declared else "no tools"
+        return f"no: only for {', '.join(declared)}" if declared else "no tools"
     reasons = [reason_of(tool) for tool in tools]
     runnable = sum(reason is None for reason in reasons)
     if runnable == len(tools):
         return "yes"
     if runnable:
         return f"{runnable}/{len(tools)} tools"
-    return truncate("no: " + short_reason(next(r for r in reasons if r is not None)), REASON_WIDTH)
+    return "no: " + short_reason(next(r for r in reasons if r is not None))
+
+
+def unavailable_lines(entry: CatalogEntry, reason_of: ReasonOf) -> list[str]:
+    """Every reason a tool of the app cannot run here, whole, with the tools it stops."""
+    by_reason: dict[str, list[str]] = {}
+    for tool in entry.descriptor.tools:
+        reason = reason_of(tool)
+        if reason is not None:
+            by_reason.setdefault(reason, []).append(tool.name)
+    total = len(entry.descriptor.tools)
+    lines = []
+    for reason, names in by_reason.items():
+        which = f"all {total} tools" if len(names) == total else ", ".join(names)
+        lines.append(f"  {entry.descriptor.id} ({which}): {reason}")
+    return lines
 
 
 def _by_id(catalog: Catalog) -> list[CatalogEntry]:
@@ -103,7 +116,10 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
         if reason_of is not None:
             headers.insert(5, "RUNS HERE")
         parts.append(f"Apps ({len(entries)})\n")
-        parts.append(render_table(headers, rows))
+        parts.append(render_table(headers, rows, keep={0}))
+        why = [line for e in entries for line in unavailable_lines(e, reason_of)] if reason_of else []
+        if why:
+            parts.append(heading("Why some tools cannot run here") + "\n".join(why))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
     if catalog.skipped:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 ELLIPSIS = "…"
 
@@ -37,19 +37,25 @@ def pad(text: str, width: int) -> str:
 
 
 def render_table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], *, total_width: int | None = None
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    total_width: int | None = None,
+    keep: Collection[int] = (),
 ) -> str:
     """Columns sized to their content; the widest columns shrink (with …) to fit `total_width`.
 
     The last column is never cut: it usually holds a path or a sentence, and a terminal wraps
-    an over-long last column without misaligning the others.
+    an over-long last column without misaligning the others. Nor are the columns in `keep`
+    (an id people type, a cell whose text is its meaning).
     """
     cells = [[" ".join(str(c).split()) for c in row] for row in rows]
     widths = [max([display_width(h), *(display_width(r[i]) for r in cells)]) for i, h in enumerate(headers)]
     limit = total_width if total_width is not None else shutil.get_terminal_size((120, 24)).columns
     gap = 2
-    while len(widths) > 1 and sum(widths[:-1]) + gap * (len(widths) - 1) + 20 > limit:
-        widest = max(range(len(widths) - 1), key=lambda i: widths[i])
+    cuttable = [i for i in range(len(widths) - 1) if i not in keep]
+    while cuttable and sum(widths[:-1]) + gap * (len(widths) - 1) + 20 > limit:
+        widest = max(cuttable, key=lambda i: widths[i])
         if widths[widest] <= max(12, display_width(headers[widest])):
             break
         widths[widest] -= 1
