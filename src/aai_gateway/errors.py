@@ -248,9 +248,9 @@ class AuthRequiredError(AaiError):
 class ConsentRequiredError(AaiError):
     """The user has not allowed this caller to use this tool, and could not be asked now.
 
-    The agent reads this, so it carries no link or code that approves anything (DESIGN.md
-    "Approval never through the model"): `command` is the grant command for the user to run,
-    None when a lasting grant cannot help (`no_lasting_grant` says why)."""
+    The agent reads this, so it carries no link or code that approves anything (approval never
+    through the model: docs/architecture.md, "Security rules"): `command` is the grant command for
+    the user to run, None when a lasting grant cannot help (`no_lasting_grant` says why)."""
 
     def __init__(
         self,
