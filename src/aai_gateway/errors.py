@@ -249,11 +249,11 @@ class AuthRequiredError(AaiError):
 class ConsentRequiredError(AaiError):
     """The user has not allowed this caller to use this tool, and could not be asked now.
 
-    The agent reads this, so it carries no link or code that approves anything (DESIGN.md
-    "Approval never through the model"), only every way out the user has on this machine:
-    `command`, the grant command (None when a lasting grant cannot help or be kept:
-    `no_lasting_grant` says why); `auto_allow_entry`, the `[consent.auto_allow]` tools entry that
-    trusts this tool for every client, `auto_allow` the config.toml lines that hold it, and
+    The agent reads this, so it carries no link or code that approves anything (approval never
+    through the model: docs/architecture.md, "Security rules"), only every way out the user has
+    on this machine: `command`, the grant command (None when a lasting grant cannot help or be
+    kept: `no_lasting_grant` says why); `auto_allow_entry`, the `[consent.auto_allow]` tools entry
+    that trusts this tool for every client, `auto_allow` the config.toml lines that hold it, and
     `config_file` the file to put them in."""
 
     def __init__(

@@ -1,4 +1,4 @@
-"""Credentials per app, bound to where the app's descriptor came from (DESIGN.md security rules).
+"""Credentials per app, bound to where the app's descriptor came from (docs/architecture.md).
 
 A descriptor fetched from `https://evil.example` that claims `com.notion.api` has a different
 binding from the bundled Notion descriptor, so it can never read Notion's token. Records are

@@ -6,7 +6,7 @@ page the client opens through URL elicitation —, or the terminal for the CLI),
 dialog when a desktop session is present. If nobody can ask, CONSENT_REQUIRED tells the agent
 what to show the user and, where a lasting grant can help, the exact command that grants it.
 
-Approval never passes through the model (DESIGN.md "Approval never through the model"): no
+Approval never passes through the model (docs/architecture.md, "Security rules"): no
 error or result carries a link or a code that approves anything. A link to the consent page
 reaches the user only through URL-mode elicitation, which the client shows to the user and the
 model never reads; an agent able to fetch pages must not be able to answer for the user.

@@ -1,4 +1,4 @@
-"""Where a descriptor came from — its *binding* — defined once (DESIGN.md "Binding").
+"""Where a descriptor came from — its *binding* — defined once (docs/architecture.md).
 
 Credentials, consent decisions, the web descriptor cache and app resolution all use this one
 definition, so a site that claims another app's id is never mistaken for it:

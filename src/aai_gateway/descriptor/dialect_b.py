@@ -1,7 +1,7 @@
 """Dialect B (`001_…`, `003_…`): `appId` + `platforms{}`, one automation per platform, per-tool bindings.
 
 Every platform section is parsed and validated; the descriptor's active tools are the host OS
-section's, plus the `web` tools the OS section lacks (DESIGN.md).
+section's, plus the `web` tools the OS section lacks (docs/aai-json.md §4).
 """
 
 from __future__ import annotations

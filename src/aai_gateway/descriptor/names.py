@@ -1,7 +1,7 @@
 """Localized app names: one map from BCP 47 tag to name, whatever the dialect wrote.
 
 Dialect A and B write `"Reminders|提醒事项|Rappels"`; dialect C writes `{"en": ..., "zh-CN": ...}`
-with a `defaultLang`. Lookup order (DESIGN.md): exact tag, then any tag of the same language
+with a `defaultLang`. Lookup order (docs/aai-json.md §5): exact tag, then any tag of the same language
 (`zh-TW` finds `zh-CN`), then the default language, then the first name.
 """
 

@@ -1,4 +1,5 @@
-"""Where descriptors live, in precedence order (DESIGN.md "Discovery sources and precedence").
+"""Where descriptors live, in precedence order (docs/architecture.md, "Discovery sources and
+precedence").
 
 `Layout` holds the machine's directories; `Layout.for_host()` reads them from platformdirs and
 the environment, tests build one by hand. `discovery_sources()` is pure: layout in, ordered

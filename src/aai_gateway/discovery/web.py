@@ -1,4 +1,4 @@
-"""Fetching a web app's `/.well-known/aai.json`, safely (DESIGN.md "Security rules").
+"""Fetching a web app's `/.well-known/aai.json`, safely (docs/architecture.md, "Security rules").
 
 - Origins are normalized by `descriptor.origin.normalize_origin` (re-exported here): https only.
 - `fetch_well_known` GETs `<origin>/.well-known/aai.json`:

@@ -1,4 +1,4 @@
-"""The web descriptor cache (spec "Local Storage", DESIGN.md source 6).
+"""The web descriptor cache (spec "Local Storage"; docs/architecture.md).
 
 Layout, under a root the caller chooses (the CLI passes `platformdirs.user_cache_dir("aai-gateway")`,
 see `default_cache_root`):

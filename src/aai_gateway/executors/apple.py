@@ -4,8 +4,8 @@ Script tools (dialect B): the tool's template is filled by `apple_script` (value
 literals, never code) and the script is written to `osascript -`'s stdin, so it never shows in
 argv. `result as record` adds `-s s` and parses the printed source form.
 
-Apple Events (dialect C): a constant AppleScript program, fed on stdin, sends the DESIGN.md JSON
-request to the app as the direct parameter of the event `«event CCCCIIII»`; the bundle id and
+Apple Events (dialect C): a constant AppleScript program, fed on stdin, sends the JSON request
+(wire.py) to the app as the direct parameter of the event `«event CCCCIIII»`; the bundle id and
 the request are arguments (`osascript - <bundleId> <request>`), never script text. The two
 four-character codes cannot be arguments: they are checked to be exactly four printable ASCII
 characters first. The app answers with the JSON response.

@@ -3,7 +3,7 @@
 Two ways a tool is called:
 - a dialect-B `script` (an action sequence): run by com_interpreter.py against the backend;
 - no per-tool call (dialects A and C): the object of the channel's ProgID is created and its
-  `Execute` method is called with the JSON request of DESIGN.md; it returns the JSON response.
+  `Execute` method is called with the JSON request of wire.py; it returns the JSON response.
 
 Backends block, so each call runs in a worker thread (anyio.to_thread); a call that outlives its
 timeout fails with TIMEOUT, and its sequence stops before its next action (a COM call already

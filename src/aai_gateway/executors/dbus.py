@@ -2,7 +2,7 @@
 
 Three ways a tool is called (docs/dbus.md):
 - no per-tool method (dialects A and C): `Execute(s) -> s` on the channel's object and interface
-  with the JSON request of DESIGN.md; the reply is the JSON response.
+  with the JSON request of wire.py; the reply is the JSON response.
 - a dialect-B `method` without `signature`: that method with the JSON request as its one string
   argument; a string reply is parsed as JSON (`output_parser: string` keeps it as text).
 - a dialect-B `method` with `signature` and `args`: typed arguments converted from the

@@ -1,11 +1,11 @@
 """`execution.type: "stdio"`: one adapter process per call, JSON request on stdin, answer on stdout.
 
-The contract (DESIGN.md, "Wire formats"): the gateway starts `command args…` in the descriptor's
-folder, writes the request as one line of JSON to the child's stdin and closes it, and reads the
-response JSON from stdout; stderr is kept for error messages. Parameters travel only inside that
-JSON, never in argv or the environment. The child gets a minimal environment (see
-`process.PASSED_ENVIRONMENT`) plus the descriptor's `env`. When the call's time is up, or the
-calling task is cancelled, the child's whole process group is stopped.
+The contract (docs/stdio.md; docs/architecture.md, "Wire formats"): the gateway starts
+`command args…` in the descriptor's folder, writes the request as one line of JSON to the child's
+stdin and closes it, and reads the response JSON from stdout; stderr is kept for error messages.
+Parameters travel only inside that JSON, never in argv or the environment. The child gets a
+minimal environment (see `process.PASSED_ENVIRONMENT`) plus the descriptor's `env`. When the
+call's time is up, or the calling task is cancelled, the child's whole process group is stopped.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The JSON request/response that stdio adapters, DBus `Execute` and Apple Events speak (DESIGN.md).
+"""The JSON request/response of stdio adapters, DBus and COM `Execute`, and Apple Events.
+
+See docs/architecture.md, "Wire formats".
 
 request:  {"version": "1.0", "request_id": "…", "tool": "…", "params": {…}}
 response: {"version": "1.0", "request_id": "…", "status": "success", "result": …}

@@ -1,4 +1,7 @@
-"""How apps appear in tools/list: tool names and one-line descriptions (DESIGN.md "MCP surface")."""
+"""How apps appear in tools/list: tool names and one-line descriptions.
+
+See docs/architecture.md, "The MCP surface".
+"""
 
 from __future__ import annotations
 

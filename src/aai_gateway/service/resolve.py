@@ -1,4 +1,4 @@
-"""Find the app an agent or a user means, among every app the gateway knows (DESIGN.md "Binding").
+"""Find the app an agent or a user means, among every app the gateway knows (docs/architecture.md).
 
 What a reference names:
 
