@@ -154,8 +154,9 @@ Consent settings: the [consent] table of config.toml in the user config director
 Before a tool of an app runs, the gateway asks the user, per calling MCP client (its client
 info name; "Unknown Client" when it sends none). The answer can be: allow once; always allow
 this tool; always allow every tool of this app; deny, optionally remembered. Remembered
-answers live in the OS keyring, per client, per app, and per place the app's descriptor came
-from: a web descriptor claiming a local app's id never shares its grants.
+answers live in the OS keyring (without one: in an owner-only file in the user state directory),
+per client, per app, and per place the app's descriptor came from: a web descriptor claiming a
+local app's id never shares its grants.
 
     [consent]
     always_ask = false     # true: ask before every execution; remembered allows are not used

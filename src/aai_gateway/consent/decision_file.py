@@ -1,4 +1,4 @@
-"""Where consent decisions live when no OS keyring is usable (DESIGN.md "Consent without a keyring").
+"""Where consent decisions live when no OS keyring is usable (docs/consent.md, "Without a keyring").
 
 Consent decisions are not secrets (which client may use which tool), so a machine without a
 Secret Service — a server, a container, WSL, an SSH session — keeps them in one JSON file in the
