@@ -1147,3 +1147,18 @@ def test_an_app_credential_lifetime_must_be_between_a_second_and_a_year(expires_
     document = read_fixture("c_web_appcredential.json")
     document["auth"]["appCredential"]["expiresIn"] = expires_in
     rejected_at(document, "/auth/appCredential/expiresIn", "expiresIn must be between 1 and")
+
+
+@pytest.mark.parametrize(
+    ("pointer", "value", "example"),
+    [
+        ("/app/aliases", "memo", 'for example ["memo"]'),
+        ("/execution/timeout", "10s", "for example 30000 (milliseconds)"),
+        ("/app/description", 3, 'for example "3"'),
+        ("/app/name", ["Notes"], 'for example {"name": "value"}'),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_answered_with_what_a_right_one_looks_like(
+    pointer: str, value: Any, example: str
+) -> None:
+    rejected_at(with_changes(valid_c("web"), (pointer, value)), pointer, "must be", example)

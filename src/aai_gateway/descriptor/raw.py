@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
 import typing
 from collections.abc import Iterator
 from typing import Any
@@ -66,6 +67,33 @@ def describe_json(value: Any) -> str:
     return kind
 
 
+_UNITS: dict[str, tuple[str, str]] = {  # fields whose number has a unit: (unit, a typical value)
+    "timeout": ("milliseconds", "30000"),
+    "expiresIn": ("seconds", "7200"),
+    "expires_in": ("seconds", "7200"),
+}
+
+
+def correct_example(kind: str, given: Any) -> str:
+    """What a value of the expected JSON type looks like, made from the given one where it can
+    be (`"memo"` → `["memo"]`, `"10s"` → `10`, `3` → `"3"`), as JSON."""
+    scalar = isinstance(given, str | int | float | bool) and len(str(given)) <= 40
+    if kind in ("list_type", "tuple_type"):
+        return json.dumps([given] if scalar else ["…"], ensure_ascii=False)
+    if kind in ("int_type", "float_type"):
+        number = re.search(r"-?\d+(?:\.\d+)?", str(given)) if scalar else None
+        if number is None:
+            return "1"
+        return number[0] if kind == "float_type" else str(int(float(number[0])))
+    if kind == "string_type":
+        return json.dumps(
+            str(given) if scalar and not isinstance(given, bool) else "text", ensure_ascii=False
+        )
+    if kind == "bool_type":
+        return "false" if str(given).strip().lower() in ("false", "no", "0", "off", "") else "true"
+    return '{"name": "value"}'
+
+
 def _field_label(loc: tuple[str | int, ...]) -> str:
     tail = [shortened(p) for p in loc if isinstance(p, str)][-2:]
     if tail[-1:] == ["type"] and tail[:1] in (["execution"], ["auth"]):
@@ -85,7 +113,12 @@ def problems_from_validation(error: ValidationError, prefix: tuple[str | int, ..
         if kind == "missing":
             message = f"required field {_field_label(loc)} is missing"
         elif kind in _EXPECTED:
-            message = f"{_field_label(loc)} must be {_EXPECTED[kind]}, not {describe_json(given)}"
+            unit = _UNITS.get(str(loc[-1])) if loc else None
+            example = f"{unit[1]} ({unit[0]})" if unit else correct_example(kind, given)
+            message = (
+                f"{_field_label(loc)} must be {_EXPECTED[kind]}, not {describe_json(given)}; "
+                f"for example {example}"
+            )
         elif kind == "literal_error":
             expected = item.get("ctx", {}).get("expected", "")
             message = f"unknown {_field_label(loc)} {json_excerpt(given)}; expected {expected}"
