@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from aai_gateway.executors.apple_script import (
     render_jxa,
 )
 from aai_gateway.executors.templates import PLACEHOLDER, text_of
+from tests.peers import node
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -439,7 +439,6 @@ def test_an_applescript_placeholder_in_quotes_or_bare_becomes_only_literals(
 
 # --------------------------------------------------------------------------- JXA proof (Node)
 
-NODE = shutil.which("node")
 NODE_RUNNER = """
 const scripts = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const run = (s) => { try { return {ok: new Function(s)()}; } catch (e) { return {error: String(e)}; } };
@@ -475,12 +474,6 @@ def numbers_as_floats(value: Any) -> Any:
     if isinstance(value, list):
         return [numbers_as_floats(item) for item in value]
     return {key: numbers_as_floats(item) for key, item in value.items()}
-
-
-def node() -> str:
-    """Node, which proves the JXA escaping: missing, the proof fails (it never skips)."""
-    assert NODE is not None, "node is needed to prove JXA escaping: run scripts/install-test-peers"
-    return NODE
 
 
 def run_in_node(scripts: list[str]) -> list[dict[str, Any]]:

@@ -1,33 +1,27 @@
 """A second MCP client, the MCP Inspector CLI (Node), lists and calls the gateway's tools.
 
-scripts/install-test-peers installs the pinned Inspector into .cache/test-peers.
+scripts/install-test-peers installs the pinned Inspector and the Node it needs into .cache/test-peers.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-INSPECTOR = ROOT / ".cache" / "test-peers" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+from tests.peers import INSPECTOR, node, with_node_first_on_path
 
 
 def inspector(apps: Path, *method: str) -> Any:
-    if shutil.which("node") is None:
-        pytest.skip(
-            "Node.js is not installed: the Inspector CLI cannot run (scripts/install-test-peers installs it)"
-        )
     assert INSPECTOR.exists(), "MCP Inspector CLI missing: run scripts/install-test-peers"
     gateway = [sys.executable, "-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(apps)]
     config = ["-e", f"AAI_GATEWAY_CONFIG={apps.parent / 'config.toml'}"]  # auto-allows the test apps
     done = subprocess.run(
-        [str(INSPECTOR), "--cli", *config, *gateway, *method],
+        [node(), str(INSPECTOR), "--cli", *config, *gateway, *method],
+        env=with_node_first_on_path(dict(os.environ)),
         capture_output=True,
         text=True,
         timeout=120,
