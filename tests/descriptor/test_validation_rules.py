@@ -708,6 +708,60 @@ def test_a_header_value_with_cr_or_lf_is_rejected(dialect: str, pointer: str, va
     rejected_at(document, pointer, "CR, LF or NUL")
 
 
+HEADER_PARENTS = [
+    ("A", "/execution/default_headers"),
+    ("A", "/tools/0/execution/headers"),
+    ("B", "/platforms/web/default_headers"),
+    ("B", "/platforms/web/tools/0/headers"),
+    ("C", "/execution/defaultHeaders"),
+    ("C", "/tools/0/execution/headers"),
+]
+
+
+@pytest.mark.parametrize("value", ["a\x0bb", "a\x0cb", "a\x1bb", "a\x7fb"])
+@pytest.mark.parametrize(("dialect", "parent"), HEADER_PARENTS)
+def test_a_header_value_with_any_other_control_character_is_rejected(
+    dialect: str, parent: str, value: str
+) -> None:
+    base = {"A": valid_a("web"), "B": valid_b(), "C": valid_c("web")}[dialect]
+
+    rejected_at(with_changes(base, (parent, {"X-Test": value})), f"{parent}/X-Test", "control character")
+
+
+@pytest.mark.parametrize(
+    "name", ["Content-Length", "transfer-encoding", "Host", "Connection", "Keep-Alive", "TE", "Upgrade"]
+)
+@pytest.mark.parametrize(("dialect", "parent"), HEADER_PARENTS)
+def test_a_header_the_http_client_writes_itself_is_rejected(dialect: str, parent: str, name: str) -> None:
+    """A descriptor's `Content-Length: 5` or `Transfer-Encoding` would frame the request its
+    own way (request smuggling), `Host` would pick another virtual host than the URL names."""
+    base = {"A": valid_a("web"), "B": valid_b(), "C": valid_c("web")}[dialect]
+
+    rejected_at(with_changes(base, (parent, {name: "5"})), f"{parent}/{name}", "set by the gateway")
+
+
+@pytest.mark.parametrize(
+    ("dialect", "auth", "pointer"),
+    [
+        ("B", {"type": "api_key", "key_name": "Content-Length"}, "/platforms/web/auth/key_name"),
+        (
+            "C",
+            {
+                "type": "apiKey",
+                "apiKey": {"location": "header", "name": "Host", "obtainUrl": "https://e.com"},
+            },
+            "/auth/apiKey/name",
+        ),
+    ],
+)
+def test_an_api_key_header_the_http_client_writes_itself_is_rejected(
+    dialect: str, auth: JsonDict, pointer: str
+) -> None:
+    base, where = (valid_b(), "/platforms/web/auth") if dialect == "B" else (valid_c("web"), "/auth")
+
+    rejected_at(with_changes(base, (where, auth)), pointer, "set by the gateway")
+
+
 def test_a_header_name_that_is_not_a_token_is_rejected() -> None:
     rejected_at(
         with_changes(valid_c(), ("/execution/defaultHeaders", {"Bad Header": "x"})),

@@ -76,6 +76,11 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
         yield Problem(
             f"{pointer}/key_name", "auth type 'api_key' needs key_name (the header or query parameter name)"
         )
+    elif auth.type == "api_key" and (auth.key_placement or auth.token_placement or "header") == "header":
+        assert auth.key_name is not None
+        yield from checks.check_header_name(auth.key_name, f"{pointer}/key_name")
+    if auth.token_prefix is not None:
+        yield from checks.check_header_value(auth.token_prefix, f"{pointer}/token_prefix")
     ignored = {
         "oauth2": ("env_var", "key_name", "key_placement"),
         "api_key": ("auth_url", "token_url", "scopes"),
