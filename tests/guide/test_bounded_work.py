@@ -145,3 +145,30 @@ def test_a_huge_constant_is_shown_by_its_start() -> None:
 def test_hints_are_looked_for_only_at_the_start_of_a_description() -> None:
     assert hints.quoted_examples("e.g. 42") == [42]
     assert hints.quoted_examples("x" * hints.SEARCHED_CHARACTERS + " e.g. 42") == []
+
+
+class CountedSchema(dict[str, Any]):
+    """A returns schema that counts how often it is compared with another."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountedSchema.comparisons += 1
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # a dict: unhashable
+
+
+def test_tools_with_returns_schemas_are_not_each_compared_with_every_other() -> None:
+    tools = [
+        make_tool(name=f"t{i}").model_copy(
+            update={"returns": CountedSchema(type="object", description=f"r{i}")}
+        )
+        for i in range(300)
+    ]
+    CountedSchema.comparisons = 0
+
+    guide = render_guide(make_app(*tools))
+
+    assert CountedSchema.comparisons < 300
+    assert guide.count("**Returns**: object — r") == 300
