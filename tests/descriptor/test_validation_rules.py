@@ -675,6 +675,57 @@ def test_applescript_comments_and_strings_that_are_unambiguous_are_accepted(scri
     assert result.errors == [], rendered(result)
 
 
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        (
+            'set r to {|k\\"|: "${query}"}',
+            ("identifier |…| at character 11", "backslash before '\"'", "'\\|'"),
+        ),
+        ("search “${query}”", ("curly double quote (“) in code at character 8", "(character id 8220)")),
+        ('search "say “${query}”"', ("curly double quote (“) in the string literal",)),
+        ('search «class a|b» & "${query}"', ("raw code «…» at character 8 holds '|'",)),
+        ('-- note ¬\nsearch "${query}"', ("holds '¬'", "continuation character")),
+        ('-- note\u2028search "${query}"', ("line break other than LF or CR (U+2028) in the comment",)),
+    ],
+    ids=[
+        "unknown escape in bars",
+        "curly quotes in code",
+        "curly quotes in a string",
+        "raw code",
+        "¬",
+        "U+2028",
+    ],
+)
+def test_an_applescript_template_whose_reading_is_in_doubt_is_rejected_at_its_script(
+    script: str, words: tuple[str, ...]
+) -> None:
+    document = with_changes(valid_b(), (SCRIPT, script))
+
+    message = rejected_at(document, SCRIPT, *words)
+
+    assert "is in doubt" in message
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'set r to {|k\\|": "${query}" |:1}',
+        'set |a\\\\| to "${query}"',
+        'set x to «data utxt0022» & "${query}"',
+        '-- say “hi” ¶\nsearch "${query}"',
+        '-- windows line ends\r\nsearch "${query}"',
+    ],
+    ids=["escaped bar", "escaped backslash", "raw data", "curly quotes in a comment", "CRLF"],
+)
+def test_applescript_identifiers_raw_codes_and_comments_that_are_unambiguous_are_accepted(
+    script: str,
+) -> None:
+    result = load(with_changes(valid_b(), (SCRIPT, script)))
+
+    assert result.errors == [], rendered(result)
+
+
 def test_a_jxa_block_comment_may_hold_quotes() -> None:
     document = with_changes(
         valid_b(),
