@@ -160,13 +160,28 @@ class UnknownToolError(AaiError):
 
 
 class InvalidParamsError(AaiError):
-    def __init__(self, app_id: str, tool: str, violations: list[dict[str, str]]) -> None:
-        listed = "; ".join(f"{v['path'] or '(arguments)'}: {v['message']}" for v in violations[:10])
-        super().__init__(
-            f"invalid arguments for {app_id} {tool}: {listed}",
-            {"app": app_id, "tool": tool, "violations": violations},
-            ErrorCode.INVALID_PARAMS,
+    """`violations` lists what was found; `unlisted` counts the violations left out of it, None
+    when nobody looked for them (`data.violations_complete` is then false)."""
+
+    SHOWN_IN_MESSAGE = 10
+
+    def __init__(
+        self, app_id: str, tool: str, violations: list[dict[str, str]], *, unlisted: int | None = 0
+    ) -> None:
+        shown = violations[: self.SHOWN_IN_MESSAGE]
+        message = f"invalid arguments for {app_id} {tool}: " + "; ".join(
+            f"{v['path'] or '(arguments)'}: {v['message']}" for v in shown
         )
+        data: dict[str, Any] = {"app": app_id, "tool": tool, "violations": violations}
+        if unlisted is None:
+            message += "; further violations were not looked for"
+            data["violations_complete"] = False
+        elif unlisted or len(violations) > len(shown):
+            message += f" (and {unlisted + len(violations) - len(shown)} more)"
+            if unlisted:
+                data["violations_complete"] = False
+                data["violations_unlisted"] = unlisted
+        super().__init__(message, data, ErrorCode.INVALID_PARAMS)
 
 
 class ExecutionTimeoutError(AaiError):

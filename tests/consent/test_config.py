@@ -18,6 +18,7 @@ from aai_gateway.consent import (
     load_config,
     parse_config_text,
 )
+from aai_gateway.consent import config as config_module
 from tests.consent.apps import EVIL, GOOD, NOTES_ID, bundled_app, local_app, web_app
 
 CALLER = "Claude Code"
@@ -109,6 +110,55 @@ def test_toml_cut_short_is_reported_without_a_line_when_the_parser_gives_none() 
     assert problem.line is None
     assert problem.render().startswith("config.toml: is not valid TOML: ")
     assert "end of document" in problem.message
+
+
+TRUSTING = '[consent.auto_allow]\napps = ["dev.aai.example.notes"]\n[elsewhere]\n'
+
+
+@pytest.mark.parametrize(
+    ("hostile", "reason"),
+    [
+        ("x = " + "[" * 2_000 + "]" * 2_000 + "\n", "arrays or tables nested too deep to read"),
+        ("x = " + "{a=" * 2_000 + "1" + "}" * 2_000 + "\n", "arrays or tables nested too deep to read"),
+        ("x = 1" + "0" * 5_000 + "\n", "an integer of more than 4300 digits"),
+    ],
+    ids=["arrays nested 2000 deep", "inline tables nested 2000 deep", "a 5001-digit integer"],
+)
+def test_content_the_toml_parser_cannot_take_gives_the_defaults_and_one_problem(
+    tmp_path: Path, hostile: str, reason: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(TRUSTING + hostile, encoding="utf-8")
+
+    loaded = load_config(path)
+
+    assert loaded.config == ConsentConfig()  # the trusted app in the same file is not trusted
+    problem = only_problem(loaded)
+    assert problem.render() == f"{path}: holds {reason}; using consent defaults"
+
+
+def test_a_wrong_value_too_large_to_write_out_is_still_a_problem_of_its_key() -> None:
+    loaded = parse_config_text("[consent]\nalways_ask = 0x" + "f" * 5_000 + "\n", "config.toml")
+
+    assert loaded.config == ConsentConfig()
+    assert only_problem(loaded).render() == (
+        "config.toml:2: consent.always_ask: must be true or false, "
+        "not a number (too large to show); using false"
+    )
+
+
+def test_a_value_no_check_foresaw_gives_the_defaults_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    def explode(*_args: object) -> ConsentConfig:
+        raise OverflowError("unforeseen")
+
+    monkeypatch.setattr(config_module._Reader, "read", explode)
+
+    loaded = parse_config_text(TRUSTING, "config.toml")
+
+    assert loaded.config == ConsentConfig()
+    assert only_problem(loaded).render() == (
+        "config.toml: cannot be applied (OverflowError: unforeseen); using consent defaults"
+    )
 
 
 def test_a_file_that_is_not_utf8_is_a_problem_not_a_crash(tmp_path: Path) -> None:

@@ -675,6 +675,57 @@ def test_applescript_comments_and_strings_that_are_unambiguous_are_accepted(scri
     assert result.errors == [], rendered(result)
 
 
+@pytest.mark.parametrize(
+    ("script", "words"),
+    [
+        (
+            'set r to {|k\\"|: "${query}"}',
+            ("identifier |…| at character 11", "backslash before '\"'", "'\\|'"),
+        ),
+        ("search “${query}”", ("curly double quote (“) in code at character 8", "(character id 8220)")),
+        ('search "say “${query}”"', ("curly double quote (“) in the string literal",)),
+        ('search «class a|b» & "${query}"', ("raw code «…» at character 8 holds '|'",)),
+        ('-- note ¬\nsearch "${query}"', ("holds '¬'", "continuation character")),
+        ('-- note\u2028search "${query}"', ("line break other than LF or CR (U+2028) in the comment",)),
+    ],
+    ids=[
+        "unknown escape in bars",
+        "curly quotes in code",
+        "curly quotes in a string",
+        "raw code",
+        "¬",
+        "U+2028",
+    ],
+)
+def test_an_applescript_template_whose_reading_is_in_doubt_is_rejected_at_its_script(
+    script: str, words: tuple[str, ...]
+) -> None:
+    document = with_changes(valid_b(), (SCRIPT, script))
+
+    message = rejected_at(document, SCRIPT, *words)
+
+    assert "is in doubt" in message
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'set r to {|k\\|": "${query}" |:1}',
+        'set |a\\\\| to "${query}"',
+        'set x to «data utxt0022» & "${query}"',
+        '-- say “hi” ¶\nsearch "${query}"',
+        '-- windows line ends\r\nsearch "${query}"',
+    ],
+    ids=["escaped bar", "escaped backslash", "raw data", "curly quotes in a comment", "CRLF"],
+)
+def test_applescript_identifiers_raw_codes_and_comments_that_are_unambiguous_are_accepted(
+    script: str,
+) -> None:
+    result = load(with_changes(valid_b(), (SCRIPT, script)))
+
+    assert result.errors == [], rendered(result)
+
+
 def test_a_jxa_block_comment_may_hold_quotes() -> None:
     document = with_changes(
         valid_b(),
@@ -706,6 +757,60 @@ def test_a_header_value_with_cr_or_lf_is_rejected(dialect: str, pointer: str, va
     document = with_changes(base, (parent, {"X-Test": value}))
 
     rejected_at(document, pointer, "CR, LF or NUL")
+
+
+HEADER_PARENTS = [
+    ("A", "/execution/default_headers"),
+    ("A", "/tools/0/execution/headers"),
+    ("B", "/platforms/web/default_headers"),
+    ("B", "/platforms/web/tools/0/headers"),
+    ("C", "/execution/defaultHeaders"),
+    ("C", "/tools/0/execution/headers"),
+]
+
+
+@pytest.mark.parametrize("value", ["a\x0bb", "a\x0cb", "a\x1bb", "a\x7fb"])
+@pytest.mark.parametrize(("dialect", "parent"), HEADER_PARENTS)
+def test_a_header_value_with_any_other_control_character_is_rejected(
+    dialect: str, parent: str, value: str
+) -> None:
+    base = {"A": valid_a("web"), "B": valid_b(), "C": valid_c("web")}[dialect]
+
+    rejected_at(with_changes(base, (parent, {"X-Test": value})), f"{parent}/X-Test", "control character")
+
+
+@pytest.mark.parametrize(
+    "name", ["Content-Length", "transfer-encoding", "Host", "Connection", "Keep-Alive", "TE", "Upgrade"]
+)
+@pytest.mark.parametrize(("dialect", "parent"), HEADER_PARENTS)
+def test_a_header_the_http_client_writes_itself_is_rejected(dialect: str, parent: str, name: str) -> None:
+    """A descriptor's `Content-Length: 5` or `Transfer-Encoding` would frame the request its
+    own way (request smuggling), `Host` would pick another virtual host than the URL names."""
+    base = {"A": valid_a("web"), "B": valid_b(), "C": valid_c("web")}[dialect]
+
+    rejected_at(with_changes(base, (parent, {name: "5"})), f"{parent}/{name}", "set by the gateway")
+
+
+@pytest.mark.parametrize(
+    ("dialect", "auth", "pointer"),
+    [
+        ("B", {"type": "api_key", "key_name": "Content-Length"}, "/platforms/web/auth/key_name"),
+        (
+            "C",
+            {
+                "type": "apiKey",
+                "apiKey": {"location": "header", "name": "Host", "obtainUrl": "https://e.com"},
+            },
+            "/auth/apiKey/name",
+        ),
+    ],
+)
+def test_an_api_key_header_the_http_client_writes_itself_is_rejected(
+    dialect: str, auth: JsonDict, pointer: str
+) -> None:
+    base, where = (valid_b(), "/platforms/web/auth") if dialect == "B" else (valid_c("web"), "/auth")
+
+    rejected_at(with_changes(base, (where, auth)), pointer, "set by the gateway")
 
 
 def test_a_header_name_that_is_not_a_token_is_rejected() -> None:

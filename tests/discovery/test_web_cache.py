@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from aai_gateway.discovery import web_cache
 from aai_gateway.discovery.web_cache import (
     DEFAULT_TTL_SECONDS,
     WebCache,
@@ -137,6 +138,15 @@ CORRUPTIONS: dict[str, tuple[bytes | None, bytes | None]] = {
     "source-url-http": (BODY, b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "http://a.b/"}'),
     "source-url-missing": (BODY, b'{"fetched_at": 1, "ttl_seconds": 5}'),
     "descriptor-missing": (None, b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "https://a.b/"}'),
+    "meta-nested-past-the-parser": (BODY, b"[" * 100_000 + b"]" * 100_000),
+    "source-url-a-lone-surrogate": (
+        BODY,
+        b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "https://\\ud800.example/"}',
+    ),
+    "source-url-terminal-controls": (
+        BODY,
+        b'{"fetched_at": 1, "ttl_seconds": 5, "source_url": "https://a.b/\\u001b]0;owned\\u0007"}',
+    ),
     "meta-missing": (BODY, None),
 }
 
@@ -158,6 +168,25 @@ def test_a_corrupted_entry_counts_as_absent_and_is_logged(
     assert "ignoring the web cache entry" in caplog.text
     assert str(directory) in caplog.text
     assert BODY.decode() not in caplog.text
+
+
+def test_anything_failing_while_one_entry_is_read_costs_only_that_entry(
+    cache: WebCache, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache.put("https://notion.com", SOURCE, BODY)
+    cache.put("https://example.com", "https://example.com/.well-known/aai.json", BODY)
+    original = web_cache._meta_problem
+
+    def fails_for_notion(meta: object) -> str | None:
+        if isinstance(meta, dict) and meta.get("source_url") == SOURCE:
+            raise MemoryError("no room")
+        return original(meta)
+
+    monkeypatch.setattr(web_cache, "_meta_problem", fails_for_notion)
+    with caplog.at_level(logging.WARNING, logger="aai_gateway.discovery.web_cache"):
+        assert cache.get("https://notion.com") is None
+        assert [e.origin for e in cache.entries()] == ["https://example.com"]
+    assert "notion.com: cannot read it (MemoryError)" in caplog.text
 
 
 def test_a_corrupted_entry_is_overwritten_by_the_next_put(cache: WebCache) -> None:

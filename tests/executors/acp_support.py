@@ -12,6 +12,7 @@ from aai_gateway.executors import Invocation, ProgressReporter
 from aai_gateway.executors.base import PermissionAsker
 
 AGENT = Path(__file__).with_name("acp_agent.py")
+LINE_AGENT = Path(__file__).with_name("line_agent.py")  # splits its input as str.splitlines() does
 APP_ID = "dev.test.acpagent"
 
 
@@ -21,6 +22,7 @@ def acp_document(
     timeout_ms: int | None = None,
     command: str = sys.executable,
     app_id: str = APP_ID,
+    agent: Path = AGENT,
 ) -> dict[str, Any]:
     """A dialect-C descriptor of the test agent, with the three ACP tools and one unknown tool."""
     env = {"ACP_TEST_MARKER": "from-descriptor"}
@@ -28,7 +30,7 @@ def acp_document(
         env["ACP_TEST_LOG"] = str(log)
     execution: dict[str, Any] = {
         "type": "acp",
-        "start": {"command": command, "args": [str(AGENT)], "env": env},
+        "start": {"command": command, "args": [str(agent)], "env": env},
     }
     if timeout_ms is not None:
         execution["timeout"] = timeout_ms

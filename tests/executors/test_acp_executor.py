@@ -15,7 +15,7 @@ from aai_gateway.descriptor import AppDescriptor, Source, load_text
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.acp import AcpExecutor
 from aai_gateway.executors.base import PermissionKind, PermissionRequest
-from tests.executors.acp_support import acp_document, call, write_app
+from tests.executors.acp_support import LINE_AGENT, acp_document, call, write_app
 
 pytestmark = pytest.mark.anyio
 
@@ -348,3 +348,15 @@ async def test_a_program_that_exits_instead_of_speaking_acp_is_unavailable_with_
     assert "`initialize` failed" in failure.value.message
     assert failure.value.data["stderr_tail"] == "usage: not-an-agent --serve"
     assert failure.value.data["exit_code"] == 2
+
+
+async def test_line_breaks_in_a_prompt_reach_the_agent_escaped_so_its_message_stays_one_line(
+    executor: AcpExecutor, tmp_path: Path
+) -> None:
+    """U+0085, U+2028 and U+2029 are line breaks to str.splitlines() and many line readers."""
+    app = write_app(tmp_path / "app", acp_document(agent=LINE_AGENT))
+    text = "a\u2028b\u2029c\u0085d"
+
+    result = await prompt(executor, app, text)
+
+    assert result["reply"] == text

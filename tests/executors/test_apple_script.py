@@ -15,6 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
+from aai_gateway.descriptor.applescript_syntax import applescript_pieces
 from aai_gateway.descriptor.model import ScriptCall
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import Invocation
@@ -736,3 +737,70 @@ def test_the_script_tool_with_a_comment_in_doubt_fails_as_the_descriptors_fault(
     assert caught.value.code == ErrorCode.EXECUTION_FAILED
     assert "dev.test.greeter greet" in caught.value.message
     assert "double quote" in caught.value.message
+
+
+# --------------------------------------------------------------------------- identifiers, raw codes, quotes
+
+SHELL = "| & (do shell script (character id {105, 100})) & |"
+
+
+def test_an_escaped_bar_keeps_the_identifier_going_so_the_value_stays_out_of_code() -> None:
+    # AppleScript Language Guide: "|This\\|Or\\|That|" is one identifier. So `|k\\|": "${v}" |` is
+    # one too, and `${v}` inside it is part of a name, not a placeholder in code.
+    template = 'set r to {|k\\|": "${v}" |:1}\nreturn r'
+
+    rendered = render_applescript(template, {"v": SHELL}, parameters=["v"])
+
+    assert rendered == template
+    assert [piece.kind for piece in applescript_pieces(template)] == ["text"]
+
+
+def test_an_escaped_backslash_ends_an_identifier_at_the_next_bar() -> None:
+    template = 'set |a\\\\| to "${v}"'
+
+    rendered = render_applescript(template, {"v": SHELL}, parameters=["v"])
+
+    assert rendered.startswith("set |a\\\\| to ")
+    assert applescript_string_value(rendered.removeprefix("set |a\\\\| to ")) == SHELL
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        'set r to {|k\\"|: "${v}"}',
+        'set r to {|k\\n|: "${v}"}',
+        "set r to {|k\\",
+        "set x to “${v}”",
+        'set x to "“${v}”"',
+        'set x to «class a"b» & "${v}"',
+        'set x to «data (*» & "${v}" & «*)»',
+        '-- note ¬\nset x to "${v}"',
+        '# note \u2029set x to "${v}"',
+        'set x to "${v}"\x0b',
+    ],
+    ids=[
+        "backslash-quote in bars",
+        "backslash-n in bars",
+        "backslash at the end",
+        "curly quotes around a placeholder",
+        "curly quotes in a string",
+        "quote in a raw code",
+        "comment opener in a raw code",
+        "continuation in a comment",
+        "paragraph separator in a comment",
+        "vertical tab in code",
+    ],
+)
+def test_a_template_whose_reading_is_in_doubt_is_refused_before_any_value_is_filled_in(template: str) -> None:
+    with pytest.raises(TemplateSyntaxError, match="is in doubt"):
+        render_applescript(template, {"v": SHELL}, parameters=["v"], tool="tag")
+
+
+def test_a_carriage_return_ends_a_line_comment_as_it_does_in_applescript() -> None:
+    template = '-- note\rset x to "Hi ${v}"'
+
+    rendered = render_applescript(template, {"v": SHELL}, parameters=["v"])
+
+    comment, _, assignment = rendered.partition("set x to ")
+    assert comment == "-- note\r"
+    assert applescript_string_value(assignment) == "Hi " + SHELL

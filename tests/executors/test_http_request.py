@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor.model import HttpCall, HttpChannel
-from aai_gateway.errors import ErrorCode, InvalidParamsError
+from aai_gateway.errors import AaiError, ErrorCode, InvalidParamsError
 from aai_gateway.executors.http_request import build_request, encode_path_value
 
 CHANNEL = HttpChannel(base_url="https://api.example.com/v1/")
@@ -258,3 +258,27 @@ def test_any_strings_in_a_json_body_come_back_exactly(arguments: dict[str, Any])
     spec = build_request(CHANNEL, HttpCall(path="/s", method="PUT"), "t", arguments)
 
     assert json.loads(spec.body or b"") == arguments
+
+
+def test_a_header_value_with_a_lone_surrogate_is_refused_before_it_reaches_the_encoder() -> None:
+    call = HttpCall(method="GET", headers={"X-Name": "${name}"})
+
+    with pytest.raises(InvalidParamsError) as caught:
+        build_request(CHANNEL, call, "t", {"name": "a\ud800b"}, app_id="app")
+
+    assert caught.value.data["violations"][0]["path"] == "/name"
+    assert "lone surrogate" in caught.value.data["violations"][0]["message"]
+
+
+@pytest.mark.parametrize("name", ["Content-Length", "Transfer-Encoding", "host", "Connection"])
+def test_a_header_the_http_client_writes_itself_never_leaves_even_from_a_descriptor_built_in_code(
+    name: str,
+) -> None:
+    """Descriptor validation refuses these names; a binding built without it is refused too."""
+    call = HttpCall(method="POST", headers={name: "5"})
+
+    with pytest.raises(AaiError) as caught:
+        build_request(CHANNEL, call, "t", {"q": "x"}, app_id="app")
+
+    assert caught.value.code == ErrorCode.INVALID_REQUEST
+    assert caught.value.data["header"] == name

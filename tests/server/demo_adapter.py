@@ -1,7 +1,8 @@
 """A stdio adapter for the server tests: one JSON request on stdin, one JSON response on stdout.
 
 Tools: `echo` returns its params; `fail` answers with an app error; `sleep` waits `seconds`;
-`nested` answers with arrays nested `depth` levels deep.
+`nested` answers with arrays nested `depth` levels deep; `raw` answers with the JSON text `json`
+as its result, written as it is.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ def main() -> None:
     elif tool == "nested":
         nested = "[" * params["depth"] + "]" * params["depth"]
         sys.stdout.write(f'{{"status": "success", "result": {{"nested": {nested}}}}}')
+        return
+    elif tool == "raw":
+        sys.stdout.write(f'{{"status": "success", "result": {params["json"]}}}')
         return
     else:
         if tool == "sleep":

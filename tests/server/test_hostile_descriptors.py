@@ -163,3 +163,21 @@ async def test_a_hostile_descriptor_in_the_web_cache_does_not_stop_the_gateway_s
 
         assert not guide.is_error, guide
         assert site.requests.count(WELL_KNOWN) == 1  # the unusable cached copy was fetched again
+
+
+async def test_a_cache_entry_nested_past_the_parser_does_not_stop_the_gateway_starting(
+    adapter_only: Path, ca: LocalCa, site: HttpsServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    WebCache(cache).put(
+        site.origin, site.origin + WELL_KNOWN, json.dumps(web_descriptor(site.origin)).encode()
+    )
+    meta = cache / WebCache(cache).key(site.origin) / "aai.json.meta"
+    meta.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    site.serve(WELL_KNOWN, web_descriptor(site.origin + "/api", app_id="dev.test.fixed"))
+
+    async with web_gateway(adapter_only, ca, cache) as client:
+        await assert_serving(client)
+        guide = await client.call_tool("web_discover", {"url": site.origin})
+
+        assert not guide.is_error, guide

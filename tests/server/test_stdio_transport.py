@@ -22,9 +22,10 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from hypothesis import given
 from hypothesis import strategies as st
 
+from aai_gateway.server.jsonrpc_lines import LineSplitter, TooLong, encode_message, too_long_error
 from aai_gateway.server.limits import DEFAULT_MAX_MESSAGE_BYTES
-from aai_gateway.server.stdio_transport import LineSplitter, TooLong, encode_message, too_long_error
-from tests.server.conftest import gateway_command
+from tests.builders import write_json
+from tests.server.conftest import adapter_app, gateway_command
 
 pytestmark = pytest.mark.anyio
 ANSWER_WAIT = 60  # only a guard against a hang: no answer at all is the failure
@@ -264,6 +265,177 @@ print("stdout is back", flush=True)
     assert "a child's output" in done.stderr.decode()
 
 
+async def test_a_request_whose_id_is_not_a_string_or_an_integer_is_invalid_request_with_a_null_id(
+    apps_dir: Path,
+) -> None:
+    """The SDK would take each for a notification (its ids are strings and integers) and answer
+    nothing: the client would wait forever."""
+    ids = [b"1.5", b"1.0", b"1e3", b"null", b"true", b"[1]", b'{"a": 1}']
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        refused = []
+        for request_id in ids:
+            await gateway.send(b'{"jsonrpc": "2.0", "id": ' + request_id + b', "method": "ping"}\n')
+            refused.append(await gateway.answer())
+        names = await gateway.tool_names(4)
+
+    assert [(answer["id"], answer["error"]["code"]) for answer in refused] == [(None, -32600)] * len(ids)
+    assert (
+        refused[0]["error"]["message"] == "Invalid Request: a request id is a string or an integer, not 1.5"
+    )
+    assert names[-2:] == ["web_discover", "aai_exec"]
+    log = (apps_dir.parent / "gateway-stderr.log").read_text(encoding="utf-8")
+    assert log.count("refused a message from the client: Invalid Request: a request id is") == len(ids)
+
+
+def raw_call(request_id: int, args: bytes, *, method: bytes = b"tools/call") -> bytes:
+    """A tools/call of the adapter's echo with `args` as raw JSON text."""
+    return (
+        b'{"jsonrpc": "2.0", "id": %d, "method": "%s", "params": {"name": "aai_exec", "arguments": '
+        b'{"app": "dev.test.adapter", "tool": "echo", "args": %s}}}\n' % (request_id, method, args)
+    )
+
+
+async def test_a_lone_surrogate_escape_reaches_the_gateway_which_answers_invalid_params_naming_it(
+    apps_dir: Path,
+) -> None:
+    """JavaScript's JSON.stringify writes a broken surrogate pair as such an escape."""
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(raw_call(2, b'{"text": "a\\udc00b", "k\\ud800": 1}'))
+        answer = await gateway.answer()
+
+    assert answer["id"] == 2
+    assert answer["result"]["isError"] is True
+    error = json.loads(answer["result"]["content"][0]["text"])["error"]
+    assert error["code"] == "INVALID_PARAMS"
+    assert error["data"]["violations"] == [
+        {"path": "/k\\ud800", "message": "text that is not valid Unicode (a lone surrogate U+D800)"},
+        {"path": "/text", "message": "text that is not valid Unicode (a lone surrogate U+DC00)"},
+    ]
+
+
+@pytest.mark.parametrize("depth", [300, 50_000])
+async def test_a_request_nested_past_the_limit_is_a_parse_error_carrying_its_id(
+    apps_dir: Path, depth: int
+) -> None:
+    nested = b"[" * depth + b"]" * depth
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(raw_call(3, b'{"text": ' + nested + b"}"))
+        refused = await gateway.answer()
+        names = await gateway.tool_names(4)
+
+    assert refused["id"] == 3
+    assert refused["error"]["code"] == -32700
+    assert refused["error"]["message"].endswith(
+        "; the gateway reads at most 200 levels of objects and arrays"
+    )
+    assert refused["error"]["data"] == {"max_depth": 200}
+    assert names[-2:] == ["web_discover", "aai_exec"]
+
+
+async def test_an_unknown_method_spelled_with_a_lone_surrogate_is_answered_with_its_id(
+    apps_dir: Path,
+) -> None:
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(b'{"jsonrpc": "2.0", "id": 5, "method": "tools/\\ud800"}\n')
+        refused = await gateway.answer()
+
+    assert refused == {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "error": {"code": -32601, "message": "Method not found", "data": "tools/\\ud800"},
+    }
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+async def test_a_request_with_a_million_violations_gets_a_short_answer_in_bounded_memory(
+    apps_dir: Path,
+) -> None:
+    """Each array item of the wrong type is a violation: 1 million of them in a 2 MB request."""
+    document = adapter_app()
+    tags = {"type": "array", "items": {"type": "string", "minLength": 3}}
+    document["tools"][0]["parameters"]["properties"]["tags"] = tags
+    write_json(apps_dir / "adapter.json", document)
+    items = 1_000_000
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        peak_before = gateway.peak_memory_bytes()
+        await gateway.send(raw_call(6, b'{"text": "t", "tags": [' + b",".join([b"1"] * items) + b"]}"))
+        answer = await gateway.answer()
+        peak_growth = gateway.peak_memory_bytes() - peak_before
+
+    error = json.loads(answer["result"]["content"][0]["text"])["error"]
+    assert error["code"] == "INVALID_PARAMS"
+    assert error["data"]["violations"] == [{"path": "/tags/0", "message": '1 is not of type "string"'}]
+    assert error["data"]["violations_complete"] is False
+    assert peak_growth < 200 * MB, f"peak memory grew by {peak_growth} bytes"
+
+
+@pytest.mark.parametrize("ending", [b"\n", b""], ids=["with its newline", "without a newline"])
+async def test_the_last_request_is_answered_when_input_ends_right_after_it(
+    apps_dir: Path, ending: bytes
+) -> None:
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await anyio.sleep(0.3)  # an idle session: the gateway waits for input
+        await gateway.send(b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}' + ending)
+        await gateway.process.stdin.aclose()  # type: ignore[union-attr]
+        answer = await gateway.answer()
+        with anyio.fail_after(ANSWER_WAIT):
+            ended = await gateway.process.wait()
+
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert ended == 0
+
+
+async def test_calls_still_running_at_end_of_input_are_answered_before_the_gateway_ends(
+    apps_dir: Path,
+) -> None:
+    sleep = {"app": "dev.test.adapter", "tool": "sleep", "args": {"seconds": 1}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "aai_exec", "arguments": sleep},
+    }
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(json.dumps(call).encode() + b"\n" + echo_call(8, "second"))
+        await gateway.process.stdin.aclose()  # type: ignore[union-attr]
+        answers = {answer["id"]: answer for answer in [await gateway.answer(), await gateway.answer()]}
+        with anyio.fail_after(ANSWER_WAIT):
+            ended = await gateway.process.wait()
+
+    assert answers[7]["result"].get("isError") is not True
+    assert json.loads(answers[7]["result"]["content"][0]["text"])["tool"] == "sleep"
+    assert json.loads(answers[8]["result"]["content"][0]["text"])["params"]["text"] == "second"
+    assert ended == 0
+
+
+async def test_sigterm_stops_the_gateway_without_waiting_for_a_running_call(apps_dir: Path) -> None:
+    sleep = {"app": "dev.test.adapter", "tool": "sleep", "args": {"seconds": 600}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "aai_exec", "arguments": sleep},
+    }
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(json.dumps(call).encode() + b"\n")
+        assert (await gateway.request(8, "ping"))["id"] == 8  # the call is running by now
+        gateway.process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(ANSWER_WAIT):
+            stopped = await gateway.process.wait()
+            rest = b"".join([chunk async for chunk in gateway.process.stdout])  # type: ignore[union-attr]
+
+    assert stopped == 128 + signal.SIGTERM
+    assert rest == b""  # the call was not answered: the gateway did not wait for it
+
+
 # --------------------------------------------------------------------------- framing, in memory
 
 
@@ -315,6 +487,35 @@ def test_the_id_of_a_long_request_is_read_from_its_first_bytes_when_they_show_it
     start: bytes, request_id: int | str | None
 ) -> None:
     assert too_long_error(TooLong(start), 10).id == request_id
+
+
+def test_a_tool_result_that_cannot_be_written_goes_out_as_an_internal_error_tool_result() -> None:
+    result = {"content": [{"type": "text", "text": "a\ud800"}], "structuredContent": {"a\udc00": 1}}
+    response = types.JSONRPCResponse(jsonrpc="2.0", id=4, result=result)
+
+    written = json.loads(encode_message(response, "tools/call") or b"")
+
+    assert written["id"] == 4
+    assert written["result"]["isError"] is True
+    error = json.loads(written["result"]["content"][0]["text"])["error"]
+    assert error["code"] == "INTERNAL_ERROR"
+    assert error["message"].startswith(
+        "internal error in the gateway: the tool's result could not be written"
+    )
+
+
+def test_a_json_rpc_error_quoting_a_lone_surrogate_goes_out_with_it_in_letters() -> None:
+    error = types.JSONRPCError(
+        jsonrpc="2.0", id="r1", error=types.ErrorData(code=-32601, message="no \udc00", data="x\ud800")
+    )
+
+    written = json.loads(encode_message(error) or b"")
+
+    assert written == {
+        "jsonrpc": "2.0",
+        "id": "r1",
+        "error": {"code": -32601, "message": "no \\udc00", "data": "x\\ud800"},
+    }
 
 
 def test_a_response_too_deep_to_write_goes_out_as_an_error_for_its_request() -> None:

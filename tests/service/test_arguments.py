@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
+from aai_gateway.descriptor import AppDescriptor, Tool
 from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.service.arguments import ArgumentValidator
+from aai_gateway.service.arguments import (
+    EVERY_VIOLATION_VALUES,
+    MAX_LISTED_VIOLATIONS,
+    MAX_VIOLATION_CHARS,
+    MAX_VIOLATIONS_CHARS,
+    ArgumentValidator,
+)
 from tests.consent.apps import local_app
 
 
@@ -26,3 +36,72 @@ def test_text_beyond_the_basic_plane_is_valid() -> None:
     app = local_app(tools=("create",))
     prepared = ArgumentValidator().prepare(app, app.tools[0], {"text": "🍅 漢字"})
     assert prepared["text"] == "🍅 漢字"
+
+
+def tool_with(parameters: dict[str, Any]) -> tuple[AppDescriptor, Tool]:
+    app = local_app(tools=("create",))
+    return app, app.tools[0].model_copy(update={"parameters": parameters})
+
+
+def refusal(parameters: dict[str, Any], arguments: dict[str, Any]) -> AaiError:
+    app, tool = tool_with(parameters)
+    with pytest.raises(AaiError) as caught:
+        ArgumentValidator().prepare(app, tool, arguments)
+    assert caught.value.code is ErrorCode.INVALID_PARAMS
+    return caught.value
+
+
+TAGS = {
+    "type": "object",
+    "properties": {"tags": {"type": "array", "items": {"type": "string", "minLength": 3}}},
+}
+
+
+def test_a_number_beyond_float_range_is_invalid_params_naming_where() -> None:
+    """JSON `1e400` arrives as infinity: no JSON writer, so no app, can take it."""
+    error = refusal({"type": "object"}, {"n": [1.5, float("inf")], "m": float("-inf")})
+
+    assert error.data["violations"] == [
+        {"path": "/m", "message": "a number beyond the range of a 64-bit float (about 1.8e308)"},
+        {"path": "/n/1", "message": "a number beyond the range of a 64-bit float (about 1.8e308)"},
+    ]
+
+
+def test_the_violations_reported_are_capped_and_the_rest_counted() -> None:
+    error = refusal(TAGS, {"tags": [1] * 5000})
+
+    violations = error.data["violations"]
+    assert len(violations) == MAX_LISTED_VIOLATIONS
+    assert [v["path"] for v in violations[:3]] == ["/tags/0", "/tags/1", "/tags/2"]  # in document order
+    assert error.data["violations_complete"] is False
+    assert error.data["violations_unlisted"] == 5000 - MAX_LISTED_VIOLATIONS
+    assert error.message.endswith(f"(and {5000 - 10} more)")
+
+
+def test_long_violation_messages_are_cut_and_their_total_size_is_capped() -> None:
+    many_long = {"tags": ["x" * 100_000] * 40}
+    error = refusal(
+        {"type": "object", "properties": {"tags": {"type": "array", "items": {"maxLength": 3}}}}, many_long
+    )
+
+    violations = error.data["violations"]
+    assert all(len(v["message"]) <= MAX_VIOLATION_CHARS for v in violations)
+    assert sum(len(v["message"]) + len(v["path"]) for v in violations) <= MAX_VIOLATIONS_CHARS
+    assert error.data["violations_unlisted"] == 40 - len(violations)
+    assert len(json.dumps(error.to_payload())) < 4 * MAX_VIOLATIONS_CHARS
+
+
+def test_arguments_with_too_many_values_to_check_for_every_violation_report_the_first() -> None:
+    """jsonschema-rs builds every error before yielding one: 20 000 here, millions in 4 MiB."""
+    error = refusal(TAGS, {"tags": ["fine", *[1] * (EVERY_VIOLATION_VALUES * 2)]})
+
+    assert error.data["violations"] == [{"path": "/tags/1", "message": '1 is not of type "string"'}]
+    assert error.data["violations_complete"] is False
+    assert "further violations were not looked for" in error.message
+
+
+def test_many_lone_surrogates_are_capped_like_schema_violations() -> None:
+    error = refusal({"type": "object"}, {"texts": ["\ud800"] * 5000})
+
+    assert len(error.data["violations"]) == MAX_LISTED_VIOLATIONS
+    assert error.data["violations_complete"] is False

@@ -12,7 +12,10 @@
 The token flows are async only (`httpx.AsyncClient`): they do network I/O and share one refresh
 between concurrent requests through an `anyio.Lock`. New tokens are kept through the `persist`
 callback (the provider saves them in the OS keyring). Nothing here logs a credential value, and
-error messages carry only the token endpoint's own words with any secret scrubbed out.
+error messages carry only the token endpoint's own words with any secret scrubbed out; what a
+token endpoint answers is read by token_answers.py, which keeps nothing HTTP cannot carry. A key,
+cookie or token that a header cannot carry (descriptor/http_headers.py) is refused before it is
+put on a request, naming the header, never the value.
 
 Every flow says which secret values it puts on requests (`secret_values`): the HTTP executor
 removes them from whatever the app answers (executors/redaction.py). The token flows also name
@@ -27,7 +30,7 @@ import logging
 import shlex
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -35,11 +38,21 @@ import anyio
 import httpx
 
 from ..descriptor import AppDescriptor, app_reference, parse_binding
+from ..descriptor.http_headers import header_name_problem, header_value_problem
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, OAuth2Auth
 from ..discovery.web import NetworkRuleError
-from ..errors import AaiError, AuthRequiredError, ServiceUnavailableError
-from ..executors.redaction import Scrubber
+from ..discovery.web_transport import public_url
+from ..errors import AaiError, AuthRequiredError, ErrorCode, ServiceUnavailableError
 from .credentials import AppToken, Credential, OAuthTokens
+from .token_answers import (
+    UnusableAnswerError,
+    answer_document,
+    endpoint_message,
+    lifetime_field,
+    parse_token_response,
+    scrub,
+    token_field,
+)
 from .token_client import endpoint_refused
 
 logger = logging.getLogger(__name__)
@@ -49,13 +62,11 @@ Persist = Callable[[Credential], Awaitable[None]]
 
 REFRESH_MARGIN_SECONDS: Final = 60.0
 TOKEN_REQUEST_TIMEOUT_SECONDS: Final = 30.0
-MESSAGE_CHARS: Final = 300
 _APP_TOKEN_FIELDS: Final = {
     "tenantAccessToken": "tenant_access_token",
     "appAccessToken": "app_access_token",
     "userAccessToken": "user_access_token",
 }
-_FORBIDDEN_IN_HEADERS: Final = frozenset("\r\n\x00")
 
 
 # --------------------------------------------------------------------------- errors
@@ -119,9 +130,17 @@ class AuthContext:
         return cls(credential.app_id, credential.app_id, auth_type, auth_command(reference, auth_type))
 
     def error(
-        self, reason: str, *, expired: bool = False, command: str | None = None, **data: Any
+        self,
+        reason: str,
+        *,
+        expired: bool = False,
+        invalid: bool = False,
+        command: str | None = None,
+        **data: Any,
     ) -> AuthRequiredError:
-        return AuthRequiredError(
+        """AUTH_REQUIRED; AUTH_EXPIRED when `expired`, AUTH_INVALID when `invalid` (a stored
+        credential that cannot be used as it is)."""
+        error = AuthRequiredError(
             self.app_id,
             self.app_name,
             self.auth_type,
@@ -133,38 +152,15 @@ class AuthContext:
             expired=expired,
             **data,
         )
-
-
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """`text` with every secret value replaced (redaction.py), on one line, cut to a readable
-    length."""
-    text = " ".join(Scrubber(secrets).text(text).split())
-    return text[:MESSAGE_CHARS] + ("…" if len(text) > MESSAGE_CHARS else "")
-
-
-def endpoint_message(response: httpx.Response, secrets: Iterable[str | None]) -> str:
-    """The token endpoint's own explanation: OAuth `error` + `error_description`, or the
-    `msg`/`message` of a JSON body, or the status line."""
-    status = f"HTTP {response.status_code}"
-    try:
-        document = response.json()
-    except ValueError:
-        document = None
-    parts: list[str] = []
-    if isinstance(document, dict):
-        for key in ("error", "error_description", "msg", "message", "code"):
-            value = document.get(key)
-            if isinstance(value, dict):
-                value = value.get("message")
-            if isinstance(value, str | int) and str(value).strip() and value != 0:
-                parts.append(str(value).strip())
-    detail = ": ".join(dict.fromkeys(parts))
-    return scrub(f"{status} {detail}".strip() if detail else status, secrets)
+        if invalid:
+            error.code = ErrorCode.AUTH_INVALID
+        return error
 
 
 def _check_header_value(value: str, what: str) -> None:
-    if any(c in _FORBIDDEN_IN_HEADERS for c in value):
-        raise ValueError(f"the {what} contains a line break or NUL character and cannot be sent")
+    problem = header_value_problem(value)
+    if problem:
+        raise ValueError(f"the {what} {problem}")
 
 
 def _host_of(url: str) -> str:
@@ -211,9 +207,14 @@ class ApiKeyFlow(httpx.Auth):
     ) -> None:
         if not value:
             raise ValueError("the API key is empty")
-        _check_header_value(value, "API key")
+        where = f"header {name!r}" if location == "header" else f"query parameter {name!r}"
+        _check_header_value(value, f"API key for {where}")  # in a query too: one rule for a key
         if prefix:
-            _check_header_value(prefix, "API key prefix")
+            _check_header_value(prefix, f"prefix of {where}")
+        if location == "header":
+            problem = header_name_problem(name)
+            if problem:
+                raise ValueError(f"the API key's header name {name!r} {problem}")
         self.location = location
         self.name = name
         self.prefix = prefix.strip() if prefix else None
@@ -318,6 +319,16 @@ class _TokenFlow(httpx.Auth):
     def _secrets(self) -> list[str | None]:
         return _credential_secrets(self.credential)
 
+    def _header_value(self, value: str) -> str:
+        """`value` when HTTP can carry it. Tokens are checked when obtained; one stored by an
+        older version, or changed in the keyring, is checked here before it is sent."""
+        problem = header_value_problem(value)
+        if problem:
+            raise self.context.error(
+                f"the stored token cannot be sent: it {problem}; sign in again", expired=True
+            )
+        return value
+
     def secret_values(self) -> list[str]:
         """The secret, the tokens in use and those replaced lately (an app may echo them)."""
         return [s for s in (*self._secrets(), *self._replaced) if s]
@@ -376,12 +387,12 @@ class AppCredentialFlow(_TokenFlow):
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         await request.aread()
         token = await self._token()
-        request.headers["Authorization"] = f"Bearer {token}"
+        request.headers["Authorization"] = self._header_value(f"Bearer {token}")
         response = yield request
         if response.status_code != 401:
             return
         token = await self._token(refused=token)
-        request.headers["Authorization"] = f"Bearer {token}"
+        request.headers["Authorization"] = self._header_value(f"Bearer {token}")
         response = yield request
         if response.status_code == 401:
             raise self.context.error(
@@ -416,30 +427,42 @@ class AppCredentialFlow(_TokenFlow):
             headers={"Accept": "application/json"},
         )
         logger.debug("app token exchange for %s -> %s", credential.app_id, response.status_code)
-        document = _json_object(response)
-        nested = document.get("data")
-        data: dict[str, Any] = nested if isinstance(nested, dict) else {}
-        code = document.get("code", 0)
-        field = _APP_TOKEN_FIELDS[settings.token_type]
-        token = _first_str(document, data, field, "access_token")
         if response.status_code >= 500:
             raise ServiceUnavailableError(
                 credential.app_id,
                 f"its token endpoint answered {endpoint_message(response, self._secrets())}",
                 host=_host_of(settings.token_endpoint),
             )
-        if not response.is_success or code not in (0, "0", None) or token is None:
+        document = answer_document(response) or {}
+        if not response.is_success or document.get("code", 0) not in (0, "0", None):
             reason = endpoint_message(response, self._secrets())
-            if response.is_success and code in (0, "0", None) and token is None:
-                reason = f"the answer has no {field} or access_token"
             raise self.context.error(
                 f"the token endpoint refused the App ID and App Secret ({reason})", expired=had_token
             )
-        if any(c in _FORBIDDEN_IN_HEADERS for c in token):
-            raise self.context.error("the token endpoint answered a token that cannot be sent in a header")
-        lifetime = _first_number(document, data, "expire", "expires_in")
+        try:
+            return self._app_token(response, document, started)
+        except UnusableAnswerError as exc:
+            raise self.context.error(
+                scrub(str(exc), self._secrets()), expired=True, endpoint=public_url(settings.token_endpoint)
+            ) from None
+
+    def _app_token(self, response: httpx.Response, document: dict[str, Any], started: float) -> AppToken:
+        """The token and its lifetime from a successful exchange (Feishu nests them in `data`)."""
+        where = public_url(self.settings.token_endpoint)
+        if not document:
+            raise UnusableAnswerError(
+                f"the token endpoint {where} answered HTTP {response.status_code} with something "
+                "that is not a JSON object the gateway can read"
+            )
+        nested = document.get("data")
+        data: dict[str, Any] = nested if isinstance(nested, dict) else {}
+        field = _APP_TOKEN_FIELDS[self.settings.token_type]
+        token = token_field(document, data, where, field, "access_token")
+        if token is None:
+            raise UnusableAnswerError(f"the token endpoint {where} answered without {field} or access_token")
+        lifetime = lifetime_field(document, data, where, "expire", "expires_in")
         if lifetime is None:
-            lifetime = float(settings.expires_in)  # the answer's own lifetime wins over the descriptor's
+            lifetime = float(self.settings.expires_in)  # the answer's own lifetime wins over the descriptor's
         return AppToken(token=token, expires_at=started + lifetime)
 
 
@@ -473,10 +496,10 @@ class OAuth2Flow(_TokenFlow):
 
     def _apply(self, request: httpx.Request, token: str) -> None:
         if self.settings.token_placement == "query":  # noqa: S105 (a location, not a secret)
-            request.url = request.url.copy_set_param(self.query_parameter, token)
+            request.url = request.url.copy_set_param(self.query_parameter, self._header_value(token))
         else:
             prefix = self.settings.token_prefix.strip()
-            request.headers["Authorization"] = f"{prefix} {token}" if prefix else token
+            request.headers["Authorization"] = self._header_value(f"{prefix} {token}" if prefix else token)
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         await request.aread()
@@ -542,11 +565,13 @@ class OAuth2Flow(_TokenFlow):
                 host=_host_of(self.settings.token_endpoint),
             )
         try:
-            fresh = parse_token_response(response, started)
+            fresh = parse_token_response(response, started, self._secrets())
         except ValueError as exc:
             raise self.context.error(
-                f"the sign-in could not be renewed ({scrub(str(exc), self._secrets())})", expired=True
-            ) from exc
+                f"the sign-in could not be renewed ({scrub(str(exc), self._secrets())})",
+                expired=True,
+                endpoint=public_url(self.settings.token_endpoint),
+            ) from None
         return fresh.model_copy(
             update={
                 "refresh_token": fresh.refresh_token or current.refresh_token,
@@ -562,57 +587,3 @@ def _credential_secrets(credential: Credential) -> list[str | None]:
     if credential.app_token is not None:
         found.append(credential.app_token.token)
     return found
-
-
-def parse_token_response(response: httpx.Response, started: float) -> OAuthTokens:
-    """RFC 6749 §5.1 success → tokens (expires_at from `expires_in`); else ValueError saying what
-    the server answered (its `error` and `error_description`; never a token)."""
-    if not response.is_success:
-        raise ValueError(f"the token endpoint answered {endpoint_message(response, ())}")
-    document = _json_object(response)
-    access_token = document.get("access_token")
-    if not isinstance(access_token, str) or not access_token:
-        raise ValueError(f"the token endpoint's answer (HTTP {response.status_code}) has no access_token")
-    if any(c in _FORBIDDEN_IN_HEADERS for c in access_token):
-        raise ValueError("the token endpoint answered an access token that cannot be sent in a header")
-    refresh_token = document.get("refresh_token")
-    scope = document.get("scope")
-    token_type = document.get("token_type")
-    lifetime = _first_number(document, {}, "expires_in")
-    return OAuthTokens(
-        access_token=access_token,
-        token_type=token_type if isinstance(token_type, str) and token_type else "Bearer",
-        refresh_token=refresh_token if isinstance(refresh_token, str) and refresh_token else None,
-        expires_at=started + lifetime if lifetime is not None else None,
-        scope=scope if isinstance(scope, str) and scope else None,
-    )
-
-
-def _json_object(response: httpx.Response) -> dict[str, Any]:
-    try:
-        document = response.json()
-    except ValueError:
-        return {}
-    return document if isinstance(document, dict) else {}
-
-
-def _first_str(document: dict[str, Any], data: dict[str, Any], *keys: str) -> str | None:
-    for key in keys:
-        for source in (document, data):
-            value = source.get(key)
-            if isinstance(value, str) and value:
-                return value
-    return None
-
-
-def _first_number(document: dict[str, Any], data: dict[str, Any], *keys: str) -> float | None:
-    for key in keys:
-        for source in (document, data):
-            value = source.get(key)
-            if isinstance(value, bool):
-                continue
-            if isinstance(value, int | float) and value > 0:
-                return float(value)
-            if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
-                return float(value)
-    return None

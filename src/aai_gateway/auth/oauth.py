@@ -37,11 +37,14 @@ import httpx
 from anyio.abc import SocketAttribute, SocketStream
 
 from ..descriptor import AppDescriptor
+from ..descriptor.http_headers import header_value_problem
 from ..descriptor.model import OAuth2Auth
 from ..discovery.web import NetworkRuleError, WebFetchPolicy
+from ..discovery.web_transport import public_url
 from ..errors import AuthRequiredError, ServiceUnavailableError
 from .credentials import Credential
-from .flows import TOKEN_REQUEST_TIMEOUT_SECONDS, AuthContext, endpoint_message, parse_token_response, scrub
+from .flows import TOKEN_REQUEST_TIMEOUT_SECONDS, AuthContext
+from .token_answers import answer_document, endpoint_message, parse_token_response, scrub
 from .token_client import endpoint_refused, is_web, new_token_client
 
 logger = logging.getLogger(__name__)
@@ -172,18 +175,20 @@ async def login(
         if client_secret:
             form["client_secret"] = client_secret
         response = await _post(client, settings.token_endpoint, context, "token endpoint", data=form)
+        sent = (client_secret, callback.code, pkce.verifier)
         if response.status_code >= 500:
             raise ServiceUnavailableError(
                 app.id,
-                f"its token endpoint answered {endpoint_message(response, (client_secret,))}",
+                f"its token endpoint answered {endpoint_message(response, sent)}",
                 host=_host_of(settings.token_endpoint),
             )
         try:
-            tokens = parse_token_response(response, tokens_started)
+            tokens = parse_token_response(response, tokens_started, sent)
         except ValueError as exc:
             raise context.error(
-                f"the authorization code was not accepted ({scrub(str(exc), (client_secret,))})"
-            ) from exc
+                f"the authorization code was not accepted ({scrub(str(exc), sent)})",
+                endpoint=public_url(settings.token_endpoint),
+            ) from None
         logger.info("signed in to %s", app.id)
         return Credential(
             kind="oauth2",
@@ -222,19 +227,16 @@ async def register_client(
     if settings.scopes:
         body["scope"] = " ".join(settings.scopes)
     response = await _post(client, endpoint, context, "registration endpoint", json=body)
-    try:
-        answer = response.json()
-    except ValueError:
-        answer = None
-    client_id = answer.get("client_id") if isinstance(answer, dict) else None
-    if not response.is_success or not isinstance(client_id, str) or not client_id:
+    answer = answer_document(response) or {}
+    client_id = answer.get("client_id")
+    if not response.is_success or not _usable_text(client_id):
         raise _needs_client_id(
             context, f"dynamic client registration failed ({endpoint_message(response, ())})"
         )
-    assert isinstance(answer, dict)
+    assert isinstance(client_id, str)
     secret = answer.get("client_secret")
     method = answer.get("token_endpoint_auth_method")
-    if method == "none" or not isinstance(secret, str) or not secret:
+    if method == "none" or not _usable_text(secret):
         secret = None
     logger.info("registered a client at %s", _host_of(endpoint))
     return client_id, secret
@@ -253,11 +255,8 @@ async def authorization_server_metadata(
             return None
         if response.status_code != 200:
             continue
-        try:
-            document = response.json()
-        except ValueError:
-            continue
-        if isinstance(document, dict):
+        document = answer_document(response)
+        if document is not None:
             return document
     return None
 
@@ -391,6 +390,12 @@ async def _post(
         raise ServiceUnavailableError(
             context.app_id, f"{host} could not be reached ({type(exc).__name__})", host=host
         ) from exc
+
+
+def _usable_text(value: Any) -> bool:
+    """A non-empty string that can be stored and sent (a form body, a header): no lone
+    surrogate, no control character."""
+    return isinstance(value, str) and bool(value) and header_value_problem(value) is None
 
 
 def _host_of(url: str) -> str:

@@ -140,7 +140,7 @@ class AuthProvider:
         if isinstance(auth, ApiKeyAuth) and env_value:
             if too_short_to_scrub(env_value):
                 self._warn_once(app, f"environment variable {auth.env_var}")
-            return self._api_key_flow(auth, env_value, context)
+            return self._api_key_flow(auth, env_value, context, from_environment=True)
         credential = await anyio.to_thread.run_sync(self.store.load, app)
         if credential is not None:
             self._warn_about_short_secrets(app, auth, credential)
@@ -201,11 +201,22 @@ class AuthProvider:
             )
         return context.error("no API key is stored")
 
-    def _api_key_flow(self, auth: ApiKeyAuth, value: str, context: AuthContext) -> ApiKeyFlow:
+    def _api_key_flow(
+        self, auth: ApiKeyAuth, value: str, context: AuthContext, *, from_environment: bool = False
+    ) -> ApiKeyFlow:
         try:
             return ApiKeyFlow.for_settings(auth, value.strip())
-        except ValueError as exc:
-            raise context.error(f"the stored API key cannot be used ({exc}); store it again") from exc
+        except ValueError as exc:  # its message names the header, never the value
+            if from_environment:
+                raise context.error(
+                    f"the API key in the environment variable {auth.env_var} cannot be used ({exc})",
+                    invalid=True,
+                    command=f"export {auth.env_var}=<token>",
+                    env_var=auth.env_var,
+                ) from None
+            raise context.error(
+                f"the stored API key cannot be used ({exc}); store it again", invalid=True
+            ) from None
 
     def _cookie_flow(
         self, auth: CookieAuth, credential: Credential | None, context: AuthContext
@@ -218,7 +229,9 @@ class AuthProvider:
         try:
             return CookieFlow(cookies, domain=auth.domain)
         except ValueError as exc:
-            raise context.error(f"the stored cookies cannot be used ({exc}); store them again") from exc
+            raise context.error(
+                f"the stored cookies cannot be used ({exc}); store them again", invalid=True
+            ) from None
 
     # ----------------------------------------------------------------------- token flows
 

@@ -24,6 +24,7 @@ from ..discovery import (
     discovery_sources,
     paths_from_env,
 )
+from .terminal import visible
 
 ENV_PATH = "AAI_GATEWAY_PATH"
 
@@ -138,15 +139,21 @@ def configure_logging(level: str = "WARNING", log_file: str | None = None) -> No
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_file:
         handlers.append(logging.FileHandler(log_file, encoding="utf-8"))
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.WARNING),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=handlers,
-        force=True,
-    )
+    formatter = VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in handlers:
+        handler.setFormatter(formatter)
+    logging.basicConfig(level=getattr(logging, level.upper(), logging.WARNING), handlers=handlers, force=True)
     # These log full URLs (query strings may hold tokens) and headers: never below WARNING.
     for chatty in ("httpx", "httpcore", "uvicorn", "uvicorn.access"):
         logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+class VisibleFormatter(logging.Formatter):
+    """Log lines quote descriptor and cache text: their control characters are made visible,
+    in log files too (`terminal.visible`)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
 
 
 def print_json(value: Any) -> None:

@@ -11,6 +11,7 @@ from .. import __version__
 from ..errors import AaiError, DescriptorError
 from . import auth, cache, consent, diff, exec, guide, scan, schema, serve, validate
 from .common import LOGGING_OPTIONS, command_first, configure_logging
+from .terminal import visible_output
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 
@@ -42,9 +43,16 @@ def normalize_argv(argv: list[str], parser: argparse.ArgumentParser) -> list[str
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(normalize_argv(list(sys.argv[1:] if argv is None else argv), parser))
-    configure_logging(args.log_level, args.log_file)
     if args.command is None:
         args.handler = serve.run
+    # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
+    # serve's stdout is the MCP protocol and stays as it is.
+    with visible_output(keep_stdout=args.handler is serve.run):
+        configure_logging(args.log_level, args.log_file)
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
     except DescriptorError as exc:

@@ -6,6 +6,8 @@ import shutil
 import unicodedata
 from collections.abc import Collection, Sequence
 
+from .terminal import visible
+
 ELLIPSIS = "…"
 
 
@@ -47,9 +49,11 @@ def render_table(
 
     The last column is never cut: it usually holds a path or a sentence, and a terminal wraps
     an over-long last column without misaligning the others. Nor are the columns in `keep`
-    (an id people type, a cell whose text is its meaning).
+    (an id people type, a cell whose text is its meaning). Control characters in cells are
+    shown as escapes (`terminal.visible`) before anything is measured.
     """
-    cells = [[" ".join(str(c).split()) for c in row] for row in rows]
+    cells = [[" ".join(visible(str(c)).split()) for c in row] for row in rows]
+    headers = [visible(h) for h in headers]
     widths = [max([display_width(h), *(display_width(r[i]) for r in cells)]) for i, h in enumerate(headers)]
     limit = total_width if total_width is not None else shutil.get_terminal_size((120, 24)).columns
     gap = 2

@@ -4,6 +4,8 @@ The caller (the CLI) passes the file's path; this module reads nothing else, not
 environment. Reading never fails: a missing file gives the defaults, and a file that cannot be
 used gives the defaults for whatever could not be read plus one `ConfigProblem` per mistake
 (file, key, what is wrong, line when known), for the gateway to log and `consent list` to show.
+That holds for whatever the file holds: arrays or inline tables nested past the parser's
+stack, an integer of thousands of digits, or anything else tomllib raises mean the defaults.
 
 Rule for mistakes: a config problem never grants more than having no config file would. An
 unreadable file or a `[consent]` table of the wrong type means the defaults; a wrong
@@ -24,6 +26,7 @@ What the entries mean (matching itself is `policy.auto_allow_entry`):
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +132,7 @@ def load_config(path: Path) -> LoadedConfig:
 
 
 def parse_config_text(text: str, file: str = CONFIG_FILE_NAME, *, found: bool = True) -> LoadedConfig:
+    """The settings in `text`; never raises for what it holds (see the module docstring)."""
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -136,9 +140,28 @@ def parse_config_text(text: str, file: str = CONFIG_FILE_NAME, *, found: bool = 
             file, "", f"is not valid TOML: {exc}; using consent defaults", line=_decode_error_line(exc)
         )
         return LoadedConfig(file, ConsentConfig(), (problem,), found=found)
+    except RecursionError:
+        return _unusable(file, found, "holds arrays or tables nested too deep to read")
+    except ValueError:  # what tomllib lets through: Python's own limit on integer digits
+        return _unusable(file, found, f"holds an integer of more than {sys.get_int_max_str_digits()} digits")
+    except Exception as exc:  # anything else the parser may raise: the defaults, never a crash
+        return _unusable(file, found, f"cannot be read ({type(exc).__name__}: {_first_line(exc)})")
     reader = _Reader(file, text)
-    config = reader.read(document)
+    try:
+        config = reader.read(document)
+    except Exception as exc:  # a value no check foresaw: the defaults, never a crash
+        return _unusable(file, found, f"cannot be applied ({type(exc).__name__}: {_first_line(exc)})")
     return LoadedConfig(file, config, tuple(reader.problems), found=found)
+
+
+def _unusable(file: str, found: bool, reason: str) -> LoadedConfig:
+    problem = ConfigProblem(file, "", f"{reason}; using consent defaults")
+    return LoadedConfig(file, ConsentConfig(), (problem,), found=found)
+
+
+def _first_line(exc: Exception) -> str:
+    text = (str(exc).splitlines() or [""])[0]
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def describe() -> str:
@@ -180,7 +203,8 @@ Order of rules, first match wins:
   5. otherwise the user is asked.
 
 A file that cannot be used never grants more than no file: its problems are logged, unreadable
-entries are dropped, and everything else takes the default.
+entries are dropped, and everything else takes the default. A file the TOML parser cannot read
+(invalid, nested too deep, an integer of thousands of digits) means the defaults throughout.
 """
 
 
@@ -214,7 +238,7 @@ class _Reader:
             return value
         self.problem(
             "consent.always_ask",
-            f"must be true or false, not {_kind(value)} {value!r}; using false",
+            f"must be true or false, not {_kind(value)} {_shown(value)}; using false",
         )
         return False
 
@@ -344,6 +368,15 @@ def _decode_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
 
 def _has_space(text: str) -> bool:
     return any(c.isspace() for c in text)
+
+
+def _shown(value: Any) -> str:
+    """`value` as written in a problem: its start, if it is long (or too large to write at all)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more digits than Python writes out
+        return "(too large to show)"
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def _kind(value: Any) -> str:

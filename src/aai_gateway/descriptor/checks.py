@@ -11,8 +11,10 @@ from urllib.parse import urlsplit
 import jsonschema_rs
 
 from ..errors import Problem, json_pointer
+from .http_headers import header_name_problem, header_value_problem
 from .platforms import ExecutionType, Platform, allowed_execution_types, fits_platform
 from .quoting import clip, json_excerpt, listed, quoted, shortened
+from .schema_cost import MAX_CHECKS, CostlySchemaError, costly_value
 from .semver import MAX_VERSION_LENGTH, parse_version
 
 APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -93,6 +95,9 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     ]
     if problems:
         return problems
+    cost_problem = _cost_problem(schema, pointer, what)
+    if cost_problem is not None:
+        return [cost_problem]
     compile_problem = _compile_problem(schema, pointer, what)
     if compile_problem is not None:
         return [compile_problem]
@@ -104,6 +109,24 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
             )
         )
     return problems
+
+
+def _cost_problem(schema: dict[str, Any], pointer: str, what: str) -> Problem | None:
+    """A schema whose references multiply into more checks than any value should cost (see
+    `schema_cost`): every call, and the guide's examples, would wait for them."""
+    try:
+        found = costly_value(schema)
+    except CostlySchemaError as exc:
+        return Problem(pointer, f"{what} is too large to check in reasonable time ({exc}); simplify it")
+    if found is None:
+        return None
+    return Problem(
+        pointer,
+        f"{what} is too costly to check: a value at {found} would be checked against more than "
+        f"{MAX_CHECKS} subschemas once its $ref, allOf, anyOf, oneOf and not branches are followed "
+        "(alternatives that refer to other alternatives multiply); share fewer definitions, or "
+        "flatten them",
+    )
 
 
 def _compile_problem(schema: dict[str, Any], pointer: str, what: str) -> Problem | None:
@@ -196,12 +219,23 @@ def check_url(url: str, pointer: str, *, what: str) -> Iterator[Problem]:
 
 
 def check_headers(headers: dict[str, str], pointer: str) -> Iterator[Problem]:
+    """Header names the descriptor may set, and values HTTP can carry (http_headers.py)."""
     for name, value in headers.items():
         where = json_pointer_join(pointer, name)
-        if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            yield Problem(where, f"header name {quoted(name)} is not a valid HTTP header name")
-        if any(c in value for c in "\r\n\0"):
-            yield Problem(where, "header value contains CR, LF or NUL, which would split the request")
+        yield from check_header_name(name, where)
+        yield from check_header_value(value, where)
+
+
+def check_header_name(name: str, pointer: str) -> Iterator[Problem]:
+    problem = header_name_problem(name)
+    if problem:
+        yield Problem(pointer, f"header name {quoted(name)} {problem}")
+
+
+def check_header_value(value: str, pointer: str) -> Iterator[Problem]:
+    problem = header_value_problem(value)
+    if problem:
+        yield Problem(pointer, f"header value {problem}")
 
 
 def check_fits(

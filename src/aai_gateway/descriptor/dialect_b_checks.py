@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import Problem, json_pointer
 from . import checks
-from .applescript_syntax import AmbiguousCommentError, applescript_pieces
+from .applescript_syntax import AmbiguousTemplateError, applescript_pieces
 from .dbus_signature import INTEGER_RANGES, SignatureError, complete_types, describe
 from .dialect_b import (
     BAndroidTool,
@@ -76,6 +76,11 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
         yield Problem(
             f"{pointer}/key_name", "auth type 'api_key' needs key_name (the header or query parameter name)"
         )
+    elif auth.type == "api_key" and (auth.key_placement or auth.token_placement or "header") == "header":
+        assert auth.key_name is not None
+        yield from checks.check_header_name(auth.key_name, f"{pointer}/key_name")
+    if auth.token_prefix is not None:
+        yield from checks.check_header_value(auth.token_prefix, f"{pointer}/token_prefix")
     ignored = {
         "oauth2": ("env_var", "key_name", "key_placement"),
         "api_key": ("auth_url", "token_url", "scopes"),
@@ -105,7 +110,7 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
     if isinstance(tool, BMacosTool):
         templates.append((tool.script, "script"))
         if isinstance(section, BMacos) and section.automation == "applescript":
-            yield from _check_applescript_comments(tool.script, f"{pointer}/script")
+            yield from _check_applescript_syntax(tool.script, f"{pointer}/script")
     elif isinstance(tool, BWindowsTool):
         yield from _check_com_actions(tool.script, f"{pointer}/script")
         for i, action in enumerate(tool.script):
@@ -141,11 +146,12 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
             yield from checks.check_placeholders(template, f"{pointer}/{key}", known)
 
 
-def _check_applescript_comments(script: str, pointer: str) -> Iterator[Problem]:
-    """The renderer refuses a block comment whose end is in doubt; say so before any call."""
+def _check_applescript_syntax(script: str, pointer: str) -> Iterator[Problem]:
+    """The renderer refuses a template whose reading is in doubt (a block comment whose end is
+    unclear, an unknown escape inside `|…|`, curly quotes...); say so before any call."""
     try:
         applescript_pieces(script)
-    except AmbiguousCommentError as exc:
+    except AmbiguousTemplateError as exc:
         yield Problem(pointer, str(exc))
 
 

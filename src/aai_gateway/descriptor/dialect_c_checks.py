@@ -130,6 +130,10 @@ def _check_auth(doc: CDescriptor, kind: str) -> Iterator[Problem]:
         ]
     if auth.api_key:
         urls.append((auth.api_key.obtain_url, "/auth/apiKey/obtainUrl", "obtainUrl"))
+        if auth.api_key.location == "header":
+            yield from checks.check_header_name(auth.api_key.name, "/auth/apiKey/name")
+        if auth.api_key.prefix is not None:
+            yield from checks.check_header_value(auth.api_key.prefix, "/auth/apiKey/prefix")
     if auth.app_credential:
         urls.append(
             (auth.app_credential.token_endpoint, "/auth/appCredential/tokenEndpoint", "tokenEndpoint")

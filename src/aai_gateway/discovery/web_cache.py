@@ -13,9 +13,11 @@ names). The mapping is one-to-one, so a directory name always gives back its ori
 servers on one host (two ports) never share an entry.
 
 Each file is replaced atomically (temporary file, fsync, rename). An entry that cannot be read
-whole (meta that is not JSON or has wrong types, a missing file) counts as absent and is
-logged, never raised: the cache is a copy, the web is the truth. Nothing here parses
-descriptors; the caller decides whether a body is still a usable descriptor.
+whole (meta that is not JSON, nested too deep to parse, with wrong types or a `source_url` that
+is not a plain URL, a missing file, or anything else that fails while reading it) counts as
+absent and is logged, never raised: the cache is a copy, the web is the truth, and one bad
+entry must not stop `serve` or `cache list`. Nothing here parses descriptors; the caller
+decides whether a body is still a usable descriptor.
 """
 
 from __future__ import annotations
@@ -130,13 +132,14 @@ class WebCache:
 
     def entries(self) -> list[CacheInfo]:
         """Every readable entry, sorted by host; unreadable ones are logged and left out."""
-        if not self.root.is_dir():
+        try:
+            children = sorted(self.root.iterdir()) if self.root.is_dir() else []
+        except OSError as exc:
+            logger.warning("cannot list the web cache %s: %s", self.root, exc.strerror or exc)
             return []
         found: list[CacheInfo] = []
-        for child in sorted(self.root.iterdir()):
+        for child in children:
             if origin_for_key(child.name) is None or not child.is_dir():
-                continue
-            if not (child / META_FILE).exists() and not (child / DESCRIPTOR_FILE).exists():
                 continue
             info = self._info(child.name)
             if info is not None:
@@ -144,6 +147,14 @@ class WebCache:
         return found
 
     def _info(self, key: str) -> CacheInfo | None:
+        """The entry's meta; None (logged) when there is no entry or it cannot be read whole."""
+        try:
+            return self._read_info(key)
+        except Exception as exc:  # whatever one entry holds, it costs only itself
+            self._ignore(key, f"cannot read it ({type(exc).__name__})")
+            return None
+
+    def _read_info(self, key: str) -> CacheInfo | None:
         origin = origin_for_key(key)
         directory = self.root / key
         if origin is None or not directory.is_dir():
@@ -164,6 +175,9 @@ class WebCache:
             meta = json.loads(meta_text)
         except ValueError as exc:
             self._ignore(key, f"{META_FILE} is not valid JSON ({exc})")
+            return None
+        except RecursionError:
+            self._ignore(key, f"{META_FILE} is nested too deep to read")
             return None
         problem = _meta_problem(meta)
         if problem is not None:
@@ -253,7 +267,14 @@ def _meta_problem(meta: Any) -> str | None:
     source_url = meta.get("source_url")
     if not isinstance(source_url, str) or not source_url.startswith("https://"):
         return "has no https 'source_url'"
+    if any(_not_in_a_url(c) for c in source_url):  # the gateway never writes such a URL
+        return "has a 'source_url' with control characters or text that is not Unicode"
     return None
+
+
+def _not_in_a_url(char: str) -> bool:
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF or char.isspace()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -45,6 +45,7 @@ import httpx
 from ..descriptor import AppDescriptor, Platform, Source, load_text
 from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
+from ..descriptor.quoting import quoted
 from ..errors import AaiError, DescriptorError, ErrorCode, Problem
 from .web import (
     FetchedDescriptor,
@@ -277,7 +278,7 @@ def _base_url_problem(base_url: str, origin: str) -> str | None:
     origin_host, origin_port = split_origin(origin)
     if not same_site(origin_host, host, port=origin_port, other_port=port):
         return (
-            f"base URL {base_url!r} is not on the same site as {origin}, where this descriptor was "
+            f"base URL {quoted(base_url)} is not on the same site as {origin}, where this descriptor was "
             f"fetched from: a site may only describe its own APIs. Discover {host}'s own descriptor instead"
         )
     return None
@@ -306,7 +307,7 @@ def _endpoint_problem(what: str, url: str, origin: str) -> str | None:
         origin_host, host, port=origin_port, other_port=port
     ):
         return (
-            f"{what} {url!r} is named by an IP address or a single-label host that is not {origin}, "
+            f"{what} {quoted(url)} is named by an IP address or a single-label host that is not {origin}, "
             "where this descriptor was fetched from; such an endpoint must be the origin itself"
         )
     return None
@@ -320,11 +321,11 @@ def _https_host(url: str, what: str, why: str) -> tuple[str, int | None] | str:
         host = (parts.hostname or "").lower().removesuffix(".")
         httpx_host = parsed.raw_host.decode("ascii").lower().removesuffix(".")
     except (ValueError, httpx.InvalidURL, UnicodeDecodeError):
-        return f"{what} {url!r} is not a valid URL"
+        return f"{what} {quoted(url)} is not a valid URL"
     if parts.scheme.lower() != "https" or parsed.scheme != "https":
-        return f"{what} {url!r} must be https: {why} (the descriptor was fetched over https)"
+        return f"{what} {quoted(url)} must be https: {why} (the descriptor was fetched over https)"
     if not host or host != httpx_host:
-        return f"{what} {url!r} has no unambiguous host"
+        return f"{what} {quoted(url)} has no unambiguous host"
     return host, parsed.port
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableEr
 from . import process as proc
 from .acp_turn import Turn
 from .answer_json import strict_loads
+from .wire import json_line
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class _JsonLines:
         self.ended = False
 
     async def send(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        data = json_line(message).encode() + b"\n"
         try:
             async with self._lock:
                 await self._stdin.send(data)

@@ -7,16 +7,27 @@
   the tool. Python's parser gives up (RecursionError) somewhere near 1000 levels; the result's
   way back to the client gives up much earlier: pydantic serializes about 250 levels and MCP
   clients built on it parse 200, envelope included. 100 levels is far beyond any real answer.
+- Whatever an executor hands back, parsed or built, is checked once more before it leaves the
+  gateway (`check_answer`): text with a lone surrogate (`"\\ud800"` is valid JSON text, but no
+  UTF-8 encoder can write it), in a value or a key, and a number beyond the range of a 64-bit
+  float (`1e400` parses as infinity) or NaN are EXECUTION_FAILED naming the app, the tool and
+  where in the answer; neither could be written back as JSON.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, ErrorCode, escape_pointer_token
 
 MAX_ANSWER_DEPTH: Final = 100
+POINTER_SHOWN_CHARS: Final = 200
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class AnswerTooDeepError(AaiError):
@@ -27,6 +38,36 @@ class AnswerTooDeepError(AaiError):
             {"app": app_id, "tool": tool, "max_depth": limit},
             ErrorCode.EXECUTION_FAILED,
         )
+
+
+class UnwritableAnswerError(AaiError):
+    def __init__(self, app_id: str, tool: str, where: Unwritable) -> None:
+        pointer = _shown_pointer(where.pointer)
+        super().__init__(
+            f"{app_id} {tool}: the app's answer holds {where.reason} at {pointer or '(the whole answer)'}, "
+            "which cannot be written as JSON, so the gateway cannot pass the answer on; the app must "
+            "answer with valid Unicode text and numbers within the range of a 64-bit float",
+            {"app": app_id, "tool": tool, "pointer": pointer, "reason": where.reason},
+            ErrorCode.EXECUTION_FAILED,
+        )
+
+
+@dataclass(frozen=True)
+class Unwritable:
+    """A value JSON cannot carry: `pointer` is where (RFC 6901), `reason` what it is."""
+
+    pointer: str
+    reason: str
+
+
+@dataclass
+class JsonScan:
+    """What `scan_json` saw: how many values, whether it went past the depth limit, and the
+    unwritable values it found (at most as many as it was asked for)."""
+
+    values: int = 0
+    too_deep: bool = False
+    unwritable: list[Unwritable] = field(default_factory=list)
 
 
 def strict_loads(text: str | bytes) -> Any:
@@ -48,6 +89,16 @@ def loads_answer(text: str | bytes, *, app_id: str, tool: str) -> Any:
         raise AnswerTooDeepError(app_id, tool) from None
 
 
+def check_answer(value: Any, *, app_id: str, tool: str, limit: int = MAX_ANSWER_DEPTH) -> None:
+    """Raises AnswerTooDeepError or UnwritableAnswerError unless `value` can travel back to the
+    client as JSON (see the module's description)."""
+    scan = scan_json(value, max_depth=limit, max_unwritable=1)
+    if scan.too_deep:
+        raise AnswerTooDeepError(app_id, tool, limit)
+    if scan.unwritable:
+        raise UnwritableAnswerError(app_id, tool, scan.unwritable[0])
+
+
 def check_answer_depth(value: Any, *, app_id: str, tool: str, limit: int = MAX_ANSWER_DEPTH) -> None:
     """Raises AnswerTooDeepError when `value` (parsed JSON, or what an executor built) has more
     than `limit` levels of objects and arrays."""
@@ -58,18 +109,80 @@ def check_answer_depth(value: Any, *, app_id: str, tool: str, limit: int = MAX_A
 def nested_deeper_than(value: Any, limit: int) -> bool:
     """Whether objects and arrays (dicts, lists, tuples) nest more than `limit` levels; `[]` is
     one level. Walks with a stack, never recursion, and stops at the first level too many."""
+    return scan_json(value, max_depth=limit, max_unwritable=0).too_deep
+
+
+def scan_json(value: Any, *, max_depth: int | None = None, max_unwritable: int = 1) -> JsonScan:
+    """Walks a JSON value (dicts, lists, tuples and scalars) with a stack, never recursion,
+    counting its values and looking for text with a lone surrogate (values and keys) and for
+    infinite or NaN floats. Stops at the first level deeper than `max_depth` or once it found
+    `max_unwritable` such values (0: it does not look for them)."""
+    scan = JsonScan(values=1)
+    look = max_unwritable > 0
+    if look and (reason := unwritable_reason(value)) is not None:
+        scan.unwritable.append(Unwritable("", reason))
+        if len(scan.unwritable) >= max_unwritable:
+            return scan
     if not isinstance(value, dict | list | tuple):
-        return False
-    pending: list[tuple[Any, int]] = [(value, 1)]
+        return scan
+    pending: list[tuple[Any, int, str]] = [(value, 1, "")]
     while pending:
-        container, depth = pending.pop()
-        children = container.values() if isinstance(container, dict) else container
-        for child in children:
-            if isinstance(child, dict | list | tuple):
-                if depth >= limit:
-                    return True
-                pending.append((child, depth + 1))
-    return False
+        container, depth, pointer = pending.pop()
+        scan.values += len(container)
+        is_object = isinstance(container, dict)
+        for key, child in container.items() if is_object else enumerate(container):
+            nested = isinstance(child, dict | list | tuple)
+            if nested:
+                if max_depth is not None and depth >= max_depth:
+                    scan.too_deep = True
+                    return scan
+                pending.append((child, depth + 1, f"{pointer}/{escape_pointer_token(key)}"))
+            if not look or (not is_object and (nested or _plainly_writable(child))):
+                continue  # most of a long array: numbers and ASCII text, kept cheap
+            for reason in (
+                unwritable_reason(key) if is_object else None,
+                None if nested else unwritable_reason(child),
+            ):
+                if reason is not None:
+                    scan.unwritable.append(Unwritable(f"{pointer}/{escape_pointer_token(key)}", reason))
+                    if len(scan.unwritable) >= max_unwritable:
+                        return scan
+    return scan
+
+
+def _plainly_writable(value: Any) -> bool:
+    return type(value) is int or (type(value) is str and value.isascii())
+
+
+def unwritable_reason(value: Any) -> str | None:
+    """Why a scalar cannot be written as JSON, or None: text with a lone surrogate, a number
+    beyond the range of a 64-bit float (JSON `1e400` parses as infinity), NaN."""
+    if isinstance(value, str):
+        if value.isascii() or (found := _SURROGATE.search(value)) is None:
+            return None
+        return f"text that is not valid Unicode (a lone surrogate U+{ord(found.group()):04X})"
+    if isinstance(value, float) and not math.isfinite(value):
+        if math.isnan(value):
+            return "a number that is not a number (NaN)"
+        return "a number beyond the range of a 64-bit float (about 1.8e308)"
+    return None
+
+
+def writable_text(text: str, *, json_text: bool = False) -> str:
+    """`text` with each lone surrogate written out as its escape in letters (`\\udc00`), so
+    that it can be written as UTF-8 and still shows what was there. In `json_text` (where
+    surrogates only occur inside strings) the backslash is escaped, so the text still reads
+    as JSON and the string read from it holds the letters."""
+    if text.isascii():
+        return text
+    backslash = "\\\\" if json_text else "\\"
+    return _SURROGATE.sub(lambda found: f"{backslash}u{ord(found.group()):04x}", text)
+
+
+def _shown_pointer(pointer: str) -> str:
+    if len(pointer) <= POINTER_SHOWN_CHARS:
+        return pointer
+    return pointer[:POINTER_SHOWN_CHARS] + "…"
 
 
 def _refuse_constant(name: str) -> Any:

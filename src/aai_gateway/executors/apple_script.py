@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Final
 
-from ..descriptor.applescript_syntax import AmbiguousCommentError, applescript_pieces, string_end
+from ..descriptor.applescript_syntax import AmbiguousTemplateError, applescript_pieces, string_end
 from .templates import MISSING, NAME_PATTERN, lookup, text_of
 
 PLACEHOLDER: Final = re.compile(r"\$\{(" + NAME_PATTERN + r")\}")
@@ -198,7 +198,7 @@ def render_applescript(
 
     try:
         pieces = applescript_pieces(template, PLACEHOLDER)
-    except AmbiguousCommentError as exc:
+    except AmbiguousTemplateError as exc:
         where = f"the script of tool {tool!r}" if tool else "the script"
         raise TemplateSyntaxError(f"{where} cannot be filled safely: {exc}") from exc
     out: list[str] = []

@@ -17,7 +17,9 @@
   when connecting, private ones only when the policy allows them. Apps from this machine use the
   plain client (a local app may listen on http://127.0.0.1).
 - Whatever goes back (the result, an error's message and data) has the call's credentials
-  removed (redaction.py): an app that echoes the request must not hand the agent its key.
+  removed (redaction.py): an app that echoes the request must not hand the agent its key. A
+  body larger than `IN_LOOP_BODY_BYTES` is parsed and scrubbed in a worker thread. An exception
+  whose text may quote a header (h11's LocalProtocolError) is reported by its type only.
 - Logs (debug): method, host, path template, status, duration; never values or credentials.
 """
 
@@ -49,6 +51,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
 DEFAULT_MAX_REDIRECTS: Final = 5
 ERROR_BODY_READ_BYTES: Final = 64 * 1024
+IN_LOOP_BODY_BYTES: Final = 256 * 1024
 _CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-agent", b"content-type"})
 _LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
@@ -155,6 +158,24 @@ class HttpExecutor:
                 host=host,
                 url=public_url(spec.url),
             ) from exc
+        except httpx.LocalProtocolError:
+            # h11's message quotes the offending header, credentials included: never passed on.
+            # build_request and the auth flows refuse such values first; this is the backstop.
+            raise AaiError(
+                f"{app_id} {tool.name}: the request to {_host(spec.url)} could not be written as "
+                "HTTP: a header or the URL holds a character HTTP cannot carry. Nothing was sent",
+                {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
+                ErrorCode.INVALID_REQUEST,
+            ) from None
+        except httpx.RemoteProtocolError as exc:
+            host = _host(spec.url)
+            raise ServiceUnavailableError(  # the message may quote what the app sent: left out
+                app_id,
+                f"{host} did not answer in valid HTTP ({type(exc).__name__})",
+                tool=tool.name,
+                host=host,
+                url=public_url(spec.url),
+            ) from None
         except httpx.TransportError as exc:
             host = _host(spec.url)
             raise ServiceUnavailableError(
@@ -186,8 +207,14 @@ class HttpExecutor:
         if not response.is_success:
             raise status_error(invocation, response, body, scrubber)
         parser = call.output_parser if call is not None else None
-        result = parse_body(body, response, parser, app_id=app_id, tool=tool.name, scrubber=scrubber)
-        return scrubber.value(result)
+
+        def result() -> Any:
+            parsed = parse_body(body, response, parser, app_id=app_id, tool=tool.name, scrubber=scrubber)
+            return scrubber.value(parsed)
+
+        if len(body) > IN_LOOP_BODY_BYTES:  # parsing and scrubbing megabytes: not in the event loop
+            return await anyio.to_thread.run_sync(result)
+        return result()
 
     async def _exchange(self, spec: HttpRequestSpec, invocation: Invocation) -> tuple[httpx.Response, bytes]:
         """Send the request, following redirects; the final response and its (capped) body."""

@@ -9,20 +9,22 @@
   `query_params` template, when present, defines that part instead.
 - Headers: the channel's `default_headers`, then the tool's `headers` (the tool wins, names
   compared case-insensitively), `${name}` substituted. A header value that would carry a control
-  character (CR, LF, NUL, ...) is refused with INVALID_PARAMS before anything is sent.
+  character (CR, LF, NUL, ...) or a lone surrogate is refused with INVALID_PARAMS before
+  anything is sent; a header the HTTP client must write itself (`Content-Length`, `Host`, ...,
+  descriptor/http_headers.py) with INVALID_REQUEST (descriptor validation refuses it first).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote, urlsplit
 
+from ..descriptor.http_headers import header_name_problem, header_value_problem
 from ..descriptor.model import HttpCall, HttpChannel
-from ..errors import InvalidParamsError
+from ..errors import AaiError, ErrorCode, InvalidParamsError
 from .templates import MISSING, OMIT, lookup, placeholder_names, substitute, substitute_path, text_of
 
 DEFAULT_METHOD: Final = "POST"
@@ -30,9 +32,6 @@ QUERY_METHODS: Final = frozenset({"GET", "DELETE", "HEAD", "OPTIONS"})
 JSON_CONTENT_TYPE: Final = "application/json"
 FORM_CONTENT_TYPE: Final = "application/x-www-form-urlencoded"
 
-# Control characters other than horizontal tab: a header cannot carry them (CR/LF would split
-# the request, NUL and the rest are refused by servers or truncate the value).
-_HEADER_FORBIDDEN: Final = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _OWS: Final = " \t"
 
 
@@ -171,6 +170,15 @@ def _headers(
     merged: dict[str, tuple[str, str]] = {}
     for name, value in (*defaults.items(), *tool_headers.items()):
         merged[name.lower()] = (name, value)
+    for name, _ in merged.values():  # refused when the descriptor is loaded; this is the backstop
+        name_problem = header_name_problem(name)
+        if name_problem:
+            raise AaiError(
+                f"{app_id} {tool_name}: the descriptor's header name {name!r} {name_problem}; "
+                "nothing was sent",
+                {"app": app_id, "tool": tool_name, "header": name},
+                ErrorCode.INVALID_REQUEST,
+            )
     headers: list[tuple[str, str]] = []
     consumed: set[str] = set()
     violations: list[dict[str, str]] = []
@@ -181,7 +189,8 @@ def _headers(
             continue
         # Leading and trailing blanks are not part of a header value (RFC 9110 5.5).
         value = text_of(substituted.value).strip(_OWS)
-        if not _HEADER_FORBIDDEN.search(value):
+        problem = header_value_problem(value)
+        if problem is None:
             headers.append((name, value))
             continue
         culprits = [n for n in dict.fromkeys(placeholder_names(template)) if _unsafe(arguments, n)]
@@ -189,8 +198,8 @@ def _headers(
         violations.append(
             {
                 "path": _pointer(culprits[0]) if culprits else "",
-                "message": f"header {name!r} would contain a control character (CR, LF, NUL, ...) "
-                f"from {source}; header values cannot carry them, so nothing was sent",
+                "message": f"header {name!r} would get a value from {source} that {problem}; "
+                "nothing was sent",
             }
         )
     if violations:
@@ -222,4 +231,4 @@ def _pointer(name: str) -> str:
 
 def _unsafe(arguments: Mapping[str, Any], name: str) -> bool:
     value = lookup(arguments, name)
-    return value is not MISSING and bool(_HEADER_FORBIDDEN.search(text_of(value)))
+    return value is not MISSING and header_value_problem(text_of(value)) is not None

@@ -3,7 +3,8 @@
 - Status codes map to AAI codes as docs/errors.md says; `data` holds the status, the method, the
   URL without query string, and the start of the body (`BODY_PREVIEW_CHARS`); the message quotes
   the app's own words from a JSON error body. Both are scrubbed of the call's credentials before
-  they are cut short (a secret cut in half would slip past the scrubber).
+  they are cut short (a secret cut in half would slip past the scrubber); a JSON body is
+  scrubbed after parsing (its escapes gone, numbers included) and written again for the preview.
 - Output: `output_parser` or, without one, JSON when the body parses as JSON, else text; an
   empty body is None.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import codecs
 import http
 import json
+import re
 from typing import Any, Final
 
 import httpx
@@ -25,6 +27,7 @@ from .redaction import Scrubber
 
 BODY_PREVIEW_CHARS: Final = 1000
 MESSAGE_CHARS: Final = 300
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _PHRASES: Final = {s.value: s.phrase for s in http.HTTPStatus}
 _HINTS: Final = {
     ErrorCode.AUTH_REQUIRED: "The app needs credentials: its descriptor's auth section says which to store",
@@ -124,16 +127,20 @@ def decode_text(body: bytes, response: httpx.Response) -> str:
 def status_error(
     invocation: Invocation, response: httpx.Response, body: bytes, scrubber: Scrubber
 ) -> HttpStatusError:
-    """The error for a status that is not success; the app's words are scrubbed before they
-    are cut short (a secret cut in half would slip through)."""
+    """The error for a status that is not success. A JSON body is parsed and scrubbed value by
+    value (numbers too), then written again for the preview; other bodies are scrubbed as
+    text. Either way before anything is cut short (a secret cut in half would slip through)."""
     app_id, tool = invocation.app.id, invocation.tool.name
     status = response.status_code
     refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
     code = error_code_for_status(status, refreshable_auth=refreshable)
-    text = scrubber.text(decode_text(body, response)) if body else ""
-    server_message = _server_message(body)
-    if server_message:
-        server_message = scrubber.text(server_message)
+    document = _json_document(body)
+    if document is not None:
+        document = scrubber.value(document)
+        text = _without_surrogates(json.dumps(document, ensure_ascii=False))
+    else:
+        text = scrubber.text(decode_text(body, response)) if body else ""
+    server_message = _server_message(document)
     reason = response.reason_phrase or _PHRASES.get(status, "")
     message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
     if server_message:
@@ -155,13 +162,21 @@ def status_error(
     return HttpStatusError(message, data, code, status)
 
 
-def _server_message(body: bytes) -> str | None:
-    """The app's own words from a JSON error body: `message`, `error` or `detail`."""
+def _json_document(body: bytes) -> Any:
+    """The body parsed as JSON, or None when it is not JSON (or nested too deep to pass on)."""
+    if not body:
+        return None
     try:
         document = strict_loads(body)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(document, dict) or nested_deeper_than(document, MAX_ANSWER_DEPTH):
+    return None if nested_deeper_than(document, MAX_ANSWER_DEPTH) else document
+
+
+def _server_message(document: Any) -> str | None:
+    """The app's own words from a JSON error body (already scrubbed): `message`, `error` or
+    `detail`."""
+    if not isinstance(document, dict):
         return None
     for key in ("message", "error", "detail"):
         value = document.get(key)
@@ -170,11 +185,16 @@ def _server_message(body: bytes) -> str | None:
         if isinstance(value, str) and value.strip():
             description = document.get("error_description")
             if key == "error" and isinstance(description, str) and description.strip():
-                return f"{value}: {description}"
-            return value
+                return _without_surrogates(f"{value}: {description}")
+            return _without_surrogates(value)
         if isinstance(value, list | dict) and value:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            return _without_surrogates(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
     return None
+
+
+def _without_surrogates(text: str) -> str:
+    """Lone surrogates (JSON may escape them, UTF-8 cannot carry them) as U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _one_line(text: str) -> str:

@@ -24,11 +24,16 @@ _LINE_BREAKING_ESCAPES: Final = (("\x85", "\\u0085"), ("\u2028", "\\u2028"), ("\
 
 
 def encode_request(request_id: str, tool: str, params: dict[str, Any]) -> str:
+    """The request as one line of JSON (see `json_line`)."""
+    return json_line({"version": WIRE_VERSION, "request_id": request_id, "tool": tool, "params": params})
+
+
+def json_line(message: Any) -> str:
     """One line of JSON that every line splitter sees as one line: control characters are
     escaped by JSON, and so are U+0085, U+2028 and U+2029, which only occur inside strings,
-    where an escape means the same character."""
-    payload = {"version": WIRE_VERSION, "request_id": request_id, "tool": tool, "params": params}
-    line = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    where an escape means the same character. Used for every newline-delimited JSON the
+    gateway writes to an app (stdio adapters, ACP agents)."""
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     for raw, escaped in _LINE_BREAKING_ESCAPES:
         line = line.replace(raw, escaped)
     return line

@@ -13,6 +13,11 @@ An object shows all its required properties and a few optional ones: those witho
 first; one with a default only when there is nothing else, and then with another value (an
 example that repeats the default teaches nothing). Two optional properties whose descriptions
 name each other ("or give durationMinutes") are alternatives, so only the first is shown.
+
+The work is bounded whatever the schema (see `schema.py`): resolutions, validations and compiled
+validators all draw on one `Resolver`'s steps, and a value from the descriptor too large to be a
+useful example (`MAX_CANDIDATE_SIZE`) is never validated. Once the steps are used up the builder
+stops trying and returns what it has.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ MAX_NESTED_OPTIONAL = 2  # ... and inside nested objects
 # (it then fails the schema, and the builder shows its best attempt instead of exhausting memory).
 MAX_EXAMPLE_CHARACTERS = 1_000
 MAX_EXAMPLE_ITEMS = 20
+MAX_CANDIDATE_SIZE = 500  # JSON values plus string characters in one value the descriptor offers
+MAX_GIVEN_CANDIDATES = 50  # values tried from one list the descriptor offers (`examples`, `enum`)
+MAX_ALTERNATIVES_CHECKED = 64  # optional properties compared with each other (`_related`)
+_DEFINITIONS_PER_STEP = 20  # compiling a validator costs a step per this many carried definitions
 _NOTHING: Any = object()  # no value: leave an optional property out
 
 
@@ -56,7 +65,7 @@ class _Builder:
         self, raw: Any, *, name: str, depth: int, refs: tuple[str, ...], avoid_default: bool = False
     ) -> Any:
         schema, taken = self.resolver.resolve(raw)
-        if depth > MAX_DEPTH or any(ref in refs for ref in taken):
+        if depth > MAX_DEPTH or self.resolver.exhausted() or any(ref in refs for ref in taken):
             return _NOTHING
         refs = (*refs, *taken)
         first = fallback = _NOTHING
@@ -64,6 +73,9 @@ class _Builder:
         for candidate in self._candidates(schema, name, depth, refs, avoid_default):
             if candidate is _NOTHING:
                 continue
+            if self.resolver.exhausted():  # no steps left to check it, or to build more
+                first = candidate if first is _NOTHING else first
+                break
             if self.fits(schema, candidate):
                 if default is _NOTHING or candidate != default:
                     return candidate
@@ -76,34 +88,38 @@ class _Builder:
     def fits(self, schema: Schema, value: Any) -> bool:
         key = id(schema)
         if key not in self._validators:
+            standalone = self.resolver.standalone(schema)
+            self.resolver.spend(1 + len(standalone.get("definitions") or ()) // _DEFINITIONS_PER_STEP)
             try:
-                self._validators[key] = jsonschema_rs.Draft7Validator(self.resolver.standalone(schema))
+                self._validators[key] = jsonschema_rs.Draft7Validator(standalone)
             except (ValueError, TypeError):  # a schema the validator cannot compile: nothing to check
                 self._validators[key] = None
         validator = self._validators[key]
+        self.resolver.spend(1)
         return validator is None or bool(validator.is_valid(value))
 
     def _candidates(
         self, schema: Schema, name: str, depth: int, refs: tuple[str, ...], avoid_default: bool
     ) -> Iterator[Any]:
-        default = schema.get("default", _NOTHING)
+        default = _usable(schema.get("default", _NOTHING))
         if isinstance(schema.get("examples"), list):
-            yield from schema["examples"]
+            yield from map(_usable, schema["examples"][:MAX_GIVEN_CANDIDATES])
         if "example" in schema:
-            yield schema["example"]
+            yield _usable(schema["example"])
         if "const" in schema:
-            yield schema["const"]
+            yield _usable(schema["const"])
         if default is not _NOTHING and not avoid_default:
             yield default
         enum = schema.get("enum")
         if isinstance(enum, list):
-            yield from (v for v in enum if v != default)
+            yield from (_usable(v) for v in enum[:MAX_GIVEN_CANDIDATES] if v != default)
             if default is not _NOTHING:
                 yield default
             return
         if avoid_default and isinstance(default, bool):
             yield not default
-        yield from (v for v in hints.quoted_examples(schema.get("description")) if isinstance(v, list | dict))
+        quoted = hints.quoted_examples(schema.get("description"))
+        yield from (_usable(v) for v in quoted if isinstance(v, list | dict))
         for branch in branches(schema):
             yield self.value(branch, name=name, depth=depth + 1, refs=refs)
         types = types_of(schema) or ["string"]
@@ -133,15 +149,17 @@ class _Builder:
     def _objects(self, schema: Schema, depth: int, refs: tuple[str, ...]) -> Iterator[dict[str, Any]]:
         properties = properties_of(schema)
         required = list(dict.fromkeys(required_of(schema)))
-        optional = [n for n in properties if n not in required]
-        resolved = {n: self.resolver.resolve(properties[n])[0] for n in optional}
+        is_required = set(required)
+        optional = [n for n in properties if n not in is_required]
+        considered = optional[:MAX_ALTERNATIVES_CHECKED]
+        resolved = {n: self.resolver.resolve(properties[n])[0] for n in considered}
         limit = MAX_OPTIONAL if depth == 0 else MAX_NESTED_OPTIONAL
         chosen: list[str] = []
-        for name in (n for n in optional if not _has_default(resolved[n])):
+        for name in (n for n in considered if not _has_default(resolved[n])):
             if len(chosen) < limit and not any(_related(name, other, resolved) for other in chosen):
                 chosen.append(name)
         if not chosen:
-            chosen = [n for n in optional if _has_default(resolved[n])][:1]
+            chosen = [n for n in considered if _has_default(resolved[n])][:1]
         for picked in (chosen, [], optional):
             yield self._object(
                 schema, properties=properties, required=required, optional=picked, depth=depth, refs=refs
@@ -158,9 +176,10 @@ class _Builder:
         refs: tuple[str, ...],
     ) -> dict[str, Any]:
         result: dict[str, Any] = {}
+        required_names, optional_names = set(required), set(optional)
         for name in [*properties, *(r for r in required if r not in properties)]:
-            is_required = name in required
-            if not is_required and name not in optional:
+            is_required = name in required_names
+            if not is_required and name not in optional_names:
                 continue
             sub = properties.get(name, schema.get("additionalProperties", {}))
             value = self.value(sub, name=name, depth=depth + 1, refs=refs, avoid_default=not is_required)
@@ -223,7 +242,7 @@ class _Builder:
     def _strings(self, schema: Schema, name: str) -> Iterator[str]:
         for quoted in hints.quoted_examples(schema.get("description")):
             if isinstance(quoted, str):
-                yield quoted
+                yield _usable(quoted)
         yield from hints.strings_for(name, schema.get("description"))  # kept only if format and pattern fit
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt in hints.FORMATS:
@@ -242,6 +261,31 @@ class _Builder:
         yield base + "x" * min(max(0, low - len(base)), MAX_EXAMPLE_CHARACTERS)
 
 
+def _usable(value: Any) -> Any:
+    """A value the descriptor offers as an example (or default, enum member...), or `_NOTHING`
+    when it is too large to be a useful one: validating it could cost more than the whole guide."""
+    return value if value is _NOTHING or _small(value) else _NOTHING
+
+
+def _small(value: Any) -> bool:
+    """Whether `value` holds at most `MAX_CANDIDATE_SIZE` values and characters, found without
+    walking more of it than that."""
+    room = MAX_CANDIDATE_SIZE
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        room -= 1 + (len(item) if isinstance(item, str) else 0)
+        if isinstance(item, list | dict):
+            if len(item) > room:
+                return False
+            pending.extend(item)  # a dict's keys: strings, counted with their length
+            if isinstance(item, dict):
+                pending.extend(item.values())
+        if room < 0:
+            return False
+    return True
+
+
 def _has_default(schema: Schema) -> bool:
     """A default worth keeping out of examples; an empty one ("", [], {}) just means "none"."""
     return "default" in schema and schema["default"] not in ("", [], {}, None)
@@ -252,7 +296,12 @@ def _related(name: str, other: str, schemas: dict[str, Schema]) -> bool:
     when sessionId is omitted"): such pairs are usually alternatives, so an example shows one."""
 
     def mentions(text: Any, word: str) -> bool:
-        return isinstance(text, str) and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
+        if not isinstance(text, str):
+            return False
+        found = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])").search(
+            text, 0, hints.SEARCHED_CHARACTERS
+        )
+        return found is not None
 
     return mentions(schemas[name].get("description"), other) or mentions(
         schemas[other].get("description"), name

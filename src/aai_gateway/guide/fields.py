@@ -16,7 +16,9 @@ from .schema import MAX_DEPTH, Resolver, Schema, branches, literal, properties_o
 Mode = Literal["parameters", "returns"]
 MAX_ENUM = 30
 MAX_DEFAULT = 60
+TOO_LARGE = "- … (the rest of this schema is too large to list here)"
 _SPACES = re.compile(r"\s+")
+_CHARACTERS_PER_STEP = 100  # a bullet costs the walk one step per this many characters
 
 
 def parameter_lines(schema: Schema) -> tuple[list[str], list[str]]:
@@ -25,7 +27,7 @@ def parameter_lines(schema: Schema) -> tuple[list[str], list[str]]:
     resolver = Resolver(schema)
     resolved, refs = resolver.resolve(schema)
     overall = _count(_int(resolved, "minProperties"), _int(resolved, "maxProperties"), "field")
-    return _children(resolver, resolved, "parameters", refs, depth=0), overall
+    return _bounded(resolver, _children(resolver, resolved, "parameters", refs, depth=0)), overall
 
 
 def returns_summary(schema: Schema) -> tuple[str, list[str]]:
@@ -39,7 +41,12 @@ def returns_summary(schema: Schema) -> tuple[str, list[str]]:
     text = description(resolved)
     if text:
         head += f" — {text}"
-    return head, _children(resolver, resolved, "returns", refs, depth=0)
+    return head, _bounded(resolver, _children(resolver, resolved, "returns", refs, depth=0))
+
+
+def _bounded(resolver: Resolver, lines: list[str]) -> list[str]:
+    """`lines`, with a last bullet saying so when the walk ran out of steps before the end."""
+    return [*lines, TOO_LARGE] if resolver.exhausted() else lines
 
 
 # --------------------------------------------------------------------------- bullets
@@ -54,6 +61,8 @@ def _children(
     refs = (*refs, *taken)
     lines: list[str] = []
     for name, sub, marker in fields:
+        if resolver.exhausted():
+            break
         lines.extend(_field(resolver, name=name, raw=sub, marker=marker, mode=mode, refs=refs, depth=depth))
     return lines
 
@@ -90,6 +99,7 @@ def _field(
         )
     if text:
         line += f": {text}"
+    resolver.spend(1 + len(line) // _CHARACTERS_PER_STEP)
     return [line, *children]
 
 
@@ -107,9 +117,9 @@ def _fields(resolver: Resolver, schema: Schema, depth: int) -> tuple[Fields, tup
     `option 2`... (required? is None for those)."""
     properties = properties_of(schema)
     if properties or required_of(schema):
-        required = required_of(schema)
+        required = dict.fromkeys(required_of(schema))  # a set that keeps the file's order
         found: Fields = [(n, s, n in required) for n, s in properties.items()]
-        found += [(n, {}, True) for n in dict.fromkeys(required) if n not in properties]
+        found += [(n, {}, True) for n in required if n not in properties]
         return found, ()
     if depth >= MAX_DEPTH:
         return [], ()

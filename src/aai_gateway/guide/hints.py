@@ -118,11 +118,20 @@ _NUMBERS: dict[str, int] = {
     "id": 1,
 }
 
+# Only the start of a description is searched for hints: the guide is built while a request
+# waits, and a descriptor may repeat a megabyte-long description at every place that refers to it.
+SEARCHED_CHARACTERS = 4_000
 _FOLDER = re.compile(r"\b(folder|directory)\b", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# Linear in the description's length: `\s*+` is possessive (two optional runs of spaces around an
+# optional `:` let "e.g." and thousands of spaces try every split of them) and a quoted value is
+# at most `_MAX_QUOTED` characters (an unclosed “ after each of thousands of "e.g." would
+# otherwise be searched for its end to the end of the text, each time).
+_MAX_QUOTED = 500
 _QUOTED = re.compile(
-    r"(?:\be\.g\.|\bfor example|\bsuch as)\s*[:,]?\s*"
-    r"(?:\"([^\"]+)\"|“([^”]+)”|'([^']+)'|`([^`]+)`|([^\s,;()]+))",
+    r"(?:\be\.g\.|\bfor example|\bsuch as)\s*+(?:[:,]\s*+)?"
+    rf"(?:\"([^\"]{{1,{_MAX_QUOTED}}})\"|“([^”]{{1,{_MAX_QUOTED}}})”|'([^']{{1,{_MAX_QUOTED}}})'"
+    rf"|`([^`]{{1,{_MAX_QUOTED}}})`|([^\s,;()]+))",
     re.IGNORECASE,
 )
 
@@ -138,7 +147,11 @@ def strings_for(name: str, description: Any = None) -> tuple[str, ...]:
     if not parts:
         return ()
     whole = "".join(parts)
-    if parts[-1] == "path" and isinstance(description, str) and _FOLDER.search(description):
+    if (
+        parts[-1] == "path"
+        and isinstance(description, str)
+        and _FOLDER.search(description, 0, SEARCHED_CHARACTERS)
+    ):
         return (_DIR, _PATH)
     if whole in _STRINGS:
         return _STRINGS[whole]
@@ -175,10 +188,11 @@ def quoted_examples(description: Any) -> list[Any]:
     if not isinstance(description, str):
         return []
     found: list[Any] = []
-    for match in _QUOTED.finditer(description):
+    for match in _QUOTED.finditer(description, 0, SEARCHED_CHARACTERS):
         if match.group(5) and match.group(5)[0] in "[{":
             try:
-                found.append(_DECODER.raw_decode(description, match.start(5))[0])
+                start = match.start(5)  # an example longer than that would not be shown anyway
+                found.append(_DECODER.raw_decode(description[start : start + _MAX_JSON], 0)[0])
                 continue
             except (ValueError, RecursionError):  # not JSON, or nested past the parser's stack
                 pass
@@ -214,6 +228,7 @@ def _no_constant(name: str) -> Any:
 
 # Numbers an example can hold as JSON: no NaN or infinity, no integers of hundreds of digits.
 _MAX_DIGITS = 18
+_MAX_JSON = 4_000
 _DECODER = json.JSONDecoder(parse_float=_plain_float, parse_int=_plain_int, parse_constant=_no_constant)
 
 

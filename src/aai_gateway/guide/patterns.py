@@ -4,7 +4,12 @@ Walks the pattern as Python's own regular-expression parser reads it and emits t
 text each piece accepts: the first alternative, the lowest character of a class, the fewest
 repetitions (plus `extra` more, to reach a `minLength`). JSON Schema patterns are ECMA 262
 expressions, which agree with Python's on everything a descriptor is likely to use; the caller
-checks the result against the real schema anyway, so an exotic pattern only costs a fallback.
+checks the result against the real schema anyway (with jsonschema-rs, whose regex engines are
+bounded), so an exotic pattern only costs a fallback.
+
+The pattern is only parsed here, never run: Python's `re` backtracks, and a descriptor's pattern
+such as `^(?=(a+)+c)a{30}$` would take hours to test against one short string. Building the text
+is bounded too: it stops at `_MAX_LENGTH` characters whatever the repetition counts ask for.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ _CATEGORY_TEST: dict[str, Callable[[str], bool]] = {
 }
 _PREFERRED = string.ascii_lowercase + string.digits + string.ascii_uppercase + "-_.:/ @"
 _MAX_LENGTH = 2_000
+_MAX_STEPS = 20_000  # pieces visited: `((?:){1000}){1000}` repeats an empty piece a million times
 
 
 class _UnsupportedError(Exception):
@@ -42,31 +48,54 @@ class _UnsupportedError(Exception):
 
 
 def pattern_example(pattern: str, *, extra: int = 0) -> str | None:
-    """A string matching `pattern`, or None when it cannot be produced."""
+    """A string meant to match `pattern`, or None when none can be built within the bounds. It
+    is not checked here (lookarounds, for one, are ignored): the caller validates it."""
     try:
         parsed = _parser.parse(pattern)
     except (re.error, RecursionError, OverflowError, ValueError):
         return None
-    out: list[str] = []
+    out = _Text()
     try:
         _emit(parsed, out, {}, extra)
     except (_UnsupportedError, RecursionError):
         return None
-    text = "".join(out)
-    if len(text) > _MAX_LENGTH:
-        return None
-    try:
-        return text if re.search(pattern, text) else None
-    except re.error:
-        return None
+    return "".join(out.parts)
+
+
+class _Text:
+    """The text being built; refuses to grow past `_MAX_LENGTH` (`(a{1000}){1000}` would ask for
+    a million characters, nested repetitions for far more) or to take more than `_MAX_STEPS`."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.length = 0
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > _MAX_STEPS:
+            raise _UnsupportedError("too many steps")
+
+    def append(self, piece: str) -> None:
+        self.length += len(piece)
+        if self.length > _MAX_LENGTH:
+            raise _UnsupportedError("too long")
+        self.parts.append(piece)
+
+    def since(self, start: int) -> str:
+        return "".join(self.parts[start:])
+
+    def __len__(self) -> int:
+        return len(self.parts)
 
 
 def _name(op: Any) -> str:
     return str(getattr(op, "name", op))
 
 
-def _emit(items: Any, out: list[str], groups: dict[int, str], extra: int) -> None:
+def _emit(items: Any, out: _Text, groups: dict[int, str], extra: int) -> None:
     for op, av in items:
+        out.step()
         kind = _name(op)
         if kind == "LITERAL":
             out.append(chr(av))
@@ -84,7 +113,7 @@ def _emit(items: Any, out: list[str], groups: dict[int, str], extra: int) -> Non
             start = len(out)
             _emit(av[-1], out, groups, extra)
             if av[0] is not None:
-                groups[av[0]] = "".join(out[start:])
+                groups[av[0]] = out.since(start)
         elif kind == "ATOMIC_GROUP":
             _emit(av, out, groups, extra)
         elif kind in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):

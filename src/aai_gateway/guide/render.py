@@ -58,8 +58,9 @@ def render_guide(
             f"No operations are available on this machine (this app's operations are for: {declared}).",
             "",
         ]
+    first_returning: dict[str, str] = {}  # returns schema (as canonical JSON) → first tool with it
     for tool in app.tools:
-        same_returns = next((t.name for t in app.tools if t.returns == tool.returns), tool.name)
+        same_returns = first_returning.setdefault(json.dumps(tool.returns, sort_keys=True), tool.name)
         lines += _operation(
             tool,
             exec_tool=exec_tool,

@@ -4,6 +4,12 @@ Both walk a tool's `parameters` or `returns` schema. A `Resolver` follows local 
 (`#/definitions/...` or any JSON pointer into the same document) and folds `allOf` into one
 schema, so the walkers see plain subschemas; `resolve` also reports the reference it followed,
 which the walkers use to stop on recursive schemas.
+
+A descriptor can make a small schema describe an enormous one: `$ref` chains thousands of links
+long, `anyOf` alternatives that each point at the next such `anyOf`, deeply nested `allOf`. The
+guide is built while a request waits, so each walk is bounded: a `Resolver` follows at most
+`MAX_REF_HOPS` references in a row and answers at most `max_steps` resolutions; past either it
+resolves to `{}` (any value) and says so in `exhausted()`, and the walkers summarize the rest.
 """
 
 from __future__ import annotations
@@ -16,33 +22,51 @@ from urllib.parse import unquote
 Schema = Mapping[str, Any]
 
 MAX_DEPTH = 8  # deeper structures are summarized, never walked further
+MAX_REF_HOPS = 32  # a longer chain of references resolves to `{}`
+MAX_STEPS = 20_000  # resolutions (and other work) one walk of one tool's schema may ask for
 
 
 class Resolver:
-    """Follows local references of one root schema; unknown or remote references resolve to `{}`."""
+    """Follows local references of one root schema; unknown or remote references resolve to `{}`,
+    and so does everything once the walk has used up its steps (see the module docstring)."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, *, max_steps: int = MAX_STEPS) -> None:
         self.root: Schema = root if isinstance(root, Mapping) else {}
+        self.steps_left = max_steps
+
+    def exhausted(self) -> bool:
+        return self.steps_left <= 0
+
+    def spend(self, steps: int) -> None:
+        """Charge work other than resolving (a line of output, a validation) to the same walk."""
+        self.steps_left -= steps
 
     def resolve(self, schema: Any) -> tuple[Schema, tuple[str, ...]]:
         """The schema with `$ref` chains followed and `allOf` merged, and the references taken."""
-        refs: list[str] = []
+        refs: dict[str, None] = {}  # ordered, and quick to search however long the chain
+        resolved = self._resolve(schema, refs, depth=0)
+        return resolved, tuple(refs)
+
+    def _resolve(self, schema: Any, refs: dict[str, None], depth: int) -> Schema:
+        self.steps_left -= 1
+        if self.steps_left < 0 or depth > MAX_DEPTH:
+            return {}
         current: Schema = schema if isinstance(schema, Mapping) else {}
+        hops: set[str] = set()
         while isinstance(current.get("$ref"), str):
             ref = current["$ref"]
-            if ref in refs:  # a reference loop that never reaches a real schema
-                return {}, tuple(refs)
-            refs.append(ref)
+            if ref in hops or len(hops) >= MAX_REF_HOPS:  # a loop, or a chain too long to follow
+                return {}
+            hops.add(ref)
+            refs.setdefault(ref)
             current = self.lookup(ref)
         all_of = current.get("allOf")
         if isinstance(all_of, list) and all_of:
             merged: dict[str, Any] = {k: v for k, v in current.items() if k != "allOf"}
             for part in all_of:
-                resolved, part_refs = self.resolve(part)
-                refs.extend(r for r in part_refs if r not in refs)
-                _merge_into(merged, resolved)
+                _merge_into(merged, self._resolve(part, refs, depth + 1))
             current = merged
-        return current, tuple(refs)
+        return current
 
     def lookup(self, ref: str) -> Schema:
         if not ref.startswith("#"):
@@ -139,6 +163,47 @@ def required_of(schema: Schema) -> list[str]:
     return [r for r in value if isinstance(r, str)] if isinstance(value, list) else []
 
 
-def literal(value: Any) -> str:
-    """A JSON value as compact JSON text, non-ASCII kept readable."""
-    return json.dumps(value, ensure_ascii=False)
+def literal(value: Any, limit: int = 200) -> str:
+    """A JSON value as JSON text (`json.dumps` spacing), non-ASCII kept readable, cut to `limit`
+    characters (with `…`). Only about `limit` characters are ever encoded: a descriptor's
+    megabyte-long default is not written out again at every place that refers to it."""
+    text = _BoundedJson(limit + 1).encode(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+class _BoundedJson:
+    def __init__(self, room: int) -> None:
+        self.pieces: list[str] = []
+        self.room = room
+
+    def encode(self, value: Any) -> str:
+        self._value(value)
+        return "".join(self.pieces)
+
+    def _add(self, piece: str) -> None:
+        self.pieces.append(piece)
+        self.room -= len(piece)
+
+    def _value(self, value: Any) -> None:
+        if isinstance(value, str):
+            self._add(json.dumps(value[: max(self.room, 0)], ensure_ascii=False))
+        elif isinstance(value, list | tuple):
+            self._add("[")
+            for i, item in enumerate(value):
+                if self.room <= 0:
+                    return
+                self._add(", " if i else "")
+                self._value(item)
+            self._add("]")
+        elif isinstance(value, Mapping):
+            self._add("{")
+            for i, (key, item) in enumerate(value.items()):
+                if self.room <= 0:
+                    return
+                self._add(", " if i else "")
+                self._value(str(key))
+                self._add(": ")
+                self._value(item)
+            self._add("}")
+        else:
+            self._add(json.dumps(value))

@@ -1,4 +1,10 @@
-"""Gateway outcomes as MCP tool results: the only place errors become `isError` results."""
+"""Gateway outcomes as MCP tool results: the only place errors become `isError` results.
+
+Every result built here can be written as JSON: a success that cannot (text with a lone
+surrogate, a number beyond float range; `Gateway.execute` refuses such answers before they get
+here) raises ValueError, which the server reports as INTERNAL_ERROR; an error's own words
+(often the app's) have each lone surrogate written out as its escape, in letters.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +15,18 @@ from typing import Any
 import mcp_types as types
 
 from ..errors import AaiError, ErrorCode
+from ..executors.answer_json import writable_text
 
 logger = logging.getLogger(__name__)
 
 
 def success(value: Any) -> types.CallToolResult:
-    """The JSON result as text, and as structured content when it is an object."""
-    text = json.dumps(value, ensure_ascii=False, indent=2) if not isinstance(value, str) else value
+    """The JSON result as text, and as structured content when it is an object (the same
+    value: when the text can be written, so can it)."""
+    text = (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
+    )
+    _check_writable(text)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=value if isinstance(value, dict) else None,
@@ -23,15 +34,30 @@ def success(value: Any) -> types.CallToolResult:
 
 
 def markdown(text: str) -> types.CallToolResult:
+    _check_writable(text)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
 def failure(error: AaiError) -> types.CallToolResult:
     """`{"error": {"code", "message", "data"}}` as text, so the agent sees the code and the fix."""
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=json.dumps(error.to_payload(), ensure_ascii=False))],
+        content=[types.TextContent(type="text", text=_error_text(error))],
         is_error=True,
     )
+
+
+def _error_text(error: AaiError) -> str:
+    try:
+        text = json.dumps(error.to_payload(), ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):  # data circular or absurdly deep: the message alone
+        text = json.dumps({"error": {"code": error.code.value, "message": error.message}}, ensure_ascii=False)
+    return writable_text(text, json_text=True)
+
+
+def _check_writable(text: str) -> None:
+    """Raises UnicodeEncodeError (a ValueError) for text UTF-8 cannot encode: a lone surrogate."""
+    if not text.isascii():
+        text.encode("utf-8")
 
 
 def crash(exc: BaseException, where: str) -> types.CallToolResult:

@@ -7,9 +7,13 @@ items in, SessionMessage items out) and differs where the SDK's is fragile:
   and a line is never held beyond the limit: a longer one is skipped up to its newline, unread,
   and answered with Invalid Request (with the request's id when its first bytes show it), so
   memory stays bounded whatever a client sends.
-- A line that is not JSON is answered with Parse error (-32700) and one that is JSON but not a
-  JSON-RPC message with Invalid Request (-32600), as JSON-RPC 2.0 says; the SDK answers
-  nothing. Blank lines are ignored. Either way the server keeps serving.
+- Every line gets an answer or reaches the server, as JSON-RPC 2.0 says (see
+  `jsonrpc_lines`): the SDK's answers nothing for a line it cannot read. Blank lines are
+  ignored. Either way the server keeps serving.
+- The client's requests are tracked until their answers are written. At end of input the
+  requests already read (the last one may lack its newline) are answered before the read
+  stream ends, which makes the SDK cancel every handler still running; the wait is at most
+  `end_of_input_seconds`, and a signal still stops everything at once.
 - Waiting for input happens in the event loop where the OS can say when a descriptor is ready
   (pipes, sockets and terminals on POSIX), so cancelling on SIGTERM or at end of input never
   waits for a thread blocked in read(). Only files, /dev/null and Windows pipes are read in a
@@ -24,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import select
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -33,12 +36,12 @@ from typing import Any, Final
 
 import anyio
 import mcp_types as types
-import pydantic_core
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.os.win32.utilities import rebind_std_handle_to_fd
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
+from .jsonrpc_lines import LineSplitter, TooLong, encode_message, read_message, too_long_error
 from .limits import DEFAULT_MAX_MESSAGE_BYTES
 
 if sys.platform != "win32":
@@ -49,157 +52,14 @@ logger = logging.getLogger(__name__)
 READ_CHUNK_BYTES: Final = 64 * 1024
 # A write of at most PIPE_BUF bytes to a pipe that polls writable does not block.
 WRITE_CHUNK_BYTES: Final = getattr(select, "PIPE_BUF", 4096)
-ID_SEARCH_BYTES: Final = 64 * 1024  # how much of a skipped line is searched for its request id
+# At end of input, how long requests already read may take to be answered: a call with the
+# default execution timeout (30 s) finishes. A client that will not wait sends SIGTERM.
+END_OF_INPUT_SECONDS: Final = 60.0
+# Requests that are answered only when the client ends them: nothing to wait for at end of input.
+UNENDING_METHODS: Final = frozenset({"subscriptions/listen"})
 
 Incoming = MemoryObjectReceiveStream[SessionMessage | Exception]
 Outgoing = MemoryObjectSendStream[SessionMessage]
-
-
-# ---------------------------------------------------------------------------- framing
-
-
-@dataclass(frozen=True)
-class TooLong:
-    """A line longer than the limit, of which only the start was kept."""
-
-    start: bytes
-
-
-class LineSplitter:
-    """Cuts a byte stream into lines of at most `limit` bytes; holds at most `limit` bytes plus
-    one chunk. A longer line comes out as `TooLong` once, and the rest of it is dropped unread."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._pending = bytearray()
-        self._searched = 0  # how much of _pending is known to hold no newline
-        self._skipping = False
-
-    def feed(self, chunk: bytes) -> list[bytes | TooLong]:
-        if self._skipping:
-            end = chunk.find(b"\n")
-            if end < 0:
-                return []
-            self._skipping = False
-            chunk = chunk[end + 1 :]
-        pending = self._pending
-        pending += chunk
-        lines: list[bytes | TooLong] = []
-        start = 0
-        while (end := pending.find(b"\n", max(start, self._searched))) >= 0:
-            lines.append(self._line(start, end))
-            start = end + 1
-        del pending[:start]
-        self._searched = len(pending)
-        if len(pending) > self.limit:
-            lines.append(TooLong(bytes(pending[:ID_SEARCH_BYTES])))
-            pending.clear()
-            self._searched = 0
-            self._skipping = True
-        return lines
-
-    def finish(self) -> list[bytes | TooLong]:
-        """At end of input: the last line, when it had no newline."""
-        rest, self._pending = bytes(self._pending), bytearray()
-        return [rest] if rest and not self._skipping else []
-
-    def _line(self, start: int, end: int) -> bytes | TooLong:
-        if end - start > self.limit:
-            return TooLong(bytes(self._pending[start : start + ID_SEARCH_BYTES]))
-        return bytes(self._pending[start:end])
-
-
-# ---------------------------------------------------------------------------- reading messages
-
-
-def read_message(line: bytes) -> SessionMessage | types.JSONRPCError:
-    """The JSON-RPC message on one line, or the error to answer it with. NaN and Infinity are
-    not JSON; neither is nesting beyond 200 levels (the parser's limit)."""
-    try:
-        document = pydantic_core.from_json(line, allow_inf_nan=False)
-    except ValueError as exc:
-        return _error(None, types.PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(document, by_name=False))
-    except ValidationError:
-        return _error(_request_id(document), types.INVALID_REQUEST, f"Invalid Request: {_fault(document)}")
-
-
-def too_long_error(line: TooLong, limit: int) -> types.JSONRPCError:
-    return _error(
-        _request_id_at_start(line.start),
-        types.INVALID_REQUEST,
-        f"Invalid Request: the message is longer than {limit} bytes, the most this gateway reads "
-        "(its --max-message-bytes option); it was skipped unread",
-        {"max_message_bytes": limit},
-    )
-
-
-def _error(
-    request_id: types.RequestId | None, code: int, message: str, data: Any = None
-) -> types.JSONRPCError:
-    fields: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        fields["data"] = data
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(**fields))
-
-
-def _fault(document: Any) -> str:
-    if isinstance(document, list):
-        return "a JSON array (a batch); send one JSON-RPC message per line"
-    if not isinstance(document, dict):
-        return "a JSON-RPC message is a JSON object"
-    if document.get("jsonrpc") != "2.0":
-        return 'a JSON-RPC 2.0 message needs "jsonrpc": "2.0"'
-    return 'not a JSON-RPC request (string "method", string or integer "id"), notification or response'
-
-
-def _request_id(document: Any) -> types.RequestId | None:
-    """The id of what looks like a request; None for anything else (answering a malformed
-    response with its id would fail the client's own request of that id)."""
-    if not isinstance(document, dict) or "method" not in document:
-        return None
-    found = document.get("id")
-    if isinstance(found, bool) or not isinstance(found, str | int):
-        return None
-    return found
-
-
-_TOKEN: Final = re.compile(
-    rb'\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\]:,])'
-)
-
-
-def _request_id_at_start(start: bytes) -> types.RequestId | None:
-    """The id of a request from the first bytes of its line, when both its `id` and its
-    `method` are members of the top-level object there (clients write them before `params`)."""
-    found: dict[str, Any] = {}
-    depth, key, expecting_key = 0, None, False
-    position = 0
-    while (match := _TOKEN.match(start, position)) is not None:
-        token, position = match.group(1), match.end()
-        if token in (b"{", b"["):
-            depth += 1
-            expecting_key, key = depth == 1 and token == b"{", None
-        elif token in (b"}", b"]"):
-            depth -= 1
-        elif depth == 0:
-            return None  # the line is not an object
-        elif depth == 1 and token == b",":
-            expecting_key = True
-        elif depth == 1 and token != b":":
-            try:
-                value = pydantic_core.from_json(token)
-            except ValueError:
-                return None
-            if expecting_key:
-                key, expecting_key = value, False
-            elif key is not None:
-                found[key] = value
-                key = None
-            if "method" in found and "id" in found:
-                return _request_id(found)
-    return None
 
 
 # ---------------------------------------------------------------------------- the descriptors
@@ -281,15 +141,50 @@ def _stderr_copy() -> int:
 # ---------------------------------------------------------------------------- the transport
 
 
+class InFlight:
+    """The client's requests read and not yet answered, by id (as the SDK correlates them: "7"
+    and 7 are one id), with their methods."""
+
+    def __init__(self) -> None:
+        self._methods: dict[types.RequestId, str] = {}
+        self._none_left = anyio.Event()
+        self._none_left.set()
+
+    def __len__(self) -> int:
+        return len(self._methods)
+
+    def started(self, request: types.JSONRPCRequest) -> None:
+        if request.method in UNENDING_METHODS:
+            return
+        if not self._methods:
+            self._none_left = anyio.Event()
+        self._methods[coerce_request_id(request.id)] = request.method
+
+    def method_of(self, request_id: types.RequestId | None) -> str | None:
+        return None if request_id is None else self._methods.get(coerce_request_id(request_id))
+
+    def ended(self, request_id: types.RequestId | None) -> None:
+        """Answered, or cancelled by the client (then the SDK answers nothing)."""
+        if request_id is None or self._methods.pop(coerce_request_id(request_id), None) is None:
+            return
+        if not self._methods:
+            self._none_left.set()
+
+    async def none_left(self) -> None:
+        await self._none_left.wait()
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     *,
     stdin_fd: int | None = None,
     stdout_fd: int | None = None,
+    end_of_input_seconds: float = END_OF_INPUT_SECONDS,
 ) -> AsyncIterator[tuple[Incoming, Outgoing]]:
     """Streams for `Server.run` over this process's stdin and stdout (or the descriptors given,
-    which are then left alone). Ends reading at end of input or when the caller is done."""
+    which are then left alone). Ends reading at end of input, once the requests read are
+    answered (or `end_of_input_seconds` have passed), or when the caller is done."""
     with contextlib.ExitStack() as claims:
         source = (
             _Descriptor(stdin_fd) if stdin_fd is not None else claims.enter_context(_claimed(0, _null_input))
@@ -302,9 +197,11 @@ async def stdio_transport(
         incoming_writer, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         outgoing, outgoing_reader = anyio.create_memory_object_stream[SessionMessage](0)
         reading = anyio.CancelScope()
+        in_flight = InFlight()
+        reader = _Reader(source, max_message_bytes, in_flight, end_of_input_seconds)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_read, source, max_message_bytes, incoming_writer, outgoing.clone(), reading)
-            tasks.start_soon(_write, sink, outgoing_reader, reading)
+            tasks.start_soon(reader.run, incoming_writer, outgoing.clone(), reading)
+            tasks.start_soon(_write, sink, outgoing_reader, reading, in_flight)
             try:
                 yield incoming, outgoing
             finally:
@@ -313,67 +210,102 @@ async def stdio_transport(
                 outgoing.close()
 
 
-async def _read(
-    source: _Descriptor,
-    limit: int,
-    incoming: MemoryObjectSendStream[SessionMessage | Exception],
-    answers: Outgoing,
-    scope: anyio.CancelScope,
-) -> None:
-    splitter = LineSplitter(limit)
-    with scope, contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-        async with incoming, answers:
-            while True:
-                try:
-                    chunk = await source.read(READ_CHUNK_BYTES)
-                except OSError as exc:
-                    logger.warning("reading stdin failed (%s): taking it as the end of input", exc)
-                    chunk = b""
-                for line in splitter.feed(chunk) if chunk else splitter.finish():
-                    if isinstance(line, TooLong):
-                        message: SessionMessage | types.JSONRPCError = too_long_error(line, limit)
-                    elif line.strip():
-                        message = read_message(line)
-                    else:
-                        continue
-                    if isinstance(message, SessionMessage):
-                        await incoming.send(message)
-                    else:
-                        logger.warning("refused a message from the client: %s", message.error.message)
-                        await answers.send(SessionMessage(message))
-                if not chunk:
-                    return
+@dataclass
+class _Reader:
+    source: _Descriptor
+    limit: int
+    in_flight: InFlight
+    end_of_input_seconds: float
+
+    async def run(
+        self,
+        incoming: MemoryObjectSendStream[SessionMessage | Exception],
+        answers: Outgoing,
+        scope: anyio.CancelScope,
+    ) -> None:
+        splitter = LineSplitter(self.limit)
+        with scope, contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            async with incoming, answers:
+                while True:
+                    try:
+                        chunk = await self.source.read(READ_CHUNK_BYTES)
+                    except OSError as exc:
+                        logger.warning("reading stdin failed (%s): taking it as the end of input", exc)
+                        chunk = b""
+                    for line in splitter.feed(chunk) if chunk else splitter.finish():
+                        await self._deliver(line, incoming, answers)
+                    if not chunk:
+                        await self._answer_the_rest()
+                        return
+
+    async def _deliver(
+        self,
+        line: bytes | TooLong,
+        incoming: MemoryObjectSendStream[SessionMessage | Exception],
+        answers: Outgoing,
+    ) -> None:
+        if isinstance(line, TooLong):
+            message: SessionMessage | types.JSONRPCError = too_long_error(line, self.limit)
+        elif line.strip():
+            message = read_message(line)
+        else:
+            return
+        if isinstance(message, types.JSONRPCError):
+            logger.warning("refused a message from the client: %s", message.error.message)
+            await answers.send(SessionMessage(message))
+            return
+        received = message.message
+        if isinstance(received, types.JSONRPCRequest):
+            self.in_flight.started(received)  # before the server can answer it
+        elif isinstance(received, types.JSONRPCNotification) and received.method == "notifications/cancelled":
+            self.in_flight.ended(_cancelled_id(received.params))
+        await incoming.send(message)
+
+    async def _answer_the_rest(self) -> None:
+        """At end of input: the requests read are answered before the read stream ends (which
+        makes the SDK cancel every handler still running)."""
+        if not self.in_flight:
+            return
+        logger.info(
+            "end of input: answering the %d requests still running first (at most %g s)",
+            len(self.in_flight),
+            self.end_of_input_seconds,
+        )
+        with anyio.move_on_after(self.end_of_input_seconds) as waited:
+            await self.in_flight.none_left()
+        if waited.cancelled_caught:
+            logger.warning(
+                "end of input: %d requests still running after %g s are cancelled",
+                len(self.in_flight),
+                self.end_of_input_seconds,
+            )
+
+
+def _cancelled_id(params: dict[str, Any] | None) -> types.RequestId | None:
+    found = (params or {}).get("requestId")
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 async def _write(
-    sink: _Descriptor, outgoing: MemoryObjectReceiveStream[SessionMessage], reading: anyio.CancelScope
+    sink: _Descriptor,
+    outgoing: MemoryObjectReceiveStream[SessionMessage],
+    reading: anyio.CancelScope,
+    in_flight: InFlight,
 ) -> None:
     client_gone = False
     async with outgoing:
         async for item in outgoing:
-            if client_gone:
-                continue  # keep taking messages so that nobody waits on a dead connection
-            data = encode_message(item.message)
+            message = item.message
+            answered = message.id if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) else None
             try:
+                if client_gone:
+                    continue  # keep taking messages so that nobody waits on a dead connection
+                data = encode_message(message, in_flight.method_of(answered))
                 if data is not None:
                     await sink.write_all(data)
             except OSError as exc:
                 logger.warning("writing to stdout failed (%s): the client is gone", exc)
                 client_gone = True
                 reading.cancel()  # as at end of input: the server winds down
-
-
-def encode_message(message: types.JSONRPCMessage) -> bytes | None:
-    """The message as one line; a response that cannot be written (pydantic gives up on very
-    deep values) becomes an error response, so the client is not left waiting."""
-    try:
-        text = message.model_dump_json(by_alias=True, exclude_unset=True)
-    except (ValueError, RecursionError) as exc:
-        logger.error("a %s could not be written as JSON: %s", type(message).__name__, exc)
-        if not isinstance(message, types.JSONRPCResponse):
-            return None
-        failed = _error(
-            message.id, types.INTERNAL_ERROR, f"Internal error: the result is not writable as JSON ({exc})"
-        )
-        text = failed.model_dump_json(by_alias=True, exclude_unset=True)
-    return text.encode("utf-8") + b"\n"
+            finally:
+                in_flight.ended(answered)

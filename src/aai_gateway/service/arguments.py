@@ -1,14 +1,28 @@
-"""Arguments against a tool's parameter schema: defaults filled in, every violation with its path."""
+"""Arguments against a tool's parameter schema: defaults filled in, every violation with its path.
+
+What an INVALID_PARAMS error reports is bounded whatever the arguments hold: at most
+MAX_LISTED_VIOLATIONS violations, each cut to MAX_VIOLATION_CHARS, MAX_VIOLATIONS_CHARS in all.
+The work is bounded too. jsonschema-rs builds every error before its iterator yields the first
+(1.9 million array items of the wrong type are 1.9 million Python objects, gigabytes), so only
+arguments of at most EVERY_VIOLATION_VALUES values are checked for every violation; larger
+ones are checked with `validate`, which stops at the first.
+"""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
 import jsonschema_rs
 
 from ..descriptor import AppDescriptor, Tool
-from ..errors import InvalidParamsError, escape_pointer_token
+from ..errors import InvalidParamsError, json_pointer
+from ..executors.answer_json import scan_json
+
+MAX_LISTED_VIOLATIONS: Final = 50
+MAX_VIOLATION_CHARS: Final = 300
+MAX_VIOLATIONS_CHARS: Final = 8_000
+EVERY_VIOLATION_VALUES: Final = 10_000
 
 
 class ArgumentValidator:
@@ -29,7 +43,7 @@ class ArgumentValidator:
         return validator
 
     def prepare(self, app: AppDescriptor, tool: Tool, arguments: Any) -> dict[str, Any]:
-        """The arguments to execute with; raises INVALID_PARAMS listing every violation."""
+        """The arguments to execute with; raises INVALID_PARAMS listing the violations."""
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
@@ -39,41 +53,60 @@ class ArgumentValidator:
                 [{"path": "", "message": f"args must be an object, not {type(arguments).__name__}"}],
             )
         prepared: dict[str, Any] = with_defaults(tool.parameters, copy.deepcopy(arguments))
-        violations = [
-            {"path": _pointer(error.instance_path), "message": error.message}
-            for error in self._validator(tool).iter_errors(prepared)
-        ]
-        violations += not_unicode(prepared)
-        if violations:
-            raise InvalidParamsError(app.id, tool.name, sorted(violations, key=lambda v: v["path"]))
-        return prepared
-
-
-def not_unicode(value: Any, path: str = "") -> list[dict[str, str]]:
-    """Violations for text that is not valid Unicode: a lone surrogate (`"\\ud800"` in JSON).
-    No app can receive it as text (UTF-8 cannot encode it), so no executor is handed one."""
-    if isinstance(value, str):
+        # Text no app can receive (UTF-8 cannot encode a lone surrogate) and numbers no JSON
+        # can carry first: the schema validator cannot even read them.
+        scan = scan_json(prepared, max_unwritable=MAX_LISTED_VIOLATIONS + 1)
+        if scan.unwritable:
+            found = [{"path": u.pointer, "message": u.reason} for u in scan.unwritable]
+            complete = len(found) <= MAX_LISTED_VIOLATIONS
+            raise _invalid(app, tool, found, len(found) if complete else None)
+        validator = self._validator(tool)
+        if validator.is_valid(prepared):
+            return prepared
+        if scan.values <= EVERY_VIOLATION_VALUES:
+            found = [_violation(error) for error in validator.iter_errors(prepared)]
+            if found:
+                raise _invalid(app, tool, found, len(found))
+            return prepared
         try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            bad = ord(value[exc.start])
-            return [
-                {"path": path, "message": f"text that is not valid Unicode (a lone surrogate U+{bad:04X})"}
-            ]
-        return []
-    found: list[dict[str, str]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{path}/{escape_pointer_token(key)}"
-            found += not_unicode(key, where) + not_unicode(item, where)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += not_unicode(item, f"{path}/{index}")
-    return found
+            validator.validate(prepared)
+        except jsonschema_rs.ValidationError as error:
+            raise _invalid(app, tool, [_violation(error)], None) from None
+        return prepared  # is_valid and validate disagree: only validate names a fault
 
 
-def _pointer(path: list[str | int]) -> str:
-    return "".join("/" + escape_pointer_token(p) for p in path)
+def _violation(error: Any) -> dict[str, str]:
+    return {"path": json_pointer(*error.instance_path), "message": error.message}
+
+
+def _invalid(
+    app: AppDescriptor, tool: Tool, violations: list[dict[str, str]], total: int | None
+) -> InvalidParamsError:
+    """The error listing a bounded part of `violations` (sorted by path); `total` is how many
+    there are, None when the rest was not looked for."""
+    listed: list[dict[str, str]] = []
+    size = 0
+    for violation in sorted(violations, key=_document_order)[:MAX_LISTED_VIOLATIONS]:
+        shown = {key: _cut(text) for key, text in violation.items()}
+        size += sum(len(text) for text in shown.values())
+        if listed and size > MAX_VIOLATIONS_CHARS:
+            break
+        listed.append(shown)
+    unlisted = None if total is None else total - len(listed)
+    return InvalidParamsError(app.id, tool.name, listed, unlisted=unlisted)
+
+
+def _document_order(violation: dict[str, str]) -> list[tuple[int, int, str]]:
+    """Sorts by path, array indexes as numbers (`/tags/2` before `/tags/10`; never int(), which
+    refuses thousands of digits)."""
+    return [
+        (0, len(token), token) if token.isascii() and token.isdigit() else (1, 0, token)
+        for token in violation["path"].split("/")
+    ]
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_VIOLATION_CHARS else text[: MAX_VIOLATION_CHARS - 1] + "…"
 
 
 def with_defaults(schema: Any, value: Any) -> Any:
@@ -88,6 +121,11 @@ def with_defaults(schema: Any, value: Any) -> Any:
                     value[name] = copy.deepcopy(subschema["default"])
                 if name in value:
                     value[name] = with_defaults(subschema, value[name])
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [with_defaults(schema["items"], item) for item in value]
+    elif isinstance(value, list) and _may_fill(items := schema.get("items")):
+        return [with_defaults(items, item) for item in value]
     return value
+
+
+def _may_fill(items_schema: Any) -> bool:
+    """Whether array items could get a default: only objects (or arrays of them) can."""
+    return isinstance(items_schema, dict) and ("properties" in items_schema or "items" in items_schema)

@@ -20,7 +20,7 @@ from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
 from ..errors import AaiError, ErrorCode
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter
-from ..executors.answer_json import check_answer_depth
+from ..executors.answer_json import check_answer
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
@@ -198,8 +198,9 @@ class Gateway:
         outcome = "ok"
         try:
             result = await executor.execute(invocation)
-            # Deeper answers could not travel back to the client (see answer_json)
-            check_answer_depth(result, app_id=app.id, tool=tool.name)
+            # Whatever the executor: an answer too deep, with a lone surrogate or an infinite
+            # number could not travel back to the client as JSON (see answer_json)
+            check_answer(result, app_id=app.id, tool=tool.name)
             return result
         except AaiError as exc:
             outcome = exc.code.value
