@@ -105,3 +105,31 @@ def test_many_lone_surrogates_are_capped_like_schema_violations() -> None:
 
     assert len(error.data["violations"]) == MAX_LISTED_VIOLATIONS
     assert error.data["violations_complete"] is False
+
+
+# --------------------------------------------------------------------------- compiled schemas
+
+COUNT = {"type": "object", "properties": {"n": {"type": "integer"}}}
+WORD = {"type": "object", "properties": {"n": {"type": "string"}}}
+
+
+def test_a_refreshed_tool_at_the_address_of_its_freed_predecessor_is_checked_against_its_own_schema() -> None:
+    # A refreshed web app frees its old tools; CPython hands the memory, and so the id, of a
+    # freed object to the next object of its size. A validator found by id would be the old one.
+    validator = ArgumentValidator()
+    app = local_app(tools=("create",))
+    for _ in range(100):
+        old = app.tools[0].model_copy(update={"parameters": COUNT})
+        assert validator.prepare(app, old, {"n": 1}) == {"n": 1}
+        freed = id(old)
+        del old
+        new = app.tools[0].model_copy(update={"parameters": WORD})
+        if id(new) == freed:
+            break
+    else:
+        pytest.fail("no new tool was ever placed at a freed tool's address: the case cannot be set up here")
+
+    assert validator.prepare(app, new, {"n": "one"}) == {"n": "one"}
+    with pytest.raises(AaiError) as caught:
+        validator.prepare(app, new, {"n": 1})
+    assert caught.value.data["violations"] == [{"path": "/n", "message": '1 is not of type "string"'}]

@@ -6,12 +6,22 @@ The work is bounded too. jsonschema-rs builds every error before its iterator yi
 (1.9 million array items of the wrong type are 1.9 million Python objects, gigabytes), so only
 arguments of at most EVERY_VIOLATION_VALUES values are checked for every violation; larger
 ones are checked with `validate`, which stops at the first.
+
+Compiled validators are kept by the text of the schema they were compiled from, never by the
+tool object: when a web app is refreshed its old tools are freed, and a new tool with another
+schema may be given the same memory, and so the same `id`. Which schema text a tool object has
+is remembered through a weak reference to it, so a large schema is serialized once per tool.
+Both caches hold at most MAX_CACHED_SCHEMAS entries, the least recently used going first.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any, Final
+import hashlib
+import json
+import weakref
+from collections import OrderedDict
+from typing import Any, Final, Generic, TypeVar
 
 import jsonschema_rs
 
@@ -23,24 +33,66 @@ MAX_LISTED_VIOLATIONS: Final = 50
 MAX_VIOLATION_CHARS: Final = 300
 MAX_VIOLATIONS_CHARS: Final = 8_000
 EVERY_VIOLATION_VALUES: Final = 10_000
+MAX_CACHED_SCHEMAS: Final = 1_024
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Recent(Generic[K, V]):
+    """A mapping that keeps only its `size` most recently used entries."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.get(key)
+        if value is not None:
+            self._entries.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def schema_key(schema: Any) -> str:
+    """What identifies a parameter schema: a digest of its exact JSON text (key order kept)."""
+    return hashlib.sha256(json.dumps(schema, separators=(",", ":")).encode("ascii")).hexdigest()
 
 
 class ArgumentValidator:
-    """Compiles each tool's schema once (per catalog) and checks arguments against it."""
+    """Compiles each parameter schema once and checks arguments against it."""
 
     def __init__(self) -> None:
-        self._compiled: dict[int, Any] = {}
+        self._compiled: _Recent[str, Any] = _Recent(MAX_CACHED_SCHEMAS)
+        self._keys: _Recent[int, tuple[weakref.ref[Tool], str]] = _Recent(MAX_CACHED_SCHEMAS)
 
     def clear(self) -> None:
         self._compiled.clear()
+        self._keys.clear()
 
     def _validator(self, tool: Tool) -> Any:
-        key = id(tool)
+        key = self._schema_key(tool)
         validator = self._compiled.get(key)
         if validator is None:
             validator = jsonschema_rs.Draft7Validator(tool.parameters, validate_formats=True)
-            self._compiled[key] = validator
+            self._compiled.put(key, validator)
         return validator
+
+    def _schema_key(self, tool: Tool) -> str:
+        known = self._keys.get(id(tool))
+        if known is not None and known[0]() is tool:  # the same object, not one at a reused address
+            return known[1]
+        key = schema_key(tool.parameters)
+        self._keys.put(id(tool), (weakref.ref(tool), key))
+        return key
 
     def prepare(self, app: AppDescriptor, tool: Tool, arguments: Any) -> dict[str, Any]:
         """The arguments to execute with; raises INVALID_PARAMS listing the violations."""
