@@ -14,10 +14,8 @@ import anyio
 import httpx
 import pytest
 
-from aai_gateway.auth import local_page
 from aai_gateway.auth.credential_page import CredentialPage, parse_cookie_header
 from aai_gateway.auth.credentials import CredentialStore
-from aai_gateway.auth.local_page import CSP, PageClosedError
 from aai_gateway.auth.secrets import MemorySecretStore, SecretStoreUnavailableError
 from aai_gateway.descriptor import AppDescriptor, LocalizedName, Source
 from aai_gateway.descriptor.model import (
@@ -29,6 +27,8 @@ from aai_gateway.descriptor.model import (
     PlatformSection,
     Tool,
 )
+from aai_gateway.pages import local_page
+from aai_gateway.pages.local_page import CSP, PageClosedError
 from tests.browser import assert_no_markup_ran, chromium
 
 HOSTILE = """<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'"&amp;"""

@@ -11,7 +11,7 @@ secret, submits; the page saves it in the credential store (the OS keyring) and 
         credential = await page.wait()      # the saved Credential, or TimeoutError
 
 The defences of every local page (token, Host, CSRF, Origin, strict headers) are in
-`local_page.py`. Here, besides: descriptor strings are HTML-escaped, their URLs become links
+`pages/local_page.py`. Here, besides: descriptor strings are HTML-escaped, their URLs become links
 only when they are http(s), and submitted values never reach logs, error messages or
 re-rendered pages.
 """
@@ -27,9 +27,10 @@ from starlette.responses import Response
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, AppDescriptor, CookieAuth
 from ..descriptor.names import normalize_tag
 from ..errors import AaiError
-from . import page_templates as tpl
+from ..pages.html import FieldError
+from ..pages.local_page import LocalPage
+from . import credential_form as form_html
 from .credentials import Credential, CredentialKind, CredentialStore
-from .local_page import LocalPage
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class CredentialPage(LocalPage[Credential]):
     async def accept(self, form: dict[str, str]) -> Credential | Response:
         credential, errors = self._validate(form)
         if credential is None:
-            keep = {tpl.APP_ID_FIELD: form.get(tpl.APP_ID_FIELD, "").strip()}
+            keep = {form_html.APP_ID_FIELD: form.get(form_html.APP_ID_FIELD, "").strip()}
             return self.render_form(400, errors, keep)
         try:
             await anyio.to_thread.run_sync(self.store.save, self.app, credential)
@@ -124,7 +125,7 @@ class CredentialPage(LocalPage[Credential]):
                 "credential page: saving the credential for %s failed (%s)", self.app.id, type(exc).__name__
             )
             reason = str(exc) if isinstance(exc, AaiError) else "the keyring refused it"
-            error = tpl.FieldError(f"Could not save to the OS keyring: {reason}")
+            error = FieldError(f"Could not save to the OS keyring: {reason}")
             return self.render_form(500, [error], {})
         logger.info("credential for %s saved to the keyring", self.app.id)
         return credential
@@ -137,32 +138,32 @@ class CredentialPage(LocalPage[Credential]):
             ok=True,
         )
 
-    def _validate(self, form: dict[str, str]) -> tuple[Credential | None, list[tpl.FieldError]]:
+    def _validate(self, form: dict[str, str]) -> tuple[Credential | None, list[FieldError]]:
         base = self.store.new(self.app, _kind(self.auth))
-        errors: list[tpl.FieldError] = []
+        errors: list[FieldError] = []
         auth = self.auth
         if isinstance(auth, ApiKeyAuth):
-            key = form.get(tpl.API_KEY_FIELD, "").strip()
+            key = form.get(form_html.API_KEY_FIELD, "").strip()
             if not key:
-                errors.append(tpl.FieldError("Enter the API key.", tpl.API_KEY_FIELD))
+                errors.append(FieldError("Enter the API key.", form_html.API_KEY_FIELD))
             elif _has_control_chars(key):
                 errors.append(
-                    tpl.FieldError(
-                        "The API key must be one line without control characters.", tpl.API_KEY_FIELD
+                    FieldError(
+                        "The API key must be one line without control characters.", form_html.API_KEY_FIELD
                     )
                 )
             return (None if errors else base.model_copy(update={"api_key": key})), errors
         if isinstance(auth, AppCredentialAuth):
-            app_id = form.get(tpl.APP_ID_FIELD, "").strip()
-            secret = form.get(tpl.APP_SECRET_FIELD, "").strip()
+            app_id = form.get(form_html.APP_ID_FIELD, "").strip()
+            secret = form.get(form_html.APP_SECRET_FIELD, "").strip()
             for value, field_id, label in (
-                (app_id, tpl.APP_ID_FIELD, "App ID"),
-                (secret, tpl.APP_SECRET_FIELD, "App Secret"),
+                (app_id, form_html.APP_ID_FIELD, "App ID"),
+                (secret, form_html.APP_SECRET_FIELD, "App Secret"),
             ):
                 if not value:
-                    errors.append(tpl.FieldError(f"Enter the {label}.", field_id))
+                    errors.append(FieldError(f"Enter the {label}.", field_id))
                 elif _has_control_chars(value):
-                    errors.append(tpl.FieldError(f"The {label} must be one line.", field_id))
+                    errors.append(FieldError(f"The {label} must be one line.", field_id))
             if errors:
                 return None, errors
             return base.model_copy(update={"client_id": app_id, "client_secret": secret}), errors
@@ -170,24 +171,22 @@ class CredentialPage(LocalPage[Credential]):
 
     def _validate_cookies(
         self, auth: CookieAuth, form: dict[str, str], base: Credential
-    ) -> tuple[Credential | None, list[tpl.FieldError]]:
-        errors: list[tpl.FieldError] = []
-        cookies, problems = parse_cookie_header(form.get(tpl.COOKIE_HEADER_FIELD, ""))
-        errors += [tpl.FieldError(p, tpl.COOKIE_HEADER_FIELD) for p in problems]
+    ) -> tuple[Credential | None, list[FieldError]]:
+        errors: list[FieldError] = []
+        cookies, problems = parse_cookie_header(form.get(form_html.COOKIE_HEADER_FIELD, ""))
+        errors += [FieldError(p, form_html.COOKIE_HEADER_FIELD) for p in problems]
         for index, name in enumerate(auth.required_cookies):
-            field_id = tpl.cookie_field_id(index)
+            field_id = form_html.cookie_field_id(index)
             value = form.get(field_id, "").strip()
             if not value:
                 continue
             if not _valid_cookie_value(value):
-                errors.append(
-                    tpl.FieldError(f"The value of cookie {name} has a forbidden character.", field_id)
-                )
+                errors.append(FieldError(f"The value of cookie {name} has a forbidden character.", field_id))
                 continue
             cookies[name] = value  # a field filled in one by one wins over the pasted header
         for index, name in enumerate(auth.required_cookies):
-            if not cookies.get(name) and not any(e.field == tpl.cookie_field_id(index) for e in errors):
-                errors.append(tpl.FieldError(f"The cookie {name} is missing.", tpl.cookie_field_id(index)))
+            if not cookies.get(name) and not any(e.field == form_html.cookie_field_id(index) for e in errors):
+                errors.append(FieldError(f"The cookie {name} is missing.", form_html.cookie_field_id(index)))
         if errors:
             return None, errors
         return base.model_copy(update={"cookies": cookies}), errors
@@ -198,12 +197,12 @@ class CredentialPage(LocalPage[Credential]):
     def _app_name(self) -> str:
         return self.app.names.lookup(self.locale)
 
-    def render_form(self, status: int, errors: list[tpl.FieldError], keep: dict[str, str]) -> Response:
+    def render_form(self, status: int, errors: list[FieldError], keep: dict[str, str]) -> Response:
         source = self.app.source
-        view = tpl.FormView(
+        view = form_html.FormView(
             app_name=self._app_name,
             app_id=self.app.id,
-            source=tpl.source_text(source.kind, source.location, source.origin),
+            source=form_html.source_text(source.kind, source.location, source.origin),
             lang=self.lang,
             action=self.path,
             csrf=self.csrf,
@@ -211,4 +210,4 @@ class CredentialPage(LocalPage[Credential]):
             errors=errors,
             keep=keep,
         )
-        return self.html(status, tpl.render_form(view))
+        return self.html(status, form_html.render_form(view))

@@ -6,7 +6,7 @@ can fetch pages cannot answer it for the user. It
 shows what every consent prompt shows (`prompt_text`: caller, app, id, source, tool, what the
 tool does, the call's arguments; control and bidi characters as visible escapes), HTML-escaped,
 and one button per offered choice. The defences of every local page (unguessable token, Host,
-CSRF, Origin, strict CSP, no scripts) are in `auth/local_page.py`.
+CSRF, Origin, strict CSP, no scripts) are in `pages/local_page.py`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import ClassVar
 
 from starlette.responses import Response
 
-from ..auth import page_templates as tpl
-from ..auth.local_page import LocalPage
+from ..pages import html as tpl
+from ..pages.local_page import LocalPage
 from .prompt_text import (
     FIELD_LIMIT,
     LONG_FIELD_LIMIT,

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from ..auth.local_page import LocalPage
+from ..pages.local_page import LocalPage
 
 logger = logging.getLogger(__name__)
 

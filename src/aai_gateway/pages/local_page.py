@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from . import page_templates as tpl
+from .html import CSRF_FIELD, STYLE_HASH, FieldError, render_message
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ ALLOWED_FETCH_SITES = frozenset({"same-origin", "none"})
 
 CSP = (
     "default-src 'none'; "
-    f"style-src '{tpl.STYLE_HASH}'; "
+    f"style-src '{STYLE_HASH}'; "
     "form-action 'self'; "
     "base-uri 'none'; "
     "frame-ancestors 'none'"
@@ -112,7 +112,7 @@ class LocalPage(Generic[T]):
 
     # ------------------------------------------------------------------ what subclasses provide
 
-    def render_form(self, status: int, errors: list[tpl.FieldError], keep: dict[str, str]) -> Response:
+    def render_form(self, status: int, errors: list[FieldError], keep: dict[str, str]) -> Response:
         raise NotImplementedError
 
     async def accept(self, form: dict[str, str]) -> T | Response:
@@ -288,7 +288,7 @@ class LocalPage(Generic[T]):
         if content_type != "application/x-www-form-urlencoded":
             raise RejectedError(415, "Unsupported form", "Send the form from this page.")
         form = await self._read_form(request)
-        if not hmac.compare_digest(form.get(tpl.CSRF_FIELD, "").encode(), self.csrf.encode()):
+        if not hmac.compare_digest(form.get(CSRF_FIELD, "").encode(), self.csrf.encode()):
             logger.warning("%s: POST without the page's CSRF token refused", self.kind)
             raise RejectedError(
                 403, "Refused", "The form is stale or was not sent from this page. Reload it."
@@ -327,7 +327,7 @@ class LocalPage(Generic[T]):
         return {name: values[0] for name, values in parsed.items() if values}
 
     def message(self, status: int, title: str, text: str, *, ok: bool = False) -> Response:
-        html = tpl.render_message(title, text, self.lang, ok=ok)
+        html = render_message(title, text, self.lang, ok=ok)
         return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
     def html(self, status: int, html: str) -> HTMLResponse:
