@@ -16,10 +16,11 @@ import httpx
 import pytest
 
 from aai_gateway.auth.credentials import AppToken, Credential, CredentialStore, OAuthTokens
-from aai_gateway.auth.flows import ApiKeyFlow, CookieFlow, OAuth2Flow
+from aai_gateway.auth.flows import ApiKeyFlow, CookieFlow
 from aai_gateway.auth.oauth import login
 from aai_gateway.auth.provider import AuthProvider
 from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.auth.token_flows import OAuth2Flow
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, AuthRequiredError, ErrorCode
 from aai_gateway.executors import Invocation

@@ -14,8 +14,8 @@ import pytest
 from playwright.async_api import Page
 
 from aai_gateway.auth.credentials import Credential
-from aai_gateway.auth.flows import OAuth2Flow
 from aai_gateway.auth.oauth import PkcePair, authorization_url, login, s256_challenge
+from aai_gateway.auth.token_flows import OAuth2Flow
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AuthRequiredError, ErrorCode
 from tests.auth.oauth_server import (

@@ -39,8 +39,8 @@ from aai_gateway.descriptor import AppDescriptor, LoadResult, Platform, load_tex
 from aai_gateway.descriptor.loader import MAX_DESCRIPTOR_BYTES
 from aai_gateway.discovery.catalog import build_catalog
 from aai_gateway.discovery.sources import Pattern, SourceSpec
-from aai_gateway.discovery.web import FetchedDescriptor
 from aai_gateway.discovery.web_discovery import accept_descriptor
+from aai_gateway.discovery.web_fetch import FetchedDescriptor
 from aai_gateway.errors import DescriptorError, InvalidParamsError, Problem
 from aai_gateway.guide import example_arguments, render_guide
 from aai_gateway.service.arguments import ArgumentValidator

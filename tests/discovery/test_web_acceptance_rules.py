@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.discovery.web import WELL_KNOWN_PATH, FetchedDescriptor
 from aai_gateway.discovery.web_cache import WebCache
 from aai_gateway.discovery.web_discovery import WebDiscovery, accept_descriptor
+from aai_gateway.discovery.web_fetch import WELL_KNOWN_PATH, FetchedDescriptor
 from aai_gateway.errors import DescriptorError, ErrorCode
 from tests.discovery.web_support import HttpsServer, LocalCa, closed_port, web_descriptor
 

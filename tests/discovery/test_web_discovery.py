@@ -13,9 +13,9 @@ import pytest
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_text
 from aai_gateway.descriptor.model import HttpChannel
-from aai_gateway.discovery.web import WELL_KNOWN_PATH, FetchedDescriptor
 from aai_gateway.discovery.web_cache import DEFAULT_TTL_SECONDS, WebCache
 from aai_gateway.discovery.web_discovery import WebDiscovery, accept_descriptor
+from aai_gateway.discovery.web_fetch import WELL_KNOWN_PATH, FetchedDescriptor
 from aai_gateway.errors import AaiError, DescriptorError, ErrorCode
 from tests.builders import c_descriptor
 from tests.discovery.web_support import Clock, HttpsServer, LocalCa, Route, web_descriptor

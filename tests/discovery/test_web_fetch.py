@@ -11,15 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from aai_gateway.descriptor.origin import normalize_origin
-from aai_gateway.discovery.web import (
-    WELL_KNOWN_PATH,
-    WebFetchPolicy,
-    address_refusal,
-    fetch_well_known,
-    looks_like_domain,
-    registrable_domain,
-    same_site,
-)
+from aai_gateway.discovery.web import WebFetchPolicy, address_refusal
+from aai_gateway.discovery.web_fetch import WELL_KNOWN_PATH, fetch_well_known
+from aai_gateway.discovery.web_sites import looks_like_domain, registrable_domain, same_site
 from aai_gateway.errors import AaiError, ErrorCode
 from tests.discovery.web_support import (
     DisguisingBackend,

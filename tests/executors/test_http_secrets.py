@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from aai_gateway.auth.credentials import AppToken, Credential, OAuthTokens
-from aai_gateway.auth.flows import ApiKeyFlow, AppCredentialFlow, CookieFlow, OAuth2Flow
+from aai_gateway.auth.flows import ApiKeyFlow, CookieFlow
+from aai_gateway.auth.token_flows import AppCredentialFlow, OAuth2Flow
 from aai_gateway.descriptor.model import AppCredentialAuth, OAuth2Auth
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.http import HttpExecutor

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_text
-from aai_gateway.discovery.web import WELL_KNOWN_PATH, FetchedDescriptor, WebFetchPolicy
+from aai_gateway.discovery.web import WebFetchPolicy
 from aai_gateway.discovery.web_discovery import accept_descriptor
+from aai_gateway.discovery.web_fetch import WELL_KNOWN_PATH, FetchedDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.http import HttpExecutor
 from tests.discovery.web_support import (

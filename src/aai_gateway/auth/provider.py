@@ -33,15 +33,11 @@ from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, 
 from ..discovery.web import Resolver, WebFetchPolicy
 from ..errors import AuthRequiredError
 from ..executors.redaction import MIN_SECRET_CHARS, too_short_to_scrub
+from .auth_context import AuthContext
 from .credentials import Credential, CredentialKind, CredentialStore, credential_key
-from .flows import (
-    ApiKeyFlow,
-    AppCredentialFlow,
-    AuthContext,
-    CookieFlow,
-    OAuth2Flow,
-)
+from .flows import ApiKeyFlow, CookieFlow
 from .token_client import is_web, new_token_client
+from .token_flows import AppCredentialFlow, OAuth2Flow
 
 logger = logging.getLogger(__name__)
 

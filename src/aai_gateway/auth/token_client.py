@@ -10,6 +10,8 @@ usual CAs, read no proxy or certificate settings from the environment and follow
 
 from __future__ import annotations
 
+from typing import Any, Final
+
 import httpcore
 import httpx
 
@@ -17,7 +19,9 @@ from .. import __version__
 from ..descriptor import AppDescriptor
 from ..discovery.web import NetworkRuleError, Resolver, WebFetchPolicy, ssl_context
 from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+
+TOKEN_REQUEST_TIMEOUT_SECONDS: Final = 30.0
 
 
 def new_token_client(
@@ -52,3 +56,27 @@ def endpoint_refused(app_id: str, what: str, url: str, exc: NetworkRuleError) ->
         {"app": app_id, "endpoint": public_url(url), "reason": str(exc), "rule": WEB_RULES},
         ErrorCode.AUTH_INVALID,
     )
+
+
+async def post_to_endpoint(
+    client: httpx.AsyncClient, url: str, *, app_id: str, what: str, **kwargs: Any
+) -> httpx.Response:
+    """POST to an endpoint of the authorization server (`what`: "token endpoint"…), asking for
+    JSON. Refused by the web network rules: AUTH_INVALID; unreachable: SERVICE_UNAVAILABLE."""
+    try:
+        return await client.post(
+            url, timeout=TOKEN_REQUEST_TIMEOUT_SECONDS, headers={"Accept": "application/json"}, **kwargs
+        )
+    except NetworkRuleError as exc:
+        raise endpoint_refused(app_id, what, url, exc) from None
+    except httpx.TransportError as exc:
+        host = host_of(url)
+        raise ServiceUnavailableError(
+            app_id, f"its {what} {host} could not be reached ({type(exc).__name__})", host=host
+        ) from exc
+
+
+def host_of(url: str) -> str:
+    """`host` or `host:port` of a URL, for messages."""
+    parsed = httpx.URL(url)
+    return f"{parsed.host}:{parsed.port}" if parsed.port else parsed.host

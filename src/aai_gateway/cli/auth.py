@@ -14,9 +14,9 @@ from typing import Any
 
 import anyio
 
+from ..auth.auth_context import login_command, set_command
 from ..auth.credential_page import parse_cookie_header
 from ..auth.credentials import Credential
-from ..auth.flows import login_command, set_command
 from ..descriptor import AppDescriptor, app_reference
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
 from ..errors import UsageError

@@ -47,16 +47,10 @@ from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..descriptor.quoting import quoted
 from ..errors import AaiError, DescriptorError, ErrorCode, Problem
-from .web import (
-    FetchedDescriptor,
-    WebFetchPolicy,
-    address_refusal,
-    fetch_well_known,
-    looks_like_domain,
-    registrable_domain,
-    same_site,
-)
+from .web import WebFetchPolicy, address_refusal
 from .web_cache import CachedEntry, WebCache
+from .web_fetch import FetchedDescriptor, fetch_well_known
+from .web_sites import looks_like_domain, registrable_domain, same_site
 
 logger = logging.getLogger(__name__)
 
