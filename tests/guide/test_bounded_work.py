@@ -68,6 +68,18 @@ def test_a_descriptor_pattern_is_never_run_by_pythons_regex_engine(monkeypatch: 
         return compile_pattern(pattern, flags)
 
     monkeypatch.setattr(re, "_compile", refuse_the_descriptors_pattern)
+    ways_in: dict[str, Callable[[], object]] = {  # what this test relies on (re._compile is private)
+        "re.compile": lambda: re.compile(HOSTILE_PATTERN),
+        "re.search": lambda: re.search(HOSTILE_PATTERN, ""),
+        "re.fullmatch": lambda: re.fullmatch(HOSTILE_PATTERN, ""),
+    }
+    for name, run_it in ways_in.items():
+        with pytest.raises(AssertionError, match="reached Python's backtracking regex engine"):
+            run_it()
+            pytest.fail(
+                f"{name} no longer goes through re._compile, so this test cannot see a pattern "
+                "reaching Python's regex engine: watch the engine another way"
+            )
     app = loaded(one_argument({"type": "string", "pattern": HOSTILE_PATTERN}))
 
     guide = render_guide(app)

@@ -20,8 +20,10 @@ import httpx
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client import Transport
 from mcp.client.context import ClientRequestContext
-from mcp.client.session import ClientSession
+from mcp.client.stdio import stdio_client
+from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from aai_gateway.consent.prompt_text import ConsentQuestion, build_prompt
@@ -92,18 +94,30 @@ class User:
         )
 
 
-@asynccontextmanager
-async def client(
-    env: dict[str, str], apps: Path, name: str, mode: str = "legacy", user: Any = None
-) -> AsyncIterator[Client]:
-    server = StdioServerParameters(
+def gateway(env: dict[str, str], apps: Path) -> StdioServerParameters:
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(apps)],
         env=env,
     )
+
+
+@asynccontextmanager
+async def client(
+    env: dict[str, str],
+    apps: Path,
+    name: str,
+    mode: str = "legacy",
+    user: Any = None,
+    *,
+    transport: Transport | None = None,
+) -> AsyncIterator[Client]:
     options: dict[str, Any] = {"elicitation_callback": user} if user else {}
     async with Client(
-        server, mode=mode, client_info=types.Implementation(name=name, version="1"), **options
+        transport or gateway(env, apps),
+        mode=mode,
+        client_info=types.Implementation(name=name, version="1"),
+        **options,
     ) as c:
         # "auto" must really have negotiated the per-request generation, not fallen back.
         assert (c.protocol_version in MODERN_PROTOCOL_VERSIONS) is (mode == "auto")
@@ -307,18 +321,47 @@ async def test_an_agent_that_fetches_every_link_it_reads_cannot_approve_its_own_
     await no_marker(apps)
 
 
+URL_ONLY: dict[str, Any] = {"url": {}}
+
+
+def advertising_url_elicitation_only(message: SessionMessage) -> SessionMessage:
+    """The message with the client's capabilities (in `initialize`, and in each request's `_meta`
+    on 2026-07-28) saying that it can open links for the user, and cannot show forms."""
+    request = message.message
+    if not isinstance(request, types.JSONRPCRequest) or request.params is None:
+        return message
+    params = dict(request.params)
+    if request.method == "initialize":
+        params["capabilities"] = {**params.get("capabilities", {}), "elicitation": URL_ONLY}
+    meta = params.get("_meta")
+    if isinstance(meta, dict) and isinstance(meta.get(types.CLIENT_CAPABILITIES_META_KEY), dict):
+        capabilities = {**meta[types.CLIENT_CAPABILITIES_META_KEY], "elicitation": URL_ONLY}
+        params["_meta"] = {**meta, types.CLIENT_CAPABILITIES_META_KEY: capabilities}
+    return SessionMessage(request.model_copy(update={"params": params}), message.metadata)
+
+
+@asynccontextmanager
+async def link_only_client_transport(server: StdioServerParameters) -> AsyncIterator[tuple[Any, Any]]:
+    """stdio to the gateway as a client that can only open links speaks it: what the SDK client
+    sends passes through `advertising_url_elicitation_only` on its way to the server."""
+    async with stdio_client(server) as (read_stream, write_stream):
+        sending, outgoing = anyio.create_memory_object_stream[SessionMessage]()
+
+        async def forward() -> None:
+            async with outgoing:
+                async for message in outgoing:
+                    await write_stream.send(advertising_url_elicitation_only(message))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(forward)
+            async with sending:
+                yield read_stream, sending
+
+
 @GENERATIONS
 async def test_a_client_that_can_only_open_links_gets_the_consent_page_and_goes_on(
-    keyring: PrivateKeyring, apps: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+    keyring: PrivateKeyring, apps: Path, mode: str
 ) -> None:
-    build = ClientSession._build_capabilities
-
-    def url_only(self: ClientSession, version: str) -> types.ClientCapabilities:
-        capabilities = build(self, version)
-        url = types.ElicitationCapability(url=types.UrlElicitationCapability())
-        return capabilities.model_copy(update={"elicitation": url})
-
-    monkeypatch.setattr(ClientSession, "_build_capabilities", url_only)
     pages: list[str] = []
 
     async def browser_user(
@@ -328,7 +371,8 @@ async def test_a_client_that_can_only_open_links_gets_the_consent_page_and_goes_
         pages.append(await answer_page(params.url, "allow_tool"))
         return types.ElicitResult(action="accept")
 
-    async with client(env_for(keyring, apps), apps, "agent-c", mode, browser_user) as c:
+    transport = link_only_client_transport(gateway(env_for(keyring, apps), apps))
+    async with client(env_for(keyring, apps), apps, "agent-c", mode, browser_user, transport=transport) as c:
         assert (await call(c))[0] is None
         assert (await call(c))[0] is None
     [page] = pages  # asked once, remembered

@@ -17,6 +17,11 @@ EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
+    return _parser_and_commands()[0]
+
+
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, set[str]]:
+    """The parser, and the names of its commands."""
     parser = argparse.ArgumentParser(
         prog="aai-gateway",
         parents=[LOGGING_OPTIONS],
@@ -30,19 +35,18 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (serve, scan, guide, exec, auth, consent, cache, validate, diff, schema):
         module.register(commands)
     serve.add_serve_options(parser)  # `aai-gateway` alone serves, with the same options
-    return parser
+    return parser, set(commands.choices or ())
 
 
-def normalize_argv(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+def normalize_argv(argv: list[str], commands: set[str]) -> list[str]:
     """`--scan` is the seed's spelling of `scan`; a command may follow the options."""
     argv = ["scan" if arg == "--scan" else arg for arg in argv]
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
-    return command_first(argv, set(commands))
+    return command_first(argv, commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(normalize_argv(list(sys.argv[1:] if argv is None else argv), parser))
+    parser, commands = _parser_and_commands()
+    args = parser.parse_args(normalize_argv(list(sys.argv[1:] if argv is None else argv), commands))
     if args.command is None:
         args.handler = serve.run
     # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
