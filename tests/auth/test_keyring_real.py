@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import keyring
 import pytest
@@ -29,6 +31,7 @@ from aai_gateway.auth.credentials import (
     credential_key,
 )
 from aai_gateway.descriptor import Source
+from aai_gateway.errors import ErrorCode
 from tests.auth.descriptors import NOTION_ID, load, web_app, web_document
 from tests.keyring_session import PrivateKeyring
 
@@ -257,3 +260,101 @@ def test_the_secret_lives_only_in_the_private_keyring_not_in_the_test_process_de
     assert KeyringSecretStore(service=service, backend=private_keyring.backend()).get(key) is not None
     keyring_files = sorted(path.name for path in private_keyring.keyring_dir.iterdir())
     assert "login.keyring" in keyring_files  # gnome-keyring wrote into the private temporary HOME
+
+
+# --------------------------------------------------------------------------- a keyring that stops
+
+
+@pytest.fixture
+def stopped_keyring() -> Iterator[PrivateKeyring]:
+    """A private bus whose Secret Service daemon ran, and was then killed: as a desktop session's
+    keyring that crashed. The bus still answers; nobody provides org.freedesktop.secrets."""
+    with PrivateKeyring() as private:
+        daemon = private.daemon_pid
+        assert daemon is not None
+        yield private
+        if private.running:  # the test kills it when it is ready to
+            os.kill(daemon, signal.SIGKILL)
+
+
+def kill_the_daemon(private: PrivateKeyring) -> None:
+    daemon = private.daemon_pid
+    assert daemon is not None
+    os.kill(daemon, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while private.running and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not private.running, "the keyring daemon did not stop"
+
+
+def files_holding(root: Path, secret: str) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+def test_a_keyring_that_stops_while_in_use_is_reported_as_no_usable_keyring_with_how_to_get_one(
+    stopped_keyring: PrivateKeyring,
+) -> None:
+    store = KeyringSecretStore(service="aai-test-stopping", backend=stopped_keyring.backend())
+    store.set("credential/a", "stored-before-the-crash")
+    kill_the_daemon(stopped_keyring)
+
+    for attempt in (
+        lambda: store.get("credential/a"),
+        lambda: store.set("credential/b", "typed-after-the-crash"),
+        store.keys,
+    ):
+        with pytest.raises(SecretStoreUnavailableError) as caught:
+            attempt()
+        error = caught.value
+        assert error.code is ErrorCode.AUTH_REQUIRED
+        assert str(error).startswith("no usable OS keyring (")
+        assert "install and unlock a Secret Service" in str(error)
+        said = str(error) + json.dumps(error.data)
+        assert "stored-before-the-crash" not in said and "typed-after-the-crash" not in said
+    assert stopped_keyring.root is not None
+    assert files_holding(stopped_keyring.root, "typed-after-the-crash") == []  # no plaintext fallback
+
+
+@pytest.mark.parametrize(
+    "backend_named",
+    [False, True],
+    ids=["keyring finds no Secret Service", "PYTHON_KEYRING_BACKEND names the Secret Service"],
+)
+def test_auth_set_without_a_running_secret_service_says_how_to_get_one_and_stores_nothing(
+    stopped_keyring: PrivateKeyring, tmp_path: Path, backend_named: bool
+) -> None:
+    apps = tmp_path / "apps"
+    apps.mkdir()
+    (apps / "notion.json").write_text(json.dumps(web_document(NOTION)), encoding="utf-8")
+    env = stopped_keyring.child_env()
+    if not backend_named:
+        del env["PYTHON_KEYRING_BACKEND"]
+    kill_the_daemon(stopped_keyring)
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "aai_gateway",
+            "auth",
+            "set",
+            NOTION_ID,
+            "--no-default-paths",
+            "--path",
+            str(apps),
+        ],
+        input="secret-typed-by-the-user\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: no usable OS keyring (")
+    assert "install and unlock a Secret Service" in done.stderr
+    assert "secret-typed-by-the-user" not in done.stdout + done.stderr
+    assert stopped_keyring.root is not None
+    assert files_holding(stopped_keyring.root, "secret-typed-by-the-user") == []
+    assert files_holding(tmp_path, "secret-typed-by-the-user") == []

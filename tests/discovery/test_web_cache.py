@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,8 +61,20 @@ def test_names_that_are_not_cache_keys_are_not_taken_for_entries(name: str) -> N
     assert origin_for_key(name) is None
 
 
-def test_the_default_root_is_the_user_cache_directory_of_aai_gateway() -> None:
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG base directories are Linux's")
+def test_the_default_root_is_the_user_cache_directory_of_aai_gateway(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    assert default_cache_root() == home / ".cache" / "aai-gateway"
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    assert default_cache_root() == tmp_path / "xdg-cache" / "aai-gateway"
     assert default_cache_root().name == "aai-gateway"
+    WebCache(default_cache_root()).put("https://notion.com", SOURCE, BODY)
+    assert (tmp_path / "xdg-cache" / "aai-gateway" / "notion.com" / "aai.json").read_bytes() == BODY
 
 
 def test_an_entry_is_stored_as_the_spec_says(cache: WebCache, clock: Clock) -> None:

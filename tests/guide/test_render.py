@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ from .conftest import Snapshot, updating_snapshots
 from .helpers import (
     EXAMPLES_DIR,
     HOSTS,
+    ROOT,
     SNAPSHOT_DIR,
     all_paths,
     example_calls,
@@ -83,11 +88,43 @@ def test_no_guide_contains_a_placeholder_instead_of_real_arguments(path: Path) -
             assert "…" not in block
 
 
-def test_rendering_the_same_descriptor_twice_gives_the_same_text() -> None:
+RENDER_EVERY_GUIDE = """
+import json
+from aai_gateway.guide import render_guide
+from tests.guide.helpers import HOSTS, all_paths, load
+
+print(json.dumps({
+    f"{path} on {host} in {locale}": render_guide(load(path, host), locale=locale)
+    for path in all_paths() for host in HOSTS for locale in (None, "de", "zh-CN")
+}))
+"""
+
+
+def test_every_guide_is_the_same_text_in_every_process_whatever_its_hash_seed() -> None:
+    # Iterating a set or a dict built from one would order the guide by string hashes, which
+    # change from one process to the next (PYTHONHASHSEED): agents would see guides change.
     path = EXAMPLES_DIR / "com.example.planwise" / "aai.json"
     first = render_guide(load(path, "linux"), locale="de")
     assert render_guide(load(path, "linux"), locale="de") == first
     assert render_guide(load(path, "linux"), locale="de") == render_guide(load(path, "linux"), locale="de")
+
+    renders = []
+    for seed in ("0", "1", "2", "3"):
+        child = subprocess.run(
+            [sys.executable, "-c", RENDER_EVERY_GUIDE],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert child.returncode == 0, child.stderr
+        renders.append(json.loads(child.stdout))
+    assert renders[0][f"{path} on linux in de"] == first
+    for number, render in enumerate(renders[1:], start=1):
+        changed = sorted(name for name in render if render[name] != renders[0][name])
+        assert changed == [], f"with PYTHONHASHSEED={number} these guides differ from PYTHONHASHSEED=0"
 
 
 def test_the_guide_follows_the_spec_layout() -> None:

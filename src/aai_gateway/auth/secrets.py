@@ -75,7 +75,12 @@ class KeyringSecretStore:
 
     def __init__(self, service: str = SERVICE, backend: Any | None = None) -> None:
         self.service = service
-        self._backend = backend if backend is not None else keyring.get_keyring()
+        if backend is None:
+            try:
+                backend = keyring.get_keyring()
+            except (KeyringError, RuntimeError) as exc:  # e.g. PYTHON_KEYRING_BACKEND names a dead one
+                raise SecretStoreUnavailableError(f"{type(exc).__name__}: {exc}") from exc
+        self._backend = backend
         self._lock = threading.Lock()
         self._check_usable()
 
