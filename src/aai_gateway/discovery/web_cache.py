@@ -1,7 +1,7 @@
 """The web descriptor cache (spec "Local Storage"; docs/architecture.md).
 
-Layout, under a root the caller chooses (the CLI passes `platformdirs.user_cache_dir("aai-gateway")`,
-see `default_cache_root`):
+Layout, under a root the caller chooses (the CLI passes `--cache-dir`, `$AAI_GATEWAY_CACHE_DIR`, else
+`default_cache_root()`: `platformdirs.user_cache_dir("aai-gateway")`):
 
     <root>/<host>/aai.json        the descriptor exactly as fetched
     <root>/<host>/aai.json.meta   {"fetched_at": <epoch seconds>, "ttl_seconds": 86400, "source_url": "…"}

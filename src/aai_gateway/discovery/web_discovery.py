@@ -6,7 +6,7 @@
    A reference that looks like a real domain (`notion.com`) is always that domain, even if some
    descriptor names itself after it: a descriptor cannot capture another site's name.
 2. A fresh cache entry (24 h TTL) answers without the network; otherwise fetch
-   `/.well-known/aai.json` (`web.fetch_well_known`, which enforces https, public addresses, size,
+   `/.well-known/aai.json` (`web_fetch.fetch_well_known`, which enforces https, public addresses, size,
    time and redirect limits). When the fetch fails for want of a network or a working server
    (SERVICE_UNAVAILABLE) and a cached copy exists, that copy is returned with `stale=True` and a
    note saying why. 404/410 (UNKNOWN_APP) also drops the cached copy: the site says it has none.

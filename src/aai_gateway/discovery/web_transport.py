@@ -1,9 +1,9 @@
 """The web network rules under every request the gateway makes on behalf of a web app.
 
 A web app (a descriptor fetched by `web_discover`) is reached under the same rules as its
-descriptor was (web.py): its API calls, every redirect hop, and its token endpoints (OAuth token
-and refresh, app-credential exchange, authorization-server metadata and client registration)
-all go through `guarded_transport`:
+descriptor was (web.py, web_fetch.py): its API calls, every redirect hop, and its token endpoints
+(OAuth token and refresh, app-credential exchange, authorization-server metadata and client
+registration) all go through a `GuardedTransport`:
 
 - https only: a request for any other scheme is refused before anything is sent
   (`InsecureUrlError`);
