@@ -30,11 +30,10 @@ from ..errors import AaiError
 from ..pages.html import FieldError
 from ..pages.local_page import LocalPage
 from . import credential_form as form_html
+from .credential_form import PageAuth
 from .credentials import Credential, CredentialKind, CredentialStore
 
 logger = logging.getLogger(__name__)
-
-PageAuth = ApiKeyAuth | AppCredentialAuth | CookieAuth
 
 
 def _kind(auth: PageAuth) -> CredentialKind:
