@@ -18,9 +18,11 @@ from typing import Any
 import mcp_types as types
 
 from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.cli.common import host_layout
 from aai_gateway.consent.gate import ConsentGate
 from aai_gateway.consent.store import ConsentStore
-from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
+from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.server.listing import list_tools
 from aai_gateway.service import Gateway
@@ -96,10 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
         write_apps(Path(tmp), args.apps, args.tools)
         sources = discovery_sources(
-            Layout.for_host(), DiscoveryOptions(paths=[Path(tmp)], no_default_paths=True)
+            host_layout(os.environ), DiscoveryOptions(paths=[Path(tmp)], no_default_paths=True)
         )
         consent = ConsentGate(ConsentStore(MemorySecretStore()))  # nothing runs: listing only
-        gateway = Gateway(build_catalog(sources), default_registry(os.environ), consent=consent)
+        gateway = Gateway(
+            build_catalog(sources), default_registry(ExecutorSettings(environ=os.environ)), consent=consent
+        )
     gateway_bytes = wire_size(list_tools(gateway))
     flat_bytes = wire_size(flat_listing(gateway))
     guide_bytes = len(gateway.guide(gateway.entries[0].app.id).encode())

@@ -11,9 +11,11 @@ import anyio
 from mcp import StdioServerParameters
 
 from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.cli.common import host_layout
 from aai_gateway.consent import ConsentStore, load_config
 from aai_gateway.consent.gate import ConsentGate
-from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
+from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.service import Gateway
 
@@ -41,9 +43,11 @@ async def timed(calls: int, one_call: Callable[[], Awaitable[object]], concurren
 
 def in_process_gateway(folder: Path, environ: Mapping[str, str]) -> Gateway:
     """The gateway over the descriptors in `folder`, consent from `folder/config.toml`."""
-    sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[folder], no_default_paths=True))
+    sources = discovery_sources(host_layout(environ), DiscoveryOptions(paths=[folder], no_default_paths=True))
     consent = ConsentGate(ConsentStore(MemorySecretStore()), load_config(folder / "config.toml").config)
-    return Gateway(build_catalog(sources), default_registry(environ), consent=consent)
+    return Gateway(
+        build_catalog(sources), default_registry(ExecutorSettings(environ=environ)), consent=consent
+    )
 
 
 def gateway_server(folder: Path, environ: Mapping[str, str]) -> StdioServerParameters:

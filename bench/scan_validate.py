@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -16,7 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+from aai_gateway.cli.common import host_layout
+from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
 
 
 def _tool(rng: random.Random, index: int, camel: bool) -> dict[str, Any]:
@@ -110,7 +112,9 @@ def plain_json_load(directory: Path) -> int:
 
 
 def gateway_scan(directory: Path) -> int:
-    sources = discovery_sources(Layout.for_host(), DiscoveryOptions(paths=[directory], no_default_paths=True))
+    sources = discovery_sources(
+        host_layout(os.environ), DiscoveryOptions(paths=[directory], no_default_paths=True)
+    )
     catalog = build_catalog(sources, "linux")
     if catalog.skipped:
         raise SystemExit(f"benchmark descriptors were rejected: {catalog.skipped[0]}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aai_gateway.consent.dialog import available_dialog, dialog_environ, find_program
+from aai_gateway.consent.dialog import available_dialog, dialog_environ, find_dialog_program
 
 
 def executable(folder: Path, name: str) -> Path:
@@ -44,7 +44,7 @@ def test_a_relative_path_entry_is_never_searched(tmp_path: Path, monkeypatch: py
     executable(tmp_path / "bin", "zenity")
     executable(tmp_path, "zenity")
     monkeypatch.chdir(tmp_path)
-    assert find_program(["zenity"], {"PATH": "bin:.:"}, "linux") is None
+    assert find_dialog_program(["zenity"], {"PATH": "bin:.:"}, "linux") is None
 
 
 def test_macos_uses_osascript_and_windows_uses_powershell(tmp_path: Path) -> None:

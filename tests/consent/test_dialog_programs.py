@@ -1,4 +1,4 @@
-"""The exact invocation of every native dialog: shown strings travel as data (argv items or
+"""The exact command of every native dialog: shown strings travel as data (argv items or
 environment variables of the child), scripts are constants, and only offered answers count."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from aai_gateway.consent.dialog_programs import (
     OSASCRIPT_LINES,
     POWERSHELL_SCRIPT,
     DialogBackend,
-    build_invocation,
+    dialog_command,
     interpret,
     kdialog_argv,
     osascript_argv,
@@ -80,20 +80,20 @@ def test_powershell_runs_one_constant_script_and_reads_the_strings_from_its_envi
     prompt = prompt_for(value)
     parent = {"Path": "C:\\Windows", "AAI_CONSENT_TEXT": "forged"}
     backend = DialogBackend("powershell", "powershell.exe", parent)
-    invocation = build_invocation(prompt, backend, 60)
-    assert list(invocation.argv) == powershell_argv("powershell.exe")
-    assert invocation.env["AAI_CONSENT_TEXT"] == prompt.text.replace("\n", "\r\n")
-    assert invocation.env["AAI_CONSENT_TITLE"] == prompt.title
-    assert invocation.env["AAI_CONSENT_TIMEOUT_MS"] == "60000"
-    labels = [invocation.env[f"AAI_CONSENT_LABEL_{n}"] for n in range(1, len(prompt.choices) + 1)]
+    command = dialog_command(prompt, backend, 60)
+    assert list(command.argv) == powershell_argv("powershell.exe")
+    assert command.env["AAI_CONSENT_TEXT"] == prompt.text.replace("\n", "\r\n")
+    assert command.env["AAI_CONSENT_TITLE"] == prompt.title
+    assert command.env["AAI_CONSENT_TIMEOUT_MS"] == "60000"
+    labels = [command.env[f"AAI_CONSENT_LABEL_{n}"] for n in range(1, len(prompt.choices) + 1)]
     assert labels == [choice.label for choice in prompt.choices]
     assert "$env:AAI_CONSENT_TEXT" in POWERSHELL_SCRIPT and "UseMnemonic = $false" in POWERSHELL_SCRIPT
 
 
 def test_a_forged_answer_variable_in_the_gateways_environment_never_reaches_the_dialog() -> None:
     backend = DialogBackend("zenity", "zenity", {"DISPLAY": ":1", "AAI_CONSENT_KEY_1": "allow_app"})
-    invocation = build_invocation(prompt_for(), backend, 10)
-    assert "AAI_CONSENT_KEY_1" not in invocation.env
+    command = dialog_command(prompt_for(), backend, 10)
+    assert "AAI_CONSENT_KEY_1" not in command.env
 
 
 def test_zenity_and_kdialog_get_a_utf8_character_type_under_the_c_locale() -> None:

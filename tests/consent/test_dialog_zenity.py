@@ -22,7 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from aai_gateway.consent.dialog import ask
-from aai_gateway.consent.dialog_programs import DialogBackend, build_invocation
+from aai_gateway.consent.dialog_programs import DialogBackend, dialog_command
 from aai_gateway.consent.prompt_text import DENY, Answer, ConsentQuestion, build_prompt
 from tests.builders import write_json
 from tests.consent.display import (
@@ -137,7 +137,7 @@ async def test_the_dialog_shows_hostile_strings_exactly_and_runs_nothing(
     assert answer == DENY
     assert seen["text"] == prompt.text  # what GTK shows, read back from the widget
     assert seen["title"] == prompt.title
-    assert seen["argv"] == list(build_invocation(prompt, backend(screen), 30).argv)
+    assert seen["argv"] == list(dialog_command(prompt, backend(screen), 30).argv)
     shown = seen["text"]
     lines = hostile_lines(marker)
     assert f"\nAgent: {lines[0]}\n" in shown

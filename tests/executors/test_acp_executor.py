@@ -16,6 +16,7 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.acp import AcpExecutor
 from aai_gateway.executors.base import PermissionKind, PermissionRequest
 from tests.executors.acp_support import LINE_AGENT, acp_document, call, write_app
+from tests.executors.dispatch import dispatched
 
 pytestmark = pytest.mark.anyio
 
@@ -154,8 +155,9 @@ async def test_a_descriptor_fetched_from_the_web_never_starts_an_agent(executor:
         json.dumps(acp_document()), Source(kind="web", location="https://evil.example"), "linux"
     )
     assert result.descriptor is not None
+    arguments = {"prompt": "hello", "cwd": "/tmp"}
     with pytest.raises(AaiError) as failure:
-        await prompt(executor, result.descriptor, "hello")
+        await dispatched(executor, call(result.descriptor, "prompt", arguments))
     assert failure.value.code == ErrorCode.SERVICE_UNAVAILABLE
     assert "fetched from the web cannot start programs" in failure.value.message
 

@@ -12,6 +12,7 @@ import pytest
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.android import NEEDS_ADB, AndroidExecutor
+from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
 
 from .mobile_support import EVENT, call, calls, planwise, stand_in
@@ -158,7 +159,7 @@ def test_without_adb_on_path_the_tool_says_what_it_needs(tmp_path: Path) -> None
     tool = planwise("android").tool("create_event")
     assert tool is not None
     assert AndroidExecutor(environ={"PATH": str(tmp_path)}).unavailable_reason(tool) == NEEDS_ADB
-    registry = default_registry({"PATH": str(tmp_path)})
+    registry = default_registry(ExecutorSettings(environ={"PATH": str(tmp_path)}))
     assert registry.unavailable_reason(tool) == NEEDS_ADB
 
 

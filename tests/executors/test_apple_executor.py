@@ -16,7 +16,9 @@ from aai_gateway.descriptor import AppDescriptor, ExecutionType, Source, load_de
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.apple import AppleEventsExecutor, AppleScriptExecutor
+from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
+from tests.executors.dispatch import dispatched
 
 pytestmark = pytest.mark.anyio
 
@@ -197,7 +199,7 @@ async def test_an_apps_error_response_keeps_its_code(osascript: FakeOsascript) -
 
 async def test_a_descriptor_from_the_web_never_runs_a_script(osascript: FakeOsascript) -> None:
     with pytest.raises(AaiError) as caught:
-        await scripts(osascript).execute(call(load("com.apple.Music", kind="web"), "pause", {}))
+        await dispatched(scripts(osascript), call(load("com.apple.Music", kind="web"), "pause", {}))
     assert caught.value.code == ErrorCode.SERVICE_UNAVAILABLE
     assert not (osascript.folder / "calls.jsonl").exists()
 
@@ -206,11 +208,11 @@ async def test_a_descriptor_from_the_web_never_runs_a_script(osascript: FakeOsas
 async def test_off_macos_both_executors_say_they_need_macos() -> None:
     tool = load("com.apple.Music").tool("pause")
     assert tool is not None
-    for executor in (AppleScriptExecutor(), AppleEventsExecutor()):
+    for executor in (AppleScriptExecutor(environ={}), AppleEventsExecutor(environ={})):
         reason = executor.unavailable_reason(tool)
         assert reason is not None and "needs macOS (osascript)" in reason
     with pytest.raises(AaiError) as caught:
-        await AppleScriptExecutor().execute(call(load("com.apple.Music"), "pause", {}))
+        await AppleScriptExecutor(environ={}).execute(call(load("com.apple.Music"), "pause", {}))
     assert caught.value.code == ErrorCode.SERVICE_UNAVAILABLE
 
 
@@ -223,7 +225,7 @@ def test_without_osascript_on_path_the_reason_says_so(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="checks the behaviour off macOS")
 def test_the_default_registry_has_an_executor_for_every_macos_execution_type() -> None:
-    registry = default_registry({"PATH": "/usr/bin"})
+    registry = default_registry(ExecutorSettings(environ={"PATH": "/usr/bin"}))
     music, tracker = load("com.apple.Music"), load("dev.aai.example.timetracker")
     pause, start = music.tool("pause"), tracker.tool("startTimer")
     assert pause is not None and start is not None

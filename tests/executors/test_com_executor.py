@@ -321,9 +321,10 @@ async def test_off_windows_a_direct_call_is_unavailable_not_an_import_error() ->
 def test_the_gateway_never_imports_pywin32_off_windows() -> None:
     probe = (
         "import sys\n"
+        "from aai_gateway.executors.base import ExecutorSettings\n"
         "from aai_gateway.executors.defaults import default_registry\n"
         "from aai_gateway.server import app\n"
-        "registry = default_registry({})\n"
+        "registry = default_registry(ExecutorSettings())\n"
         "names = ('win32com', 'pythoncom', 'pywintypes', 'win32api')\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in names]\n"
         "print(loaded)\n"

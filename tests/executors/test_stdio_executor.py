@@ -20,9 +20,10 @@ import pytest
 from aai_gateway.descriptor import AppDescriptor, Source, load_text
 from aai_gateway.errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
 from aai_gateway.executors import Invocation
-from aai_gateway.executors.process import PASSED_ENVIRONMENT, PASSED_ENVIRONMENT_WINDOWS
+from aai_gateway.executors.programs import PASSED_ENVIRONMENT, PASSED_ENVIRONMENT_WINDOWS
 from aai_gateway.executors.stdio import StdioExecutor
 from tests.builders import c_descriptor
+from tests.executors.dispatch import dispatched
 
 ADAPTERS = Path(__file__).with_name("adapters")
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups and signals")
@@ -126,7 +127,7 @@ async def test_echo_adapter_gets_the_request_as_one_stdin_line_and_its_result_co
     app = stdio_app(tmp_path, adapter("echo"))
     call = invocation(app, {"text": "hello", "count": 3, "nested": {"a": [1, 2.5, None, True]}})
 
-    result = await StdioExecutor().execute(call)
+    result = await StdioExecutor(environ=os.environ).execute(call)
 
     assert result["request_id"] == call.request_id
     assert result["tool"] == "ping"
@@ -150,7 +151,7 @@ async def test_an_app_error_response_is_raised_with_the_apps_code_and_message(
     app = stdio_app(tmp_path, adapter("app_error"))
 
     with pytest.raises(AppReportedError) as caught:
-        await StdioExecutor().execute(invocation(app, {"exit": exit_code}))
+        await StdioExecutor(environ=os.environ).execute(invocation(app, {"exit": exit_code}))
 
     assert caught.value.code is ErrorCode.NOT_FOUND
     assert "no note with id 42" in caught.value.message
@@ -168,7 +169,7 @@ async def test_an_app_error_response_is_raised_with_the_apps_code_and_message(
 async def test_timeout_stops_the_adapter_and_its_grandchild(tmp_path: Path, ignore_term: bool) -> None:
     app = stdio_app(tmp_path, adapter("hang"), timeout_ms=1000)
     pidfile = tmp_path / "pids"
-    executor = StdioExecutor(kill_grace_seconds=GRACE)
+    executor = StdioExecutor(environ=os.environ, kill_grace_seconds=GRACE)
     started = time.monotonic()
 
     with pytest.raises(AaiError) as caught:
@@ -190,7 +191,7 @@ async def test_timeout_stops_the_adapter_and_its_grandchild(tmp_path: Path, igno
 async def test_cancelling_the_calling_task_stops_the_whole_process_group(tmp_path: Path) -> None:
     app = stdio_app(tmp_path, adapter("hang"))
     pidfile = tmp_path / "pids"
-    executor = StdioExecutor(kill_grace_seconds=GRACE)
+    executor = StdioExecutor(environ=os.environ, kill_grace_seconds=GRACE)
     outcome: list[str] = []
 
     async def call() -> None:
@@ -219,7 +220,7 @@ async def test_an_answer_comes_back_even_when_a_background_child_holds_stdout_an
 ) -> None:
     app = stdio_app(tmp_path, adapter("straggler"), timeout_ms=10_000)
     pidfile = tmp_path / "pids"
-    executor = StdioExecutor(kill_grace_seconds=GRACE, output_drain_seconds=0.3)
+    executor = StdioExecutor(environ=os.environ, kill_grace_seconds=GRACE, output_drain_seconds=0.3)
     started = time.monotonic()
 
     result = await executor.execute(invocation(app, {"pidfile": str(pidfile)}))
@@ -241,7 +242,7 @@ async def test_a_crash_names_the_exit_code_and_the_end_of_stderr(tmp_path: Path)
     app = stdio_app(tmp_path, adapter("crash"))
 
     with pytest.raises(AaiError) as caught:
-        await StdioExecutor().execute(invocation(app))
+        await StdioExecutor(environ=os.environ).execute(invocation(app))
 
     error = caught.value
     assert error.code is ErrorCode.EXECUTION_FAILED
@@ -258,7 +259,7 @@ async def test_death_by_a_signal_is_named(tmp_path: Path) -> None:
     app = stdio_app(tmp_path, adapter("crash"))
 
     with pytest.raises(AaiError) as caught:
-        await StdioExecutor().execute(invocation(app, {"abort": True}))
+        await StdioExecutor(environ=os.environ).execute(invocation(app, {"abort": True}))
 
     assert caught.value.code is ErrorCode.EXECUTION_FAILED
     assert "killed by SIGABRT" in caught.value.message
@@ -269,7 +270,7 @@ async def test_output_that_is_not_json_fails_with_a_preview_of_it(tmp_path: Path
     app = stdio_app(tmp_path, adapter("garbage"))
 
     with pytest.raises(AaiError) as caught:
-        await StdioExecutor().execute(invocation(app))
+        await StdioExecutor(environ=os.environ).execute(invocation(app))
 
     assert caught.value.code is ErrorCode.EXECUTION_FAILED
     assert "not JSON" in caught.value.message
@@ -283,7 +284,7 @@ async def test_an_answer_holding_nan_or_infinity_is_not_json_and_fails(tmp_path:
     app = stdio_app(tmp_path, adapter("odd_json"))
 
     with pytest.raises(AaiError) as caught:
-        await StdioExecutor().execute(invocation(app, {"answer": answer}))
+        await StdioExecutor(environ=os.environ).execute(invocation(app, {"answer": answer}))
 
     assert caught.value.code is ErrorCode.EXECUTION_FAILED
     assert "Infinity is not JSON" in caught.value.message or "NaN is not JSON" in caught.value.message
@@ -295,7 +296,7 @@ async def test_an_answer_nested_too_deeply_to_parse_fails_naming_app_and_tool_an
     tmp_path: Path,
 ) -> None:
     app = stdio_app(tmp_path, adapter("odd_json"))
-    executor = StdioExecutor()
+    executor = StdioExecutor(environ=os.environ)
 
     with pytest.raises(AaiError) as caught:
         await executor.execute(invocation(app, {"answer": "nested", "depth": 100_000}))
@@ -315,7 +316,7 @@ async def test_fifty_megabytes_of_output_fail_fast_without_being_buffered(tmp_pa
     import resource
 
     app = stdio_app(tmp_path, adapter("flood"))
-    executor = StdioExecutor(kill_grace_seconds=GRACE)
+    executor = StdioExecutor(environ=os.environ, kill_grace_seconds=GRACE)
     unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB elsewhere
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit
     started = time.monotonic()
@@ -336,7 +337,7 @@ async def test_empty_output_fails_and_a_child_that_never_reads_stdin_does_no_har
     app = stdio_app(tmp_path, adapter("silent"))
 
     with pytest.raises(AaiError) as caught:  # a 1 MB request the child never reads
-        await StdioExecutor().execute(invocation(app, {"text": "y" * 1_000_000}))
+        await StdioExecutor(environ=os.environ).execute(invocation(app, {"text": "y" * 1_000_000}))
 
     assert caught.value.code is ErrorCode.EXECUTION_FAILED
     assert "without writing a response" in caught.value.message
@@ -347,7 +348,7 @@ async def test_a_lone_surrogate_in_the_arguments_is_refused_before_anything_runs
     app = stdio_app(tmp_path, adapter("echo"))
 
     with pytest.raises(AaiError) as caught:
-        await StdioExecutor().execute(invocation(app, {"text": "\ud800"}))
+        await StdioExecutor(environ=os.environ).execute(invocation(app, {"text": "\ud800"}))
 
     assert caught.value.code is ErrorCode.INVALID_PARAMS
 
@@ -363,7 +364,7 @@ async def test_the_child_sees_only_allowlisted_variables_plus_the_descriptor_env
     monkeypatch.setenv("LANG", "C.UTF-8")
     app = stdio_app(tmp_path, adapter("echo"), env={"NOTES_MODE": "test", "LANG": "de_DE.UTF-8"})
 
-    result = await StdioExecutor().execute(invocation(app))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app))
 
     child_env: dict[str, str] = result["env"]
     assert "AAI_TEST_SECRET_TOKEN" not in child_env
@@ -388,7 +389,7 @@ async def test_relative_args_resolve_in_the_descriptor_folder_not_the_gateways(
     monkeypatch.chdir(elsewhere)
     app = stdio_app(folder, "my_adapter.py", "--verbose")
 
-    result = await StdioExecutor().execute(invocation(app, {"text": "hi"}))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app, {"text": "hi"}))
 
     assert result["params"] == {"text": "hi"}
     assert result["argv"] == ["my_adapter.py", "--verbose"]
@@ -405,11 +406,11 @@ async def test_a_relative_command_with_a_slash_resolves_against_the_descriptor_f
     monkeypatch.chdir(tmp_path)  # a `bin/notes-adapter` relative to here must not be what runs
     app = stdio_app(folder, "--flag", command="bin/notes-adapter")
 
-    result = await StdioExecutor().execute(invocation(app))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app))
 
     assert result["argv"][1:] == ["--flag"]
     assert Path(result["cwd"]) == folder
-    assert StdioExecutor().unavailable_reason(app.tools[0]) is None
+    assert StdioExecutor(environ=os.environ).unavailable_reason(app.tools[0]) is None
 
 
 @pytest.mark.anyio
@@ -418,7 +419,7 @@ async def test_a_missing_command_is_service_unavailable_naming_the_command_and_t
     tmp_path: Path, command: str
 ) -> None:
     app = stdio_app(tmp_path, command=command)
-    executor = StdioExecutor()
+    executor = StdioExecutor(environ=os.environ)
 
     with pytest.raises(ServiceUnavailableError) as caught:
         await executor.execute(invocation(app))
@@ -433,11 +434,14 @@ async def test_a_missing_command_is_service_unavailable_naming_the_command_and_t
 
 
 def test_unavailable_reason_is_none_for_a_program_that_exists(tmp_path: Path) -> None:
-    assert StdioExecutor().unavailable_reason(stdio_app(tmp_path, adapter("echo")).tools[0]) is None
+    assert (
+        StdioExecutor(environ=os.environ).unavailable_reason(stdio_app(tmp_path, adapter("echo")).tools[0])
+        is None
+    )
     found = shutil.which("python3") or shutil.which("python")
     assert found is not None
     bare = stdio_app(tmp_path, command=Path(found).name)
-    assert StdioExecutor().unavailable_reason(bare.tools[0]) is None
+    assert StdioExecutor(environ=os.environ).unavailable_reason(bare.tools[0]) is None
 
 
 @pytest.mark.anyio
@@ -446,7 +450,7 @@ async def test_a_descriptor_fetched_from_the_web_cannot_start_a_local_program(tm
     app = stdio_app(tmp_path, "-c", f"open({str(marker)!r}, 'w')", source_kind="web")
 
     with pytest.raises(ServiceUnavailableError) as caught:
-        await StdioExecutor().execute(invocation(app))
+        await dispatched(StdioExecutor(environ=os.environ), invocation(app))
 
     assert "from the web" in caught.value.message
     assert not marker.exists()
@@ -476,7 +480,7 @@ async def test_adversarial_parameters_arrive_byte_exact_and_never_in_argv_or_env
 ) -> None:
     app = stdio_app(tmp_path, adapter("echo"))
 
-    result = await StdioExecutor().execute(invocation(app, ADVERSARIAL))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app, ADVERSARIAL))
 
     assert result["params"] == ADVERSARIAL
     assert result["stdin"].count("\n") == 1
@@ -499,7 +503,7 @@ async def test_line_separators_in_parameters_reach_an_adapter_that_splits_lines_
 ) -> None:
     app = stdio_app(tmp_path, adapter("splitlines"))
 
-    result = await StdioExecutor().execute(invocation(app, LINE_BREAKERS))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app, LINE_BREAKERS))
 
     assert result == {"params": LINE_BREAKERS, "lines": 1}
 
@@ -510,7 +514,7 @@ async def test_line_separators_in_parameters_reach_an_adapter_that_splits_lines_
 @pytest.mark.anyio
 async def test_twenty_concurrent_calls_each_get_their_own_process_and_result(tmp_path: Path) -> None:
     app = stdio_app(tmp_path, adapter("echo"))
-    executor = StdioExecutor()
+    executor = StdioExecutor(environ=os.environ)
     calls = [invocation(app, {"text": f"call {i}", "n": i}) for i in range(20)]
     results: dict[int, Any] = {}
 
@@ -529,7 +533,7 @@ async def test_twenty_concurrent_calls_each_get_their_own_process_and_result(tmp
 @pytest.mark.anyio
 async def test_no_more_processes_run_at_once_than_the_concurrency_limit(tmp_path: Path) -> None:
     app = stdio_app(tmp_path, adapter("echo"))
-    executor = StdioExecutor(max_concurrent=2)
+    executor = StdioExecutor(environ=os.environ, max_concurrent=2)
     spans: list[tuple[float, float]] = []
 
     async def run() -> None:
@@ -549,10 +553,10 @@ async def test_no_more_processes_run_at_once_than_the_concurrency_limit(tmp_path
 async def test_debug_log_names_command_pid_and_exit_but_never_parameters_or_env_values(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="aai_gateway.executors.stdio")
+    caplog.set_level(logging.DEBUG, logger="aai_gateway.executors")  # stdio.py and process.py
     app = stdio_app(tmp_path, adapter("echo"), env={"API_TOKEN": "env-secret-4242"})
 
-    result = await StdioExecutor().execute(invocation(app, {"text": "param-secret-9999"}))
+    result = await StdioExecutor(environ=os.environ).execute(invocation(app, {"text": "param-secret-9999"}))
 
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert f"pid {result['pid']}" in logged

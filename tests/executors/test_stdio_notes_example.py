@@ -63,7 +63,7 @@ async def call(app: AppDescriptor, tool_name: str, executor: StdioExecutor | Non
     tool = app.tool(tool_name)
     assert tool is not None
     invocation = Invocation(app=app, tool=tool, arguments=args, request_id=uuid.uuid4().hex)
-    result = await (executor or StdioExecutor()).execute(invocation)
+    result = await (executor or StdioExecutor(environ=os.environ)).execute(invocation)
     assert tool.returns is not None
     jsonschema_rs.Draft7Validator(tool.returns, validate_formats=True).validate(result)
     return result
@@ -144,7 +144,7 @@ async def test_an_unknown_tool_is_reported_with_the_tools_the_adapter_has(app: A
     invocation = Invocation(app=app, tool=renamed, arguments={}, request_id="r-1")
 
     with pytest.raises(AppReportedError) as caught:
-        await StdioExecutor().execute(invocation)
+        await StdioExecutor(environ=os.environ).execute(invocation)
 
     assert caught.value.code is ErrorCode.UNKNOWN_TOOL
     assert "archive_note" in caught.value.message and "add_note" in caught.value.message
@@ -172,7 +172,7 @@ async def test_a_corrupt_notes_file_is_reported_and_left_untouched(
 @pytest.mark.skipif(os.name == "nt", reason="the adapter locks with fcntl")
 @pytest.mark.anyio
 async def test_concurrent_adds_lose_no_note(app: AppDescriptor) -> None:
-    executor = StdioExecutor()
+    executor = StdioExecutor(environ=os.environ)
 
     async def add(i: int) -> None:
         await call(app, "add_note", executor, title=f"note {i}")

@@ -11,8 +11,11 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from ..descriptor.platforms import PLATFORMS, Platform, host_platform
 from ..discovery import (
@@ -81,12 +84,30 @@ def discovery_options(args: argparse.Namespace) -> DiscoveryOptions:
     return DiscoveryOptions(paths=paths, no_default_paths=args.no_default_paths, dev=args.dev)
 
 
+def host_layout(environ: Mapping[str, str]) -> Layout:
+    """This machine's descriptor folders: from platformdirs (HOME, the XDG variables) and
+    environ's `%APPDATA%`."""
+    host = host_platform()
+    home = Path.home()
+    unix = platformdirs.unix.Unix(multipath=True)
+    appdata = environ.get("APPDATA")
+    return Layout(
+        os="linux" if host not in ("macos", "windows") else host,
+        home=home,
+        xdg_data_home=Path(unix.user_data_dir),
+        xdg_data_dirs=tuple(Path(p) for p in unix.site_data_dir.split(os.pathsep) if p),
+        appdata=Path(appdata) if appdata else None,
+        applications_roots=(Path("/Applications"), home / "Applications"),
+        derived_data=home / "Library" / "Developer" / "Xcode" / "DerivedData",
+    )
+
+
 def chosen_sources(args: argparse.Namespace) -> tuple[list[SourceSpec], Platform]:
     """Where to look for descriptors, and for which platform (`--platform`, default this OS).
     With `android` or `ios`, descriptors are searched where this OS keeps them, and their
     Android/iOS bindings drive a connected device or simulator from here."""
     platform = chosen_platform(args)
-    layout = Layout.for_host()
+    layout = host_layout(os.environ)
     if platform in ("linux", "macos", "windows"):
         layout = dataclasses.replace(layout, os=platform)
     return discovery_sources(layout, discovery_options(args)), platform

@@ -33,6 +33,7 @@ from ..discovery.web import WebFetchPolicy
 from ..discovery.web_cache import WebCache
 from ..discovery.web_discovery import WebDiscovery
 from ..errors import UnknownAppError, UsageError
+from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from ..service import Gateway
 from .cache import cache_root
@@ -104,12 +105,20 @@ def web_discovery(args: argparse.Namespace, policy: WebFetchPolicy | None = None
     return WebDiscovery(WebCache(cache_root(args)), policy or web_policy(), chosen_platform(args))
 
 
+def executor_settings(policy: WebFetchPolicy) -> ExecutorSettings:
+    """What executors get from the environment: all of it, to find programs, buses and devices
+    in; each child process gets an allow-listed few variables (`executors/programs.py`)."""
+    return ExecutorSettings(
+        environ=os.environ, platform=sys.platform, ca_file=policy.ca_file, web_policy=policy
+    )
+
+
 def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
     locale = user_locale(getattr(args, "locale", None))
     policy = web_policy()
     return Gateway(
         watcher.catalog,
-        default_registry(os.environ, ca_file=policy.ca_file, web_policy=policy),
+        default_registry(executor_settings(policy)),
         tool_names=getattr(args, "tool_names", "portable"),
         locale=locale,
         auth=AuthProvider(credential_store(), environ=os.environ, web_policy=policy, locale=locale),

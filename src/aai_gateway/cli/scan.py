@@ -12,6 +12,7 @@ import anyio
 
 from ..descriptor import Tool
 from ..discovery import Catalog, CatalogEntry
+from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from .common import (
     LOGGING_OPTIONS,
@@ -41,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args)
     locale = user_locale(args.locale)
-    registry = default_registry(os.environ)
+    registry = default_registry(ExecutorSettings(environ=os.environ))
     try:
         if args.json:
             print_json(catalog_as_json(catalog, locale, registry.unavailable_reason))

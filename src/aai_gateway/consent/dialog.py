@@ -9,12 +9,13 @@ What is shown is built in `prompt_text`; the exact argv and environment of each 
 how its output is read, in `dialog_programs` (every shown string is passed as data, never
 spliced into script text).
 
-The dialog is stopped when the answer is late or `ask` is cancelled: it runs in a session (and
-so a process group) of its own, which gets SIGTERM, then SIGKILL after `KILL_GRACE_SECONDS`
-(on Windows the process is terminated). zenity also gets `--timeout` one second past the
-deadline, so a dialog left behind by a killed gateway still closes itself; the other programs
-have no native timeout for a dialog with this many choices (`choose from list` has no
-`giving up after`), so theirs is only the one the gateway enforces.
+The dialog runs like every program the gateway starts (`executors.process.run_program`): in a
+process group of its own, which is stopped (SIGTERM, then SIGKILL after `KILL_GRACE_SECONDS`;
+on Windows CTRL_BREAK, then `taskkill`) when the answer is late or `ask` is cancelled. zenity
+also gets `--timeout` one second past the deadline, so a dialog left behind by a killed gateway
+still closes itself; the other programs have no native timeout for a dialog with this many
+choices (`choose from list` has no `giving up after`), so theirs is only the one the gateway
+enforces.
 
 Environment: the child gets the backend's `environ`. `available_dialog` keeps from the given
 environment only what a desktop dialog needs (the display and session variables, locale, PATH,
@@ -28,16 +29,12 @@ themselves (see tests/consent/display.py).
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 
-import anyio
-import anyio.abc
-
-from .dialog_programs import POWERSHELL_ENV_PREFIX, DialogBackend, build_invocation, interpret
+from ..executors.process import run_program
+from ..executors.programs import find_program
+from .dialog_programs import POWERSHELL_ENV_PREFIX, DialogBackend, dialog_command, interpret
 from .prompt_text import DENY, Answer, ConsentQuestion, build_prompt
 
 logger = logging.getLogger(__name__)
@@ -96,23 +93,12 @@ def _is_windows(platform: str) -> bool:
     return platform in ("win32", "cygwin")
 
 
-def find_program(names: Iterable[str], environ: Mapping[str, str], platform: str) -> str | None:
-    """The first of `names` in the absolute directories of environ's PATH (never the current
-    directory, nor a relative PATH entry), as an absolute path."""
-    windows = _is_windows(platform)
-    separator = ";" if windows else ":"
-    path = environ.get("PATH") or environ.get("Path") or ("" if windows else os.defpath)
-    extensions = [""]
-    if windows:
-        pathext = environ.get("PATHEXT") or ".COM;.EXE;.BAT;.CMD"
-        extensions = [ext for ext in pathext.split(";") if ext] + [""]
-    directories = [entry for entry in path.split(separator) if entry and os.path.isabs(entry)]
+def find_dialog_program(names: Iterable[str], environ: Mapping[str, str], platform: str) -> str | None:
+    """The first of `names` on environ's PATH (absolute folders only), as an absolute path."""
     for name in names:
-        for directory in directories:
-            for ext in extensions:
-                candidate = os.path.join(directory, name + ext)
-                if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                    return candidate
+        found, _ = find_program(name, environ, platform=platform)
+        if found is not None:
+            return found
     return None
 
 
@@ -120,15 +106,15 @@ def available_dialog(environ: Mapping[str, str], platform: str = sys.platform) -
     """The native dialog this session can show, or None (no desktop session, no program)."""
     child = dialog_environ(environ, platform)
     if platform == "darwin":
-        program = find_program(["osascript"], environ, platform)
+        program = find_dialog_program(["osascript"], environ, platform)
         return DialogBackend("osascript", program, child) if program else None
     if _is_windows(platform):
-        program = find_program(["powershell", "pwsh"], environ, platform)
+        program = find_dialog_program(["powershell", "pwsh"], environ, platform)
         return DialogBackend("powershell", program, child) if program else None
     if not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
         return None
     for kind in ("zenity", "kdialog"):
-        program = find_program([kind], environ, platform)
+        program = find_dialog_program([kind], environ, platform)
         if program:
             return DialogBackend("zenity" if kind == "zenity" else "kdialog", program, child)
     return None
@@ -142,75 +128,29 @@ async def ask(
 ) -> Answer:
     """Show the question and wait for the user, at most `timeout_seconds`; see the module doc."""
     prompt = build_prompt(question)
-    invocation = build_invocation(prompt, backend, timeout_seconds)
+    command = dialog_command(prompt, backend, timeout_seconds)
     try:
-        process = await anyio.open_process(
-            list(invocation.argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=dict(invocation.env),
-            start_new_session=sys.platform != "win32",
+        run = await run_program(
+            command.argv,
+            env=command.env,
+            timeout=timeout_seconds,
+            max_stdout=OUTPUT_LIMIT,
+            keep_stderr=0,
+            grace=KILL_GRACE_SECONDS,
         )
     except (OSError, ValueError) as exc:
         logger.warning("consent dialog %s could not start: %s", backend.kind, exc)
         return DENY
-    try:
-        stdout = b""
-        with anyio.move_on_after(timeout_seconds):
-            stdout = await _read_all(process)
-            await process.wait()
-        if process.returncode is None:
-            logger.info("consent dialog unanswered after %ss: denied", timeout_seconds)
-            return DENY
-        return interpret(backend.kind, prompt, process.returncode, stdout.decode("utf-8", "replace"))
     except Exception:
         logger.exception("consent dialog %s failed: denied", backend.kind)
         return DENY
-    finally:
-        with anyio.CancelScope(shield=True):
-            await stop_dialog(process)
-
-
-async def _read_all(process: anyio.abc.Process) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    stream = process.stdout
-    if stream is None:
-        return b""
-    while True:
-        try:
-            chunk = await stream.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            break
-        if size < OUTPUT_LIMIT:
-            chunks.append(chunk)
-            size += len(chunk)
-    return b"".join(chunks)[:OUTPUT_LIMIT]
-
-
-async def stop_dialog(process: anyio.abc.Process, grace_seconds: float = KILL_GRACE_SECONDS) -> None:
-    """End the dialog (its whole process group on POSIX) unless it has already exited."""
-    if process.returncode is None:
-        _signal(process, kill=False)
-        with anyio.move_on_after(grace_seconds):
-            await process.wait()
-        if process.returncode is None:
-            _signal(process, kill=True)
-            await process.wait()
-    await process.aclose()
-
-
-def _signal(process: anyio.abc.Process, *, kill: bool) -> None:
-    try:
-        if sys.platform == "win32":
-            process.kill() if kill else process.terminate()
-        else:
-            # The dialog leads its own session: its pid is its process group's id, and the
-            # group outlives the leader only while the leader is not yet reaped (it is not).
-            os.killpg(process.pid, signal.SIGKILL if kill else signal.SIGTERM)
-    except ProcessLookupError:
-        pass
+    if run.timed_out:
+        logger.info("consent dialog unanswered after %ss: denied", timeout_seconds)
+        return DENY
+    if run.returncode is None:
+        logger.warning("consent dialog %s printed more than %d bytes: denied", backend.kind, OUTPUT_LIMIT)
+        return DENY
+    return interpret(backend.kind, prompt, run.returncode, run.stdout_text)
 
 
 __all__ = [
@@ -219,6 +159,5 @@ __all__ = [
     "ask",
     "available_dialog",
     "dialog_environ",
-    "find_program",
-    "stop_dialog",
+    "find_dialog_program",
 ]

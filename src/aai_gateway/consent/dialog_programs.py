@@ -45,7 +45,7 @@ class DialogBackend:
 
 
 @dataclass(frozen=True)
-class Invocation:
+class DialogCommand:
     """Exactly what is started: argv (no shell) and the child's whole environment."""
 
     argv: tuple[str, ...]
@@ -201,7 +201,7 @@ def powershell_env(prompt: Prompt, timeout_seconds: float) -> dict[str, str]:
     return env
 
 
-def build_invocation(prompt: Prompt, backend: DialogBackend, timeout_seconds: float) -> Invocation:
+def dialog_command(prompt: Prompt, backend: DialogBackend, timeout_seconds: float) -> DialogCommand:
     env = {
         name: value
         for name, value in backend.environ.items()
@@ -218,7 +218,7 @@ def build_invocation(prompt: Prompt, backend: DialogBackend, timeout_seconds: fl
     else:
         argv = powershell_argv(backend.program)
         env.update(powershell_env(prompt, timeout_seconds))
-    return Invocation(argv=tuple(argv), env=env)
+    return DialogCommand(argv=tuple(argv), env=env)
 
 
 def with_utf8_ctype(env: dict[str, str]) -> None:

@@ -1,23 +1,19 @@
 """Where descriptors live, in precedence order (docs/architecture.md, "Discovery sources and
 precedence").
 
-`Layout` holds the machine's directories; `Layout.for_host()` reads them from platformdirs and
-the environment, tests build one by hand. `discovery_sources()` is pure: layout in, ordered
-list of places to look out.
+`Layout` holds the machine's directories (`cli/` reads them from platformdirs and the environment,
+tests build one by hand). `discovery_sources()` is pure: layout in, ordered list of places to
+look out.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
-
-import platformdirs
-
-from ..descriptor.platforms import host_platform
 
 HostOs = Literal["linux", "macos", "windows"]
 
@@ -50,24 +46,6 @@ class Layout:
     applications_roots: tuple[Path, ...] = ()
     derived_data: Path | None = None
     bundle_depth: int = 4
-
-    @classmethod
-    def for_host(cls, env: Mapping[str, str] | None = None) -> Layout:
-        env = os.environ if env is None else env
-        host = host_platform()
-        home = Path.home()
-        unix = platformdirs.unix.Unix(multipath=True)
-        data_dirs = tuple(Path(p) for p in unix.site_data_dir.split(os.pathsep) if p)
-        appdata = env.get("APPDATA")
-        return cls(
-            os="linux" if host not in ("macos", "windows") else host,
-            home=home,
-            xdg_data_home=Path(unix.user_data_dir),
-            xdg_data_dirs=data_dirs,
-            appdata=Path(appdata) if appdata else None,
-            applications_roots=(Path("/Applications"), home / "Applications"),
-            derived_data=home / "Library" / "Developer" / "Xcode" / "DerivedData",
-        )
 
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"

@@ -22,19 +22,18 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..descriptor import Tool
+from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import AcpChannel
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
-from . import process as proc
-from .base import Invocation
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
+from .acp_pool import AgentPool
+from .base import ExecutorBase, ExecutorSettings, Invocation
 
 if TYPE_CHECKING:  # the `acp` package takes half a second to import: only on first use
-    from .acp_agent import AgentProcess, Launch
+    from .acp_agent import AgentProcess
     from .acp_turn import PendingPermission, Turn
 
 logger = logging.getLogger(__name__)
@@ -69,45 +68,36 @@ class AgentInactiveError(ExecutionTimeoutError):
         self.data["inactivity"] = True
 
 
-class AcpExecutor:
-    """Runs ACP tools. `environ`: where the allow-listed variables come from (default: the
-    gateway's own); `start_timeout_seconds`: spawn + `initialize`; `cancel_seconds`: the most
-    time spent telling the agent to stop; `permission_seconds`: how long a question to the user
-    may stay open before it counts as refused."""
+class AcpExecutor(ExecutorBase[AcpChannel]):
+    """Runs ACP tools. `environ`: the gateway's environment, where agents are found (PATH) and
+    the allow-listed variables they get come from; `start_timeout_seconds`: spawn +
+    `initialize`; `cancel_seconds`: the most time spent telling the agent to stop;
+    `permission_seconds`: how long a question to the user may stay open before it counts as
+    refused."""
+
+    channel_class = AcpChannel
+    label = "ACP"
 
     def __init__(
         self,
         *,
-        environ: Mapping[str, str] | None = None,
+        environ: Mapping[str, str],
         start_timeout_seconds: float = 60.0,
         kill_grace_seconds: float = 2.0,
         cancel_seconds: float = 5.0,
         permission_seconds: float = 300.0,
     ) -> None:
-        self._environ = environ
-        self.start_timeout_seconds = start_timeout_seconds
-        self.kill_grace_seconds = kill_grace_seconds
         self.cancel_seconds = cancel_seconds
         self.permission_seconds = permission_seconds
-        self._agents: dict[tuple[str, str], AgentProcess] = {}
-        self._locks: dict[tuple[str, str], anyio.Lock] = {}
+        self._agents = AgentPool(environ, start_seconds=start_timeout_seconds, grace=kill_grace_seconds)
 
-    # ------------------------------------------------------------------ Executor protocol
-
-    def unavailable_reason(self, tool: Tool) -> str | None:
-        channel = tool.channel
-        if not isinstance(channel, AcpChannel):
-            return f"the ACP executor cannot run {channel.type.value!r} tools"
-        command = channel.command
-        if proc.has_path_separator(command) and not Path(command).is_absolute():
-            return None  # relative to the descriptor's folder, which only the invocation knows
-        found, looked = proc.find_program(command, base_dir=None, search_path=self._search_path(channel))
-        if found is None:
-            return (
-                f"ACP agent command {command!r} was not found {looked}, or is not executable; install "
-                "the agent or set execution.start.command to its full path"
-            )
-        return None
+    def unavailable(self, channel: AcpChannel, tool: Tool) -> str | None:
+        missing = self._agents.missing(channel)
+        if missing is None:
+            return None
+        return (
+            f"ACP agent command {missing}; install the agent or set execution.start.command to its full path"
+        )
 
     async def execute(self, invocation: Invocation) -> Any:
         app_id, name = invocation.app.id, invocation.tool.name
@@ -121,84 +111,13 @@ class AcpExecutor:
             )
         if operation == "cancel":
             return await self._cancel(invocation)
-        agent = await self._agent(invocation)
+        agent = await self._agents.agent(invocation, self.channel(invocation))
         if operation == "new_session":
             return {"sessionId": await self._new_session(agent, invocation, _cwd(invocation))}
         return await self._prompt(agent, invocation)
 
     async def aclose(self) -> None:
-        agents, self._agents = list(self._agents.values()), {}
-        with anyio.CancelScope(shield=True):
-            for agent in agents:
-                await agent.stop(self.kill_grace_seconds)
-
-    # ------------------------------------------------------------------ the agent of an app
-
-    def _parent_environ(self) -> Mapping[str, str]:
-        return os.environ if self._environ is None else self._environ
-
-    def _search_path(self, channel: AcpChannel) -> str:
-        return channel.env.get("PATH") or self._parent_environ().get("PATH") or os.defpath
-
-    def _launch(self, invocation: Invocation) -> Launch:
-        from .acp_agent import Launch  # noqa: PLC0415 (see TYPE_CHECKING above)
-
-        channel = invocation.tool.channel
-        app_id = invocation.app.id
-        if not isinstance(channel, AcpChannel):
-            raise AaiError(f"{app_id}: the ACP executor got a {channel.type.value!r} tool")
-        if invocation.app.source.kind == "web":
-            raise ServiceUnavailableError(
-                app_id,
-                "a descriptor fetched from the web cannot start programs on this computer "
-                f"(ACP agent {channel.command!r}, descriptor {invocation.app.source.location})",
-                command=channel.command,
-            )
-        base_dir = invocation.descriptor_dir
-        program, looked = proc.find_program(
-            channel.command, base_dir=base_dir, search_path=self._search_path(channel)
-        )
-        if program is None:
-            raise ServiceUnavailableError(
-                app_id,
-                f"its ACP agent command {channel.command!r} was not found {looked}, or is not executable; "
-                "install the agent or fix execution.start.command in the app's aai.json",
-                command=channel.command,
-            )
-        env = proc.child_environment(self._parent_environ(), channel.env)
-        return Launch((program, *channel.args), base_dir, tuple(sorted(env.items())))
-
-    async def _agent(self, invocation: Invocation) -> AgentProcess:
-        """The app's running agent, started (again) when there is none, it died, or its
-        descriptor now says to start it differently."""
-        from .acp_agent import AgentProcess  # noqa: PLC0415 (see TYPE_CHECKING above)
-
-        key = (invocation.app.id, invocation.app.source.location)
-        launch = self._launch(invocation)
-        lock = self._locks.setdefault(key, anyio.Lock())
-        async with lock:
-            agent = self._agents.get(key)
-            if agent is not None and agent.alive and agent.launch == launch:
-                return agent
-            if agent is not None:
-                del self._agents[key]
-                logger.info(
-                    "%s: ACP agent pid %d %s; starting it again",
-                    key[0],
-                    agent.process.pid,
-                    "has ended" if not agent.alive else "was replaced",
-                )
-                with anyio.CancelScope(shield=True):
-                    await agent.stop(self.kill_grace_seconds)
-            agent = await AgentProcess.start(
-                key[0], launch, start_seconds=self.start_timeout_seconds, grace=self.kill_grace_seconds
-            )
-            self._agents[key] = agent
-            return agent
-
-    def _running(self, invocation: Invocation) -> AgentProcess | None:
-        agent = self._agents.get((invocation.app.id, invocation.app.source.location))
-        return agent if agent is not None and agent.alive else None
+        await self._agents.stop_all()
 
     # ------------------------------------------------------------------ operations
 
@@ -219,7 +138,7 @@ class AcpExecutor:
 
     async def _cancel(self, invocation: Invocation) -> dict[str, Any]:
         session_id = _required_text(invocation, "sessionId")
-        agent = self._running(invocation)
+        agent = self._agents.running(invocation)
         if agent is None:
             return {"sessionId": session_id, "cancelled": False, "reason": "the agent is not running"}
         turn = agent.client.turns.get(session_id)
@@ -402,3 +321,8 @@ def _invalid(invocation: Invocation, key: str, message: str) -> AaiError:
         },
         ErrorCode.INVALID_PARAMS,
     )
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], AcpExecutor]:
+    """The entry point of `acp` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.ACP,), AcpExecutor(environ=settings.environ)

@@ -1,7 +1,7 @@
 """One running ACP agent: its process, its ACP client connection, and what it wrote to stderr.
 
 The agent is started in a process group of its own with a minimal environment (see
-`process.child_environment`), speaks newline-delimited JSON-RPC on stdin/stdout (read here with
+`programs.child_environment`), speaks newline-delimited JSON-RPC on stdin/stdout (read here with
 anyio, bounded per message) and is initialized as protocol version 1 by a client that offers no
 file system and no terminal. Its `session/update` notifications and `session/request_permission`
 requests are routed to the `Turn` registered for their session; an update or a question for a

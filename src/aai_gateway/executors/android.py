@@ -11,34 +11,26 @@ from the argument values). Results:
   `SETTLE_SECONDS` before it counts as "no rows";
 - no `result_type`: `{"sent": true}` once `am` accepted the intent.
 
-The device is `$ANDROID_SERIAL` of the gateway's environment, else adb's only device. The whole
-call (intent plus query) shares the tool's timeout; adb is stopped with its process group when
-it runs out.
+The device is `$ANDROID_SERIAL` of the gateway's environment (as `cli/` hands it down), else
+adb's only device. The whole call (intent plus query) shares the tool's timeout; adb is stopped
+with its process group when it runs out.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
 
-from ..descriptor import Tool
+from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import IntentCall, IntentChannel
-from ..errors import (
-    AaiError,
-    AppReportedError,
-    ErrorCode,
-    ExecutionTimeoutError,
-    InvalidParamsError,
-    ServiceUnavailableError,
-)
+from ..errors import AaiError, AppReportedError, ErrorCode, InvalidParamsError, ServiceUnavailableError
 from . import android_command as cmd
 from .answer_json import AnswerTooDeepError
-from .base import Invocation
-from .captured import Captured, run_captured
+from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
+from .process import ProgramRun, run_program
+from .programs import child_environment, find_program
 
 NEEDS_ADB = "needs adb (Android platform tools) and a connected device"
 SETTLE_SECONDS = 1.0
@@ -53,6 +45,9 @@ ADB_ENVIRONMENT = (
     "ANDROID_HOME",
 )
 """What adb reads from its environment (which server, which keys): passed on to it."""
+OUTPUT_LIMIT = 4 * 1024 * 1024
+"""Bytes of stdout adb may print before it is stopped (a result, not a data dump)."""
+KILL_GRACE_SECONDS = 1.0
 _DEVICE_PROBLEMS = (
     "no devices",
     "no emulators",
@@ -66,30 +61,24 @@ _DEVICE_PROBLEMS = (
 )
 
 
-class AndroidExecutor:
-    """Runs `intent` tools with the `adb` found on the gateway's PATH."""
+class AndroidExecutor(ExecutorBase[IntentChannel]):
+    """Runs `intent` tools with the `adb` found on the PATH of `environ` (the gateway's
+    environment, whose adb variables are passed on to adb)."""
 
-    def __init__(self, *, environ: Mapping[str, str] | None = None) -> None:
-        self._environ = environ
+    channel_class = IntentChannel
+    label = "Android"
 
-    @property
-    def environ(self) -> Mapping[str, str]:
-        return self._environ if self._environ is not None else os.environ
+    def __init__(self, *, environ: Mapping[str, str]) -> None:
+        self.environ = environ
 
     def adb_path(self) -> str | None:
-        return shutil.which("adb", path=self.environ.get("PATH", os.defpath))
+        return find_program("adb", self.environ)[0]
 
-    # ------------------------------------------------------------------ Executor protocol
-
-    def unavailable_reason(self, tool: Tool) -> str | None:
-        if not isinstance(tool.channel, IntentChannel):
-            return f"the Android executor cannot run {tool.channel.type.value!r} tools"
-        if self.adb_path() is None:
-            return NEEDS_ADB
-        return None
+    def unavailable(self, channel: IntentChannel, tool: Tool) -> str | None:
+        return NEEDS_ADB if self.adb_path() is None else None
 
     async def execute(self, invocation: Invocation) -> Any:
-        channel, call = _channel_and_call(invocation)
+        channel, call = self.channel(invocation), self.call(invocation, IntentCall)
         adb = self.adb_path()
         if adb is None:
             raise ServiceUnavailableError(invocation.app.id, NEEDS_ADB)
@@ -100,16 +89,8 @@ class AndroidExecutor:
             raise _invalid(invocation, exc.path, exc.message) from exc
         except ValueError as exc:  # NUL in a value
             raise _invalid(invocation, "", str(exc)) from exc
-        try:
-            with anyio.fail_after(invocation.timeout_seconds):
-                return await self._run(invocation, adb, command, call, serial)
-        except TimeoutError as exc:
-            raise ExecutionTimeoutError(
-                invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
-            ) from exc
-
-    async def aclose(self) -> None:
-        return None
+        with within_timeout(invocation):
+            return await self._run(invocation, adb, command, call, serial)
 
     # ------------------------------------------------------------------ steps
 
@@ -117,11 +98,11 @@ class AndroidExecutor:
         self, invocation: Invocation, adb: str, command: cmd.AdbCommand, call: IntentCall, serial: str | None
     ) -> Any:
         sent = await self._adb(invocation, adb, command)
-        error = cmd.am_error(sent.stdout)
+        error = cmd.am_error(sent.stdout_text)
         if error is not None:
             raise _failed(invocation, error, sent)
         if call.result_type == "broadcast":
-            result = cmd.parse_broadcast(sent.stdout)
+            result = cmd.parse_broadcast(sent.stdout_text)
             if result is None:
                 raise _failed(invocation, "`am broadcast` printed no 'Broadcast completed' line", sent)
             try:
@@ -145,51 +126,45 @@ class AndroidExecutor:
             settled = anyio.current_time() + SETTLE_SECONDS
             while True:
                 queried = await self._adb(invocation, adb, query)
-                error = cmd.am_error(queried.stdout)
+                error = cmd.am_error(queried.stdout_text)
                 if error is not None:
                     raise _failed(invocation, error, queried)
-                rows = cmd.parse_content_rows(queried.stdout)
+                rows = cmd.parse_content_rows(queried.stdout_text)
                 if rows or anyio.current_time() >= settled:
                     return {"rows": rows}
                 await anyio.sleep(POLL_SECONDS)
         return {"sent": True}
 
-    async def _adb(self, invocation: Invocation, adb: str, command: cmd.AdbCommand) -> Captured:
-        argv = (adb, *command.argv[1:])
+    async def _adb(self, invocation: Invocation, adb: str, command: cmd.AdbCommand) -> ProgramRun:
+        """Run adb; cancelling the call (its timeout) stops adb's whole process group."""
+        argv: Sequence[str] = (adb, *command.argv[1:])
+        environment = child_environment(self.environ, {}, passed=ADB_ENVIRONMENT)
         try:
-            captured = await run_captured(argv, self.environ, passed=ADB_ENVIRONMENT)
+            ran = await run_program(argv, env=environment, max_stdout=OUTPUT_LIMIT, grace=KILL_GRACE_SECONDS)
         except OSError as exc:
             raise ServiceUnavailableError(invocation.app.id, f"could not run adb: {exc}") from exc
-        if captured.truncated:
-            raise _failed(invocation, "adb printed more output than a result may hold", captured)
-        if captured.returncode != 0:
-            message = _first_line(captured.stderr) or _first_line(captured.stdout) or "no output"
+        if ran.output_too_large:
+            raise _failed(invocation, "adb printed more output than a result may hold", ran)
+        if ran.returncode != 0:
+            message = _first_line(ran.stderr_text) or _first_line(ran.stdout_text) or "no output"
             if any(problem in message.lower() for problem in _DEVICE_PROBLEMS):
-                raise ServiceUnavailableError(
-                    invocation.app.id, f"adb: {message}", returncode=captured.returncode
-                )
-            raise _failed(invocation, f"adb exited with code {captured.returncode}: {message}", captured)
-        return captured
-
-
-def _channel_and_call(invocation: Invocation) -> tuple[IntentChannel, IntentCall]:
-    channel, call = invocation.tool.channel, invocation.tool.call
-    if not isinstance(channel, IntentChannel) or not isinstance(call, IntentCall):
-        raise AaiError(
-            f"{invocation.app.id} {invocation.tool.name} is not an intent tool",
-            {"app": invocation.app.id, "tool": invocation.tool.name},
-            ErrorCode.INTERNAL_ERROR,
-        )
-    return channel, call
+                raise ServiceUnavailableError(invocation.app.id, f"adb: {message}", returncode=ran.returncode)
+            raise _failed(invocation, f"adb exited with code {ran.returncode}: {message}", ran)
+        return ran
 
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def _failed(invocation: Invocation, message: str, captured: Captured) -> AaiError:
-    return AppReportedError(invocation.app.id, invocation.tool.name, message, stderr=captured.stderr[-2000:])
+def _failed(invocation: Invocation, message: str, ran: ProgramRun) -> AaiError:
+    return AppReportedError(invocation.app.id, invocation.tool.name, message, stderr=ran.stderr_text[-2000:])
 
 
 def _invalid(invocation: Invocation, path: str, message: str) -> InvalidParamsError:
     return InvalidParamsError(invocation.app.id, invocation.tool.name, [{"path": path, "message": message}])
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], AndroidExecutor]:
+    """The entry point of `intent` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.INTENT,), AndroidExecutor(environ=settings.environ)

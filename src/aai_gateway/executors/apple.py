@@ -10,33 +10,29 @@ the request are arguments (`osascript - <bundleId> <request>`), never script tex
 four-character codes cannot be arguments: they are checked to be exactly four printable ASCII
 characters first. The app answers with the JSON response.
 
-Every run: minimal environment, own process group, stopped with its group when the tool's
-timeout is up (TIMEOUT). A failure printed on stderr is EXECUTION_FAILED with osascript's message;
-a descriptor fetched from the web never runs scripts or sends events.
+Every run goes through `process.run_program`: minimal environment, own process group, stopped
+with its group when the tool's timeout is up (TIMEOUT). A failure printed on stderr is
+EXECUTION_FAILED with osascript's message. (A descriptor fetched from the web never gets here:
+the registry refuses it, see `registry.py`.)
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from subprocess import PIPE
 from typing import Any
-
-import anyio
 
 from ..descriptor import Tool
 from ..descriptor.model import AppleEventsChannel, ScriptCall, ScriptChannel
 from ..descriptor.platforms import ExecutionType
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
-from . import process as proc
+from ..errors import AaiError, ErrorCode, ServiceUnavailableError
 from .answer_json import AnswerTooDeepError
 from .apple_output import RecordSyntaxError, parse_output
 from .apple_script import TemplateError, TemplateSyntaxError, render_applescript, render_jxa
-from .base import Invocation
+from .base import ChannelT, ExecutorBase, ExecutorSettings, Invocation, timeout_error
+from .process import ProgramRun, run_program
+from .programs import child_environment, find_program
 from .wire import decode_response, encode_request
 
 OUTPUT_LIMIT = 16 * 1024 * 1024
@@ -67,54 +63,32 @@ def apple_events_program(event_class: str, event_id: str, timeout_seconds: int) 
     )
 
 
-@dataclass(frozen=True)
-class _Run:
-    returncode: int | None
-    stdout: str
-    stderr: str
-    truncated: bool = False
-
-
-class _Osascript:
+class _Osascript(ExecutorBase[ChannelT]):
     """What both executors share: finding osascript, running it, turning failures into errors."""
 
-    def __init__(self, *, environ: Mapping[str, str] | None = None, platform: str | None = None) -> None:
+    def __init__(self, *, environ: Mapping[str, str], platform: str = sys.platform) -> None:
         self._environ = environ
-        self._platform = sys.platform if platform is None else platform
-
-    def _parent_environ(self) -> Mapping[str, str]:
-        return os.environ if self._environ is None else self._environ
+        self._platform = platform
 
     def _find(self) -> tuple[str | None, str]:
         if self._platform != "darwin":
             return None, "needs macOS (osascript); this is " + self._platform
-        search = self._parent_environ().get("PATH") or os.defpath
-        found, looked = proc.find_program("osascript", base_dir=None, search_path=search)
+        found, looked = find_program("osascript", self._environ)
         if found is None:
             return None, f"osascript was not found {looked}"
         return found, ""
 
     def unavailable_reason(self, tool: Tool) -> str | None:
-        return self._find()[1] or None
-
-    async def aclose(self) -> None:
-        """Nothing to release: each call's process is stopped by the call."""
+        # without osascript no tool can run here, whatever its type
+        return self._find()[1] or super().unavailable_reason(tool)
 
     def _osascript(self, invocation: Invocation) -> str:
-        app = invocation.app
-        if app.source.kind == "web":
-            raise ServiceUnavailableError(
-                app.id,
-                "a descriptor fetched from the web cannot run scripts or send Apple events on this "
-                f"computer (descriptor {app.source.location})",
-                descriptor=app.source.location,
-            )
         found, reason = self._find()
         if found is None:
-            raise ServiceUnavailableError(app.id, reason)
+            raise ServiceUnavailableError(invocation.app.id, reason)
         return found
 
-    async def _run(self, invocation: Invocation, argv: Sequence[str], script: str) -> _Run:
+    async def _run(self, invocation: Invocation, argv: Sequence[str], script: str) -> ProgramRun:
         app_id, tool = invocation.app.id, invocation.tool.name
         try:
             data = script.encode("utf-8")
@@ -124,47 +98,27 @@ class _Osascript:
                 {"app": app_id, "tool": tool},
                 ErrorCode.INVALID_PARAMS,
             ) from exc
-        out, err = bytearray(), bytearray()
-        complete = True
-        returncode: int | None = None
-        with anyio.move_on_after(invocation.timeout_seconds):
-            with anyio.CancelScope(shield=True):
-                try:
-                    process = await anyio.open_process(
-                        list(argv),
-                        stdin=PIPE,
-                        stdout=PIPE,
-                        stderr=PIPE,
-                        env=proc.child_environment(self._parent_environ(), {}),
-                        **proc.spawn_options(),
-                    )
-                except OSError as exc:
-                    raise ServiceUnavailableError(app_id, f"osascript could not be started: {exc}") from exc
-            try:
-                assert process.stdin and process.stdout and process.stderr
-                async with anyio.create_task_group() as group:
-                    group.start_soon(proc.write_and_close, process.stdin, data)
-                    group.start_soon(proc.read_tail, process.stderr, err, 64 * 1024)
-                    complete = await proc.read_bounded(process.stdout, out, OUTPUT_LIMIT)
-                    if complete:
-                        returncode = await process.wait()
-                    group.cancel_scope.cancel()
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await proc.stop_process_tree(process, KILL_GRACE_SECONDS)
-                    with contextlib.suppress(Exception):
-                        await process.aclose()
-        if returncode is None and complete:
-            raise ExecutionTimeoutError(app_id, tool, invocation.tool.effective_timeout_ms)
-        run = _Run(returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), not complete)
+        try:
+            run = await run_program(
+                argv,
+                env=child_environment(self._environ, {}),
+                stdin=data,
+                timeout=invocation.timeout_seconds,
+                max_stdout=OUTPUT_LIMIT,
+                grace=KILL_GRACE_SECONDS,
+            )
+        except OSError as exc:
+            raise ServiceUnavailableError(app_id, f"osascript could not be started: {exc}") from exc
+        if run.timed_out:
+            raise timeout_error(invocation)
         self._check(invocation, run)
         return run
 
     @staticmethod
-    def _check(invocation: Invocation, run: _Run) -> None:
+    def _check(invocation: Invocation, run: ProgramRun) -> None:
         app_id, tool = invocation.app.id, invocation.tool.name
         data: dict[str, Any] = {"app": app_id, "tool": tool}
-        if run.truncated:
+        if run.output_too_large:
             raise AaiError(
                 f"{app_id} {tool}: osascript printed more than {OUTPUT_LIMIT} bytes and was stopped",
                 data,
@@ -172,7 +126,9 @@ class _Osascript:
             )
         if run.returncode == 0:
             return
-        message = run.stderr.strip()[-STDERR_SHOWN_CHARS:] or f"osascript exited with code {run.returncode}"
+        message = (
+            run.stderr_text.strip()[-STDERR_SHOWN_CHARS:] or f"osascript exited with code {run.returncode}"
+        )
         data["stderr_tail"] = message
         code = _OSA_ERROR.search(message)
         if code is not None:
@@ -194,21 +150,18 @@ def _script_error(invocation: Invocation, exc: Exception) -> AaiError:
     return AaiError(f"{app_id} {tool}: {exc}", {"app": app_id, "tool": tool}, code)
 
 
-class AppleScriptExecutor(_Osascript):
+class AppleScriptExecutor(_Osascript[ScriptChannel]):
     """`applescript` and `jxa` script tools. Safe to call concurrently (a process per call)."""
 
-    @staticmethod
-    def build(invocation: Invocation) -> tuple[list[str], str]:
+    channel_class = ScriptChannel
+    label = "AppleScript"
+
+    @classmethod
+    def build(cls, invocation: Invocation) -> tuple[list[str], str]:
         """The osascript arguments after the program name, and the script for its stdin."""
         tool = invocation.tool
-        call = tool.call
-        if not isinstance(tool.channel, ScriptChannel) or not isinstance(call, ScriptCall):
-            raise AaiError(
-                f"{invocation.app.id} {tool.name}: not a script tool",
-                {"tool": tool.name},
-                ErrorCode.INTERNAL_ERROR,
-            )
-        jxa = tool.channel.type == ExecutionType.JXA
+        channel, call = cls.channel(invocation), cls.call(invocation, ScriptCall)
+        jxa = channel.type == ExecutionType.JXA
         declared = tool.parameters.get("properties")
         parameters = list(declared) if isinstance(declared, Mapping) else []
         render = render_jxa if jxa else render_applescript
@@ -225,33 +178,32 @@ class AppleScriptExecutor(_Osascript):
         osascript = self._osascript(invocation)
         args, script = self.build(invocation)
         run = await self._run(invocation, [osascript, *args], script)
-        call = invocation.tool.call
-        assert isinstance(call, ScriptCall)
         try:
-            return parse_output(run.stdout, call.output_parser)
+            return parse_output(run.stdout_text, self.call(invocation, ScriptCall).output_parser)
         except RecursionError:  # JSON or a record nested too deeply to read
             raise AnswerTooDeepError(invocation.app.id, invocation.tool.name) from None
         except RecordSyntaxError as exc:
             raise AaiError(
                 f"{invocation.app.id} {invocation.tool.name}: the script's result is not a record ({exc})",
-                {"app": invocation.app.id, "tool": invocation.tool.name, "output_start": run.stdout[:200]},
+                {
+                    "app": invocation.app.id,
+                    "tool": invocation.tool.name,
+                    "output_start": run.stdout_text[:200],
+                },
                 ErrorCode.EXECUTION_FAILED,
             ) from exc
 
 
-class AppleEventsExecutor(_Osascript):
+class AppleEventsExecutor(_Osascript[AppleEventsChannel]):
     """`apple-events` apps: the JSON request as an Apple event to the app by bundle id."""
 
-    @staticmethod
-    def build(invocation: Invocation) -> tuple[list[str], str]:
+    channel_class = AppleEventsChannel
+    label = "Apple Events"
+
+    @classmethod
+    def build(cls, invocation: Invocation) -> tuple[list[str], str]:
         """The osascript arguments after the program name, and the constant program for stdin."""
-        channel = invocation.tool.channel
-        if not isinstance(channel, AppleEventsChannel):
-            raise AaiError(
-                f"{invocation.app.id} {invocation.tool.name}: not an apple-events tool",
-                {"tool": invocation.tool.name},
-                ErrorCode.INTERNAL_ERROR,
-            )
+        channel = cls.channel(invocation)
         seconds = max(1, -(-invocation.tool.effective_timeout_ms // 1000))
         try:
             program = apple_events_program(channel.event_class, channel.event_id, seconds)
@@ -274,7 +226,23 @@ class AppleEventsExecutor(_Osascript):
         osascript = self._osascript(invocation)
         args, program = self.build(invocation)
         run = await self._run(invocation, [osascript, *args], program)
-        answer = run.stdout[:-1] if run.stdout.endswith("\n") else run.stdout
+        text = run.stdout_text
+        answer = text[:-1] if text.endswith("\n") else text
         return decode_response(
             answer, app_id=invocation.app.id, tool=invocation.tool.name, request_id=invocation.request_id
         )
+
+
+def script_registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], AppleScriptExecutor]:
+    """The entry point of `applescript` and `jxa` in the group `aai_gateway.executors`."""
+    executor = AppleScriptExecutor(environ=settings.environ, platform=settings.platform)
+    return (ExecutionType.APPLESCRIPT, ExecutionType.JXA), executor
+
+
+def apple_events_registration(
+    settings: ExecutorSettings,
+) -> tuple[tuple[ExecutionType, ...], AppleEventsExecutor]:
+    """The entry point of `apple-events` in the group `aai_gateway.executors`."""
+    return (ExecutionType.APPLE_EVENTS,), AppleEventsExecutor(
+        environ=settings.environ, platform=settings.platform
+    )

@@ -1,16 +1,26 @@
-"""The one small contract every executor implements, and what it is handed per call."""
+"""The one small contract every executor implements, what it is handed per call, what it is
+configured with, and the parts every executor shares (`ExecutorBase`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+
+import anyio
+from pydantic import BaseModel
 
 from ..descriptor import AppDescriptor, Tool
+from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
 
 if TYPE_CHECKING:
     import httpx
+
+    from ..discovery.web import WebFetchPolicy
 
 ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
 """`(progress, total, message)`: forwards an executor's progress to whoever asked (MCP progress)."""
@@ -55,7 +65,6 @@ class Invocation:
     request_id: str
     progress: ProgressReporter | None = None
     http_auth: httpx.Auth | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
     ask_permission: PermissionAsker | None = None
     """Asks the user through the same prompters as the consent check of this call (apps such as
     ACP agents that ask permission mid-operation); None: nobody can be asked."""
@@ -72,13 +81,16 @@ class Invocation:
         return self.tool.effective_timeout_ms / 1000
 
 
+@runtime_checkable
 class Executor(Protocol):
     """Runs operations of one or more execution types.
 
     `execute` returns the operation's result as a JSON value, or raises an `AaiError`
     (`TIMEOUT`, `SERVICE_UNAVAILABLE`, `EXECUTION_FAILED`, ...). It must be safe to call
     concurrently. `unavailable_reason` says, without side effects, why a tool cannot run on
-    this machine (wrong OS, program missing), or None when it can.
+    this machine (wrong OS, program missing), or None when it can. `aclose` stops what the
+    executor keeps between calls (connections, agents). An executor never sees a tool it was
+    not registered for, nor a non-HTTP tool of a descriptor from the web (`registry.py`).
     """
 
     def unavailable_reason(self, tool: Tool) -> str | None: ...
@@ -86,3 +98,98 @@ class Executor(Protocol):
     async def execute(self, invocation: Invocation) -> Any: ...
 
     async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """What executors are configured with. `cli/runtime.py`, the only code that reads the
+    gateway's environment, builds it; `default_registry` hands it to every executor factory."""
+
+    environ: Mapping[str, str] = field(default_factory=dict)
+    """The gateway's environment: where programs are found (PATH), buses and devices are named,
+    and what children get an allow-listed few variables of. Empty: nothing of it."""
+    platform: str = sys.platform
+    ca_file: str | None = None
+    """Extra CAs HTTPS apps may be signed by."""
+    web_policy: WebFetchPolicy | None = None
+    """The network rules of web apps (None: no private addresses)."""
+
+
+ChannelT = TypeVar("ChannelT", bound=BaseModel)
+CallT = TypeVar("CallT", bound=BaseModel)
+PartT = TypeVar("PartT", bound=BaseModel)
+
+
+class ExecutorBase(ABC, Generic[ChannelT]):
+    """The parts every executor shares. A subclass names the channel it runs (`channel_class`)
+    and itself (`label`, as in "the {label} executor"), implements `execute`, and overrides
+    `unavailable` when a tool may not run on this machine and `aclose` when it keeps something
+    open between calls."""
+
+    channel_class: type[ChannelT]
+    label: str
+
+    def unavailable_reason(self, tool: Tool) -> str | None:
+        channel = tool.channel
+        if not isinstance(channel, self.channel_class):
+            return f"the {self.label} executor cannot run {channel.type.value!r} tools"
+        return self.unavailable(channel, tool)
+
+    def unavailable(self, channel: ChannelT, tool: Tool) -> str | None:
+        """Why `tool` cannot run on this machine (wrong OS, program missing), without side
+        effects; None when it can."""
+        return None
+
+    @classmethod
+    def channel(cls, invocation: Invocation) -> ChannelT:
+        """The call's channel; a tool of another type is the caller's bug (INTERNAL_ERROR)."""
+        kind = invocation.tool.execution_type.value
+        return _bound(
+            invocation,
+            invocation.tool.channel,
+            cls.channel_class,
+            f"the {cls.label} executor got a {kind!r} tool",
+        )
+
+    @staticmethod
+    def call(invocation: Invocation, call_class: type[CallT]) -> CallT:
+        """The tool's own binding (`tool.call`), which this channel needs; a tool without it
+        is the caller's bug (INTERNAL_ERROR: the descriptor layer never makes one)."""
+        kind = invocation.tool.execution_type.value
+        return _bound(
+            invocation, invocation.tool.call, call_class, f"a {kind} tool without its {call_class.__name__}"
+        )
+
+    @abstractmethod
+    async def execute(self, invocation: Invocation) -> Any: ...
+
+    async def aclose(self) -> None:
+        """Nothing to release: each call's process or request ends with the call."""
+
+
+def _bound(invocation: Invocation, part: object, expected: type[PartT], problem: str) -> PartT:
+    """`part` of the tool's execution binding, when it is what the executor expects."""
+    if not isinstance(part, expected):
+        raise AaiError(
+            f"{invocation.app.id} {invocation.tool.name}: {problem}",
+            {"app": invocation.app.id, "tool": invocation.tool.name},
+            ErrorCode.INTERNAL_ERROR,
+        )
+    return part
+
+
+def timeout_error(invocation: Invocation) -> ExecutionTimeoutError:
+    """TIMEOUT for a call that ran out of its tool's time (execution.timeout)."""
+    return ExecutionTimeoutError(
+        invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
+    )
+
+
+@contextmanager
+def within_timeout(invocation: Invocation) -> Iterator[None]:
+    """Runs the body within the tool's timeout; TIMEOUT when it runs out (the body is cancelled)."""
+    try:
+        with anyio.fail_after(invocation.timeout_seconds):
+            yield
+    except TimeoutError as exc:
+        raise timeout_error(invocation) from exc

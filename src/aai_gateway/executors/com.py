@@ -21,10 +21,10 @@ from typing import Any, Protocol, runtime_checkable
 import anyio
 import anyio.to_thread
 
-from ..descriptor import Tool
+from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import ComAction, ComCall, ComChannel
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
-from .base import Invocation
+from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
 from .com_backend_win import PyWin32Backend, pywin32_installed
 from .com_interpreter import ObjectBackend, ScriptContext, run_sequence
 from .wire import decode_response, encode_request
@@ -35,18 +35,18 @@ class _ThreadScoped(Protocol):
     def thread_scope(self) -> AbstractContextManager[None]: ...
 
 
-class ComExecutor:
+class ComExecutor(ExecutorBase[ComChannel]):
+    """Runs `com` tools through `backend` (default: pywin32, on Windows only)."""
+
+    channel_class = ComChannel
+    label = "COM"
+
     def __init__(self, *, backend: ObjectBackend | None = None, platform: str = sys.platform) -> None:
         self._explicit = backend
         self._platform = platform
         self._default: ObjectBackend | None = None
 
-    # ------------------------------------------------------------------ Executor protocol
-
-    def unavailable_reason(self, tool: Tool) -> str | None:
-        channel = tool.channel
-        if not isinstance(channel, ComChannel):
-            return f"the COM executor cannot run {channel.type.value!r} tools"
+    def unavailable(self, channel: ComChannel, tool: Tool) -> str | None:
         if not isinstance(tool.call, ComCall) and not channel.prog_id:
             return "the descriptor names no COM ProgID (execution.progId) for this tool"
         if self._explicit is not None:
@@ -63,18 +63,13 @@ class ComExecutor:
             raise ServiceUnavailableError(invocation.app.id, reason)
         backend = self._backend()
         stop = threading.Event()
-        app_id, tool = invocation.app.id, invocation.tool.name
         try:
-            with anyio.fail_after(invocation.timeout_seconds):
+            with within_timeout(invocation):
                 return await anyio.to_thread.run_sync(
                     self._run, invocation, backend, stop, abandon_on_cancel=True
                 )
-        except TimeoutError:
-            stop.set()
-            raise ExecutionTimeoutError(app_id, tool, invocation.tool.effective_timeout_ms) from None
-
-    async def aclose(self) -> None:
-        return None
+        finally:
+            stop.set()  # a sequence still running in its thread stops before its next action
 
     # ------------------------------------------------------------------ in the worker thread
 
@@ -120,3 +115,8 @@ def _execute_method(invocation: Invocation, backend: ObjectBackend) -> Any:
             ErrorCode.EXECUTION_FAILED,
         )
     return decode_response(response, app_id=app_id, tool=tool, request_id=invocation.request_id)
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], ComExecutor]:
+    """The entry point of `com` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.COM,), ComExecutor(platform=settings.platform)

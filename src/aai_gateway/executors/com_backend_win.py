@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .com_interpreter import ProgIdNotRegisteredError
+from .com_interpreter import AttributeAccess, ProgIdNotRegisteredError
 
 # HRESULTs of CLSIDFromProgID when no class is registered under the name
 _NOT_REGISTERED = frozenset({-2147221005, -2147221164})  # CO_E_CLASSSTRING, REGDB_E_CLASSNOTREG
@@ -24,7 +24,7 @@ def pywin32_installed() -> bool:
     return importlib.util.find_spec("win32com") is not None
 
 
-class PyWin32Backend:
+class PyWin32Backend(AttributeAccess):
     @contextmanager
     def thread_scope(self) -> Iterator[None]:
         pythoncom: Any = importlib.import_module("pythoncom")
@@ -43,12 +43,3 @@ class PyWin32Backend:
             if exc.args and exc.args[0] in _NOT_REGISTERED:
                 raise ProgIdNotRegisteredError(prog_id) from exc
             raise
-
-    def call(self, obj: Any, method: str, args: Sequence[Any]) -> Any:
-        return getattr(obj, method)(*args)
-
-    def get(self, obj: Any, prop: str) -> Any:
-        return getattr(obj, prop)
-
-    def set(self, obj: Any, prop: str, value: Any) -> None:
-        setattr(obj, prop, value)

@@ -69,8 +69,21 @@ class ComScriptError(AaiError):
         )
 
 
+class AttributeAccess:
+    """Methods and properties as plain attribute access (late-bound COM objects, Python objects)."""
+
+    def call(self, obj: Any, method: str, args: Sequence[Any]) -> Any:
+        return getattr(obj, method)(*args)
+
+    def get(self, obj: Any, prop: str) -> Any:
+        return getattr(obj, prop)
+
+    def set(self, obj: Any, prop: str, value: Any) -> None:
+        setattr(obj, prop, value)
+
+
 @dataclass
-class PythonObjectBackend:
+class PythonObjectBackend(AttributeAccess):
     """ProgIDs mapped to factories of plain Python objects; methods and properties are attributes."""
 
     factories: Mapping[str, Callable[[], Any]]
@@ -83,15 +96,6 @@ class PythonObjectBackend:
         obj = factory()
         self.created.append((prog_id, obj))
         return obj
-
-    def call(self, obj: Any, method: str, args: Sequence[Any]) -> Any:
-        return getattr(obj, method)(*args)
-
-    def get(self, obj: Any, prop: str) -> Any:
-        return getattr(obj, prop)
-
-    def set(self, obj: Any, prop: str, value: Any) -> None:
-        setattr(obj, prop, value)
 
 
 _REQUIRED: dict[str, tuple[str, ...]] = {

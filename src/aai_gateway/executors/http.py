@@ -36,12 +36,12 @@ import httpcore
 import httpx
 
 from .. import __version__
-from ..descriptor import Tool
+from ..descriptor import ExecutionType
 from ..descriptor.model import HttpCall, HttpChannel
 from ..discovery.web import NetworkRuleError, RefusedAddressError, Resolver, WebFetchPolicy
 from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
-from .base import Invocation
+from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+from .base import ExecutorBase, ExecutorSettings, Invocation, timeout_error
 from .http_request import HttpRequestSpec, build_request
 from .http_response import ResponseTooLargeError, parse_body, status_error
 from .redaction import Scrubber
@@ -56,8 +56,11 @@ _CROSS_ORIGIN_HEADERS: Final = frozenset({b"accept", b"accept-language", b"user-
 _LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 
-class HttpExecutor:
+class HttpExecutor(ExecutorBase[HttpChannel]):
     """Runs `http` tools. Safe to call concurrently; one instance serves every HTTP app."""
+
+    channel_class = HttpChannel
+    label = "HTTP"
 
     def __init__(
         self,
@@ -87,9 +90,6 @@ class HttpExecutor:
         self._network_backend = network_backend
         self.max_response_bytes = max_response_bytes
         self.max_redirects = max_redirects
-
-    def unavailable_reason(self, tool: Tool) -> str | None:
-        return None
 
     async def aclose(self) -> None:
         """Close the clients this executor created (an injected one belongs to its owner)."""
@@ -131,13 +131,7 @@ class HttpExecutor:
 
     async def _execute(self, invocation: Invocation) -> Any:
         tool, app_id = invocation.tool, invocation.app.id
-        channel = tool.channel
-        if not isinstance(channel, HttpChannel):
-            raise AaiError(
-                f"{app_id} {tool.name}: the HTTP executor got a {channel.type.value!r} tool",
-                {"app": app_id, "tool": tool.name},
-                ErrorCode.INTERNAL_ERROR,
-            )
+        channel = self.channel(invocation)
         call = tool.call if isinstance(tool.call, HttpCall) else None
         spec = build_request(channel, call, tool.name, invocation.arguments, app_id=app_id)
         started = time.monotonic()
@@ -148,15 +142,12 @@ class HttpExecutor:
             status = response.status_code
         except (TimeoutError, httpx.TimeoutException) as exc:
             status = "timeout"
-            raise ExecutionTimeoutError(app_id, tool.name, tool.effective_timeout_ms) from exc
+            raise timeout_error(invocation) from exc
         except httpx.ConnectError as exc:
-            host = _host(spec.url)
-            raise ServiceUnavailableError(
-                app_id,
-                f"cannot connect to {host} ({exc or type(exc).__name__}); is the app running?",
-                tool=tool.name,
-                host=host,
-                url=public_url(spec.url),
+            raise _unreachable(
+                invocation,
+                spec,
+                f"cannot connect to {_host(spec.url)} ({exc or type(exc).__name__}); is the app running?",
             ) from exc
         except httpx.LocalProtocolError:
             # h11's message quotes the offending header, credentials included: never passed on.
@@ -167,23 +158,13 @@ class HttpExecutor:
                 {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
                 ErrorCode.INVALID_REQUEST,
             ) from None
-        except httpx.RemoteProtocolError as exc:
-            host = _host(spec.url)
-            raise ServiceUnavailableError(  # the message may quote what the app sent: left out
-                app_id,
-                f"{host} did not answer in valid HTTP ({type(exc).__name__})",
-                tool=tool.name,
-                host=host,
-                url=public_url(spec.url),
+        except httpx.RemoteProtocolError as exc:  # its message may quote what the app sent: left out
+            raise _unreachable(
+                invocation, spec, f"{_host(spec.url)} did not answer in valid HTTP ({type(exc).__name__})"
             ) from None
         except httpx.TransportError as exc:
-            host = _host(spec.url)
-            raise ServiceUnavailableError(
-                app_id,
-                f"the connection to {host} failed ({type(exc).__name__}: {exc})",
-                tool=tool.name,
-                host=host,
-                url=public_url(spec.url),
+            raise _unreachable(
+                invocation, spec, f"the connection to {_host(spec.url)} failed ({type(exc).__name__}: {exc})"
             ) from exc
         except httpx.HTTPError as exc:  # e.g. a body whose declared encoding does not decode
             raise AaiError(
@@ -309,6 +290,17 @@ def _new_client(
     )
 
 
+def _unreachable(invocation: Invocation, spec: HttpRequestSpec, what: str) -> ServiceUnavailableError:
+    """SERVICE_UNAVAILABLE: `what` went wrong reaching the app's host."""
+    return ServiceUnavailableError(
+        invocation.app.id,
+        what,
+        tool=invocation.tool.name,
+        host=_host(spec.url),
+        url=public_url(spec.url),
+    )
+
+
 def _host(url: str) -> str:
     """host[:port] of a URL, never its user info."""
     parsed = httpx.URL(url)
@@ -354,3 +346,8 @@ def _web_rule_error(invocation: Invocation, what: str, **data: Any) -> AaiError:
         {"app": app_id, "tool": tool, **data, "rule": WEB_RULES},
         ErrorCode.INVALID_REQUEST,
     )
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], HttpExecutor]:
+    """The entry point of `http` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.HTTP,), HttpExecutor(ca_file=settings.ca_file, web_policy=settings.web_policy)

@@ -28,9 +28,7 @@ Results:
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Mapping
@@ -40,18 +38,22 @@ from urllib.parse import quote, urlsplit
 
 import anyio
 
-from ..descriptor import Tool
+from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import UrlSchemeCall, UrlSchemeChannel
-from ..errors import AaiError, AppReportedError, ErrorCode, ExecutionTimeoutError, ServiceUnavailableError
+from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
 from .answer_json import loads_answer, strict_loads
-from .base import Invocation
-from .captured import Captured, run_captured
+from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
+from .process import ProgramRun, run_program
+from .programs import child_environment, find_program
 from .templates import MISSING, PLACEHOLDER, lookup, text_of
 
 RESULT_FILE: Final = "aai-result.json"
 POLL_SECONDS: Final = 0.2
 NEEDS_MACOS = "needs macOS with Xcode's xcrun (iOS Simulator) or open"
 XCODE_ENVIRONMENT = ("DEVELOPER_DIR",)  # which Xcode `xcrun` uses
+OUTPUT_LIMIT = 4 * 1024 * 1024
+"""Bytes of stdout xcrun, open or pbpaste may print before they are stopped."""
+KILL_GRACE_SECONDS = 1.0
 
 
 Target = Literal["simulator", "mac"]
@@ -95,37 +97,27 @@ def build_url(template: str, arguments: Mapping[str, Any], scheme: str) -> str:
     return url
 
 
-class IosExecutor:
-    """Opens URL-scheme tools in the booted iOS Simulator or on the Mac."""
+class IosExecutor(ExecutorBase[UrlSchemeChannel]):
+    """Opens URL-scheme tools in the booted iOS Simulator or on the Mac. `environ`: the gateway's
+    environment (PATH, HOME, which Xcode)."""
 
-    def __init__(self, *, environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> None:
-        self._environ = environ
+    channel_class = UrlSchemeChannel
+    label = "iOS"
+
+    def __init__(self, *, environ: Mapping[str, str], platform: str = sys.platform) -> None:
+        self.environ = environ
         self._platform = platform
 
-    @property
-    def environ(self) -> Mapping[str, str]:
-        return self._environ if self._environ is not None else os.environ
-
     def _which(self, program: str) -> str | None:
-        return shutil.which(program, path=self.environ.get("PATH", os.defpath))
+        return find_program(program, self.environ)[0]
 
-    # ------------------------------------------------------------------ Executor protocol
-
-    def unavailable_reason(self, tool: Tool) -> str | None:
-        if not isinstance(tool.channel, UrlSchemeChannel):
-            return f"the iOS executor cannot run {tool.channel.type.value!r} tools"
+    def unavailable(self, channel: UrlSchemeChannel, tool: Tool) -> str | None:
         if self._platform != "darwin" or (self._which("xcrun") is None and self._which("open") is None):
             return NEEDS_MACOS
         return None
 
     async def execute(self, invocation: Invocation) -> Any:
-        channel, call = invocation.tool.channel, invocation.tool.call
-        if not isinstance(channel, UrlSchemeChannel) or not isinstance(call, UrlSchemeCall):
-            raise AaiError(
-                f"{invocation.app.id} {invocation.tool.name} is not a url_scheme tool",
-                {"app": invocation.app.id, "tool": invocation.tool.name},
-                ErrorCode.INTERNAL_ERROR,
-            )
+        channel, call = self.channel(invocation), self.call(invocation, UrlSchemeCall)
         reason = self.unavailable_reason(invocation.tool)
         if reason is not None:
             raise ServiceUnavailableError(invocation.app.id, reason)
@@ -137,16 +129,8 @@ class IosExecutor:
                 {"app": invocation.app.id, "tool": invocation.tool.name},
                 ErrorCode.EXECUTION_FAILED,
             ) from exc
-        try:
-            with anyio.fail_after(invocation.timeout_seconds):
-                return await self._run(invocation, call, url)
-        except TimeoutError as exc:
-            raise ExecutionTimeoutError(
-                invocation.app.id, invocation.tool.name, invocation.tool.effective_timeout_ms
-            ) from exc
-
-    async def aclose(self) -> None:
-        return None
+        with within_timeout(invocation):
+            return await self._run(invocation, call, url)
 
     # ------------------------------------------------------------------ steps
 
@@ -157,9 +141,9 @@ class IosExecutor:
             why = "Xcode's xcrun is not installed"
         else:
             listed = await self._capture([xcrun, "simctl", "list", "devices", "booted", "-j"])
-            if listed.returncode == 0 and any_booted(listed.stdout):
+            if listed.returncode == 0 and any_booted(listed.stdout_text):
                 return "simulator", "the booted iOS Simulator"
-            why = "no iOS Simulator is booted" if listed.returncode == 0 else _last_line(listed.stderr)
+            why = "no iOS Simulator is booted" if listed.returncode == 0 else _last_line(listed.stderr_text)
         if self._which("open") is None:
             raise ServiceUnavailableError(
                 invocation.app.id,
@@ -186,11 +170,11 @@ class IosExecutor:
             if paste is None:
                 await self._open(invocation, target, where, url)
                 return {"opened": url}
-            before = (await self._checked(invocation, paste)).stdout
+            before = (await self._checked(invocation, paste)).stdout_text
             await self._open(invocation, target, where, url)
             while True:
                 await anyio.sleep(POLL_SECONDS)
-                now = (await self._checked(invocation, paste)).stdout
+                now = (await self._checked(invocation, paste)).stdout_text
                 if now != before:
                     return _decode(now, invocation)
         if call.result_type == "app_group":
@@ -220,7 +204,7 @@ class IosExecutor:
         if opened.returncode != 0:
             raise ServiceUnavailableError(
                 invocation.app.id,
-                f"{where} could not open the {urlsplit(url).scheme}: URL ({_last_line(opened.stderr)}): "
+                f"{where} could not open the {urlsplit(url).scheme}: URL ({_last_line(opened.stderr_text)}): "
                 f"is {invocation.app.id} installed there?",
             )
 
@@ -230,7 +214,9 @@ class IosExecutor:
         if not group_id:
             return None
         if target == "mac":
-            home = self.environ.get("HOME") or str(Path.home())
+            home = self.environ.get("HOME")
+            if not home:
+                return None
             path = Path(home) / "Library" / "Group Containers" / group_id
             return path if path.is_dir() else None
         xcrun = self._which("xcrun") or "xcrun"
@@ -238,18 +224,20 @@ class IosExecutor:
         listed = await self._capture(argv)
         if listed.returncode != 0:
             return None
-        return listed_container(listed.stdout, group_id)
+        return listed_container(listed.stdout_text, group_id)
 
-    async def _capture(self, argv: list[str]) -> Captured:
-        return await run_captured(argv, self.environ, passed=XCODE_ENVIRONMENT)
+    async def _capture(self, argv: list[str]) -> ProgramRun:
+        """Run a helper; cancelling the call (its timeout) stops the helper's process group."""
+        environment = child_environment(self.environ, {}, passed=XCODE_ENVIRONMENT)
+        return await run_program(argv, env=environment, max_stdout=OUTPUT_LIMIT, grace=KILL_GRACE_SECONDS)
 
-    async def _checked(self, invocation: Invocation, argv: list[str]) -> Captured:
+    async def _checked(self, invocation: Invocation, argv: list[str]) -> ProgramRun:
         try:
             captured = await self._capture(argv)
         except OSError as exc:
             raise ServiceUnavailableError(invocation.app.id, f"could not run {argv[0]}: {exc}") from exc
         if captured.returncode != 0:
-            message = captured.stderr.strip().splitlines()[-1:] or ["no output"]
+            message = captured.stderr_text.strip().splitlines()[-1:] or ["no output"]
             raise AppReportedError(
                 invocation.app.id,
                 invocation.tool.name,
@@ -278,3 +266,8 @@ def _decode(text: str, invocation: Invocation) -> Any:
         return loads_answer(text, app_id=invocation.app.id, tool=invocation.tool.name)
     except ValueError:
         return {"text": text}
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], IosExecutor]:
+    """The entry point of `url_scheme` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.URL_SCHEME,), IosExecutor(environ=settings.environ, platform=settings.platform)

@@ -1,100 +1,38 @@
-"""Child-process plumbing shared by executors that start local programs (stdio adapters).
+"""The one way the gateway runs a program: stdio adapters, osascript, adb, xcrun, consent dialogs.
 
-What lives here: the minimal environment a child gets, finding the program to run, starting it
-in a process group of its own, reading its output without unbounded buffering, and stopping the
-whole group (SIGTERM, a grace period, then SIGKILL; Windows: CTRL_BREAK, then `taskkill /T /F`).
+`run_program` starts the child in a process group of its own with the environment its caller
+built (usually `programs.child_environment`: an allow-list of the gateway's variables plus the
+descriptor's), writes its stdin, reads stdout up to a limit and the end of stderr, and stops the
+whole group (SIGTERM, a grace period, then SIGKILL; Windows: CTRL_BREAK, then `taskkill /T /F`)
+when the time is up, the output is too large, the caller is cancelled, or the child has exited
+(whatever it left running in the background goes too). The exit status is the child's own: the
+group is signalled with `os.killpg`/`os.kill`, never `Popen.send_signal` (see `_signal`). ACP
+agents, which outlive a call, use the same spawning and stopping (`spawn_options`,
+`stop_process_tree`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
 
-PASSED_ENVIRONMENT: tuple[str, ...] = (
-    "PATH",
-    "HOME",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TMPDIR",
-    "TZ",
-    "USER",
-    "LOGNAME",
-    # Where the user keeps data and settings: directory names, not secrets, and adapters that
-    # store files must agree with the rest of the desktop about them.
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "XDG_STATE_HOME",
-    "XDG_RUNTIME_DIR",
-)
-"""Variables copied from the gateway's environment into every child, when set. Nothing else is."""
-
-PASSED_ENVIRONMENT_WINDOWS: tuple[str, ...] = (
-    "SYSTEMROOT",
-    "SYSTEMDRIVE",
-    "WINDIR",
-    "COMSPEC",
-    "PATHEXT",
-    "USERPROFILE",
-    "USERNAME",
-    "HOMEDRIVE",
-    "HOMEPATH",
-    "APPDATA",
-    "LOCALAPPDATA",
-    "PROGRAMDATA",
-    "TEMP",
-    "TMP",
-)
-"""Added on Windows, where programs fail in odd ways without SYSTEMROOT and friends."""
-
+STDERR_KEPT_BYTES = 64 * 1024
+"""How much of the end of a child's stderr is kept for error messages."""
 _POLL_SECONDS = 0.02
 _LINUX = sys.platform.startswith("linux")
 
-
-def child_environment(parent: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
-    """The allow-listed variables of `parent` plus `extra` (the descriptor's `env`, which wins)."""
-    names = PASSED_ENVIRONMENT + (PASSED_ENVIRONMENT_WINDOWS if sys.platform == "win32" else ())
-    if sys.platform == "win32":  # variable names are case-insensitive there
-        upper = {key.upper(): value for key, value in parent.items()}
-        env = {name: upper[name] for name in names if name in upper}
-    else:
-        env = {name: parent[name] for name in names if name in parent}
-    env.update(extra)
-    return env
-
-
-def has_path_separator(command: str) -> bool:
-    return os.sep in command or (os.altsep is not None and os.altsep in command)
-
-
-def find_program(command: str, *, base_dir: Path | None, search_path: str) -> tuple[str | None, str]:
-    """`(absolute path or None, where it was looked for)`.
-
-    An absolute command is used as is; a relative one with a path separator is taken relative to
-    `base_dir` (the descriptor's folder), never the gateway's working directory; a bare name is
-    looked up on `search_path`. Only executable files count.
-    """
-    if Path(command).is_absolute():
-        return shutil.which(command), f"at {command}"
-    if has_path_separator(command):
-        if base_dir is None:
-            return None, "(a relative path needs a descriptor read from a file to resolve it against)"
-        candidate = os.path.abspath(base_dir / command)
-        return shutil.which(candidate), f"at {candidate} (relative to the descriptor's folder)"
-    return shutil.which(command, path=search_path), "on PATH"
+logger = logging.getLogger(__name__)
 
 
 def spawn_options() -> dict[str, Any]:
@@ -146,6 +84,118 @@ def describe_exit(returncode: int) -> str:
     if returncode > 0xFFFF:  # Windows NTSTATUS codes read better in hex
         return f"exited with code {returncode} (0x{returncode:08X})"
     return f"exited with code {returncode}"
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """How one run of a program went."""
+
+    returncode: int | None
+    """The child's exit status; None when the gateway stopped it before it exited."""
+    stdout: bytes
+    stderr: bytes
+    """The last `keep_stderr` bytes."""
+    timed_out: bool = False
+    output_too_large: bool = False
+    """It wrote more than `max_stdout` bytes to stdout and was stopped."""
+
+    @property
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", "replace")
+
+
+async def run_program(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    max_stdout: int,
+    grace: float,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
+    # its own deadline, not the caller's cancel scope: what the child wrote until then comes back
+    timeout: float | None = None,  # noqa: ASYNC109
+    keep_stderr: int = STDERR_KEPT_BYTES,
+    drain: float = 1.0,
+    log_as: str | None = None,
+) -> ProgramRun:
+    """Run `argv` (argv[0] a path `find_program` found) to its end, and stop its whole group.
+
+    `env` is the child's whole environment. `stdin`: written, then closed (None: no stdin).
+    `timeout`: seconds until the child is stopped (`timed_out`); a caller's cancel scope stops
+    it too, and the cancellation goes on. `drain`: once the child has exited, how long to wait
+    for its output to end (something it started in the background may hold the pipes open).
+    `keep_stderr=0` discards stderr. `log_as`: what debug logs call the run (never parameter
+    values; default: the program's path). Starting it fails with OSError or ValueError.
+    """
+    name = log_as or argv[0]
+    stdout, stderr = bytearray(), bytearray()
+    returncode: int | None = None
+    too_large = False
+    with anyio.CancelScope(shield=True):  # once started, the process must be ours to stop
+        process = await anyio.open_process(
+            list(argv),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
+            cwd=cwd,
+            env=dict(env),
+            **spawn_options(),
+        )
+    started = anyio.current_time()
+    logger.debug("%s: started pid %d (cwd %s)", name, process.pid, cwd)
+    try:
+        with anyio.move_on_after(timeout) as clock:
+            async with anyio.create_task_group() as tasks:
+                stdout_done, stderr_done = anyio.Event(), anyio.Event()
+
+                async def read_stdout(stream: anyio.abc.ByteReceiveStream) -> None:
+                    nonlocal too_large
+                    if not await read_bounded(stream, stdout, max_stdout):
+                        too_large = True
+                        tasks.cancel_scope.cancel()
+                    stdout_done.set()
+
+                async def read_stderr(stream: anyio.abc.ByteReceiveStream) -> None:
+                    await read_tail(stream, stderr, keep_stderr)
+                    stderr_done.set()
+
+                if process.stdin is not None and stdin is not None:
+                    tasks.start_soon(write_and_close, process.stdin, stdin)
+                assert process.stdout is not None
+                tasks.start_soon(read_stdout, process.stdout)
+                if process.stderr is not None:
+                    tasks.start_soon(read_stderr, process.stderr)
+                else:
+                    stderr_done.set()
+                returncode = await process.wait()
+                with anyio.move_on_after(drain):
+                    await stdout_done.wait()
+                    await stderr_done.wait()
+                tasks.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await stop_process_tree(process, grace)
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.aclose()
+        logger.debug(
+            "%s: pid %d %s after %.3f s%s",
+            name,
+            process.pid,
+            describe_exit(process.returncode) if process.returncode is not None else "ended",
+            anyio.current_time() - started,
+            "" if returncode is not None else " (stopped by the gateway)",
+        )
+    return ProgramRun(
+        returncode,
+        bytes(stdout),
+        bytes(stderr),
+        timed_out=clock.cancelled_caught and returncode is None and not too_large,
+        output_too_large=too_large,
+    )
 
 
 async def stop_process_tree(process: anyio.abc.Process, grace: float) -> None:

@@ -1,11 +1,17 @@
-"""Executors keyed by execution type; an unknown type is a clear NOT_IMPLEMENTED, never a crash."""
+"""Executors keyed by execution type, and the one place an execution is dispatched.
+
+An unknown type is a clear NOT_IMPLEMENTED, never a crash. The rule "a descriptor fetched from the
+web runs `http` tools only" (`descriptor/platforms.py`: the `web` platform) is enforced here, for
+every executor, before anyone is asked for consent: no executor checks it itself.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from ..descriptor import ExecutionType, Tool, host_platform
-from ..errors import NotImplementedExecutionError
+from ..descriptor import AppDescriptor, ExecutionType, Tool, host_platform
+from ..descriptor.platforms import fits_platform
+from ..errors import NotImplementedExecutionError, ServiceUnavailableError
 from .base import Executor
 
 logger = logging.getLogger(__name__)
@@ -18,7 +24,22 @@ class ExecutorRegistry:
     def register(self, execution_type: ExecutionType, executor: Executor) -> None:
         self._executors[execution_type] = executor
 
-    def for_tool(self, tool: Tool) -> Executor:
+    def registered(self, execution_type: ExecutionType) -> Executor | None:
+        return self._executors.get(execution_type)
+
+    def executor_for(self, app: AppDescriptor, tool: Tool) -> Executor:
+        """The executor that runs `tool` of `app`. SERVICE_UNAVAILABLE when a descriptor from the
+        web asks for anything but HTTP; NOT_IMPLEMENTED when no executor can run the tool here."""
+        if not app.binding.is_local and not fits_platform(tool.execution_type, "web"):
+            raise ServiceUnavailableError(
+                app.id,
+                "a descriptor fetched from the web cannot start programs or reach apps on this "
+                f"computer: its tool {tool.name!r} asks for {tool.execution_type.value!r}, and web "
+                f"descriptors run http tools only (descriptor {app.source.location})",
+                tool=tool.name,
+                execution_type=tool.execution_type.value,
+                descriptor=app.source.location,
+            )
         executor = self._executors.get(tool.execution_type)
         if executor is None:
             raise NotImplementedExecutionError(

@@ -180,7 +180,7 @@ class Gateway:
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
-        executor = self.registry.for_tool(tool)
+        executor = self.registry.executor_for(app, tool)
         await self.consent.check(caller.name, app, tool, prepared, prompters=prompters)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         invocation = Invocation(
