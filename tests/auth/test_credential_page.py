@@ -16,7 +16,7 @@ import pytest
 
 from aai_gateway.auth.credential_page import CredentialPage, parse_cookie_header
 from aai_gateway.auth.credentials import CredentialStore
-from aai_gateway.auth.secrets import MemorySecretStore, SecretStoreUnavailableError
+from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.descriptor import AppDescriptor, LocalizedName, Source
 from aai_gateway.descriptor.model import (
     ApiKeyAuth,
@@ -27,6 +27,7 @@ from aai_gateway.descriptor.model import (
     PlatformSection,
     Tool,
 )
+from aai_gateway.errors import SecretStoreUnavailableError
 from aai_gateway.pages import local_page
 from aai_gateway.pages.local_page import CSP, PageClosedError
 from tests.browser import assert_no_markup_ran, chromium

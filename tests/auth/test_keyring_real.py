@@ -21,7 +21,7 @@ import pytest
 from keyring.backends import fail
 from keyring.errors import NoKeyringError
 
-from aai_gateway.auth import KeyringSecretStore, SecretStoreUnavailableError
+from aai_gateway.auth import KeyringSecretStore
 from aai_gateway.auth.credentials import (
     AppToken,
     Credential,
@@ -31,7 +31,7 @@ from aai_gateway.auth.credentials import (
     credential_key,
 )
 from aai_gateway.descriptor import Source
-from aai_gateway.errors import ErrorCode
+from aai_gateway.errors import ErrorCode, SecretStoreUnavailableError
 from tests.auth.descriptors import NOTION_ID, load, web_app, web_document
 from tests.keyring_session import PrivateKeyring
 

@@ -18,9 +18,9 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail, null
 from keyring.errors import KeyringLocked, PasswordDeleteError
 
-from aai_gateway.auth import KeyringSecretStore, MemorySecretStore, SecretStore, SecretStoreUnavailableError
+from aai_gateway.auth import KeyringSecretStore, MemorySecretStore, SecretStore
 from aai_gateway.auth.secrets import INDEX_KEY, SERVICE
-from aai_gateway.errors import ErrorCode
+from aai_gateway.errors import ErrorCode, SecretStoreUnavailableError
 
 
 class DictKeyring(KeyringBackend):

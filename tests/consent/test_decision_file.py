@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from aai_gateway.auth.secrets import KeyringSecretStore, MemorySecretStore, SecretStoreUnavailableError
-from aai_gateway.consent.decision_file import DecisionFile, DecisionFileError, DecisionRecords
+from aai_gateway.auth.secrets import KeyringSecretStore, MemorySecretStore
+from aai_gateway.consent.decision_file import DecisionFile, DecisionRecords
 from aai_gateway.consent.policy import ConsentTarget, Decision
 from aai_gateway.consent.store import ConsentStore
+from aai_gateway.errors import DecisionFileError, SecretStoreUnavailableError
 from tests.keyring_session import PrivateKeyring
 
 TARGET = ConsentTarget("claude-code", "dev.test.notes", "file:/home/me/notes/aai.json", "create")

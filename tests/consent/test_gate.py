@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 
 from aai_gateway.auth import MemorySecretStore
-from aai_gateway.auth.secrets import SecretStoreUnavailableError
 from aai_gateway.cli.main import build_parser
 from aai_gateway.consent import ConsentStore, Decision, parse_config_text
 from aai_gateway.consent.gate import ConsentGate, consent_command
 from aai_gateway.consent.policy import UNKNOWN_CALLER, ConsentTarget
 from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
 from aai_gateway.descriptor import AppDescriptor
-from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.errors import AaiError, ErrorCode, SecretStoreUnavailableError
 from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app, web_app
 
 pytestmark = pytest.mark.anyio

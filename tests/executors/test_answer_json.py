@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from aai_gateway.errors import AnswerTooDeepError
 from aai_gateway.executors.answer_json import (
     MAX_ANSWER_DEPTH,
-    AnswerTooDeepError,
     check_answer_depth,
     loads_answer,
     nested_deeper_than,

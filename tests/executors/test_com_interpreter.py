@@ -10,13 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor.model import ComAction
-from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.executors.com_interpreter import (
-    ComScriptError,
-    PythonObjectBackend,
-    ScriptContext,
-    run_sequence,
-)
+from aai_gateway.errors import AaiError, ComScriptError, ErrorCode
+from aai_gateway.executors.com_interpreter import PythonObjectBackend, ScriptContext, run_sequence
 
 from .com_support import SPEC_MAIL, Journal, MailItem, OutlookApplication, load_windows
 

@@ -161,6 +161,40 @@ async def test_a_client_that_opens_urls_gets_a_one_time_page_and_the_call_comple
     assert len(asked) == 1 and asked[0].startswith("http://127.0.0.1:")
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_stored_key_the_app_refuses_with_401_leads_to_the_same_one_time_page_and_the_call_completes(
+    web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path, mode: str
+) -> None:
+    """Not a missing credential (the gateway's own AUTH_REQUIRED) but an upstream HTTP 401: the
+    user is asked the same way, and the call runs again with the key they typed."""
+    asked: list[str] = []
+
+    async def elicitation(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams), "secrets must never be asked in a form"
+        asked.append(params.url)
+        async with browser_page() as page:
+            await page.goto(params.url)
+            await page.fill("input[type=password]", API_KEY)
+            await page.click("button[type=submit]")
+            await page.wait_for_selector("text=Saved")
+        return types.ElicitResult(action="accept")
+
+    env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
+    async with gateway(env, mode, elicitation_callback=elicitation) as client:
+        await client.call_tool("web_discover", {"url": web_app.origin})
+        code, _, err = await auth_set(env, web_app.origin, "key-revoked-long-ago")
+        assert code == 0, err
+        result = await client.call_tool("aai_exec", {"app": APP_ID, "tool": "whoami", "args": {}})
+    assert result.structured_content == {"user": "alice"}, result
+    assert len(asked) == 1 and asked[0].startswith("http://127.0.0.1:")
+    assert [key for path, key in web_app.requests if path == "/api/whoami"] == [
+        "key-revoked-long-ago",
+        API_KEY,
+    ]
+
+
 async def test_a_discovered_web_app_is_usable_after_a_restart_from_the_cache(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path
 ) -> None:

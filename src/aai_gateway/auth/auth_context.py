@@ -13,7 +13,7 @@ from typing import Any
 
 from ..descriptor import AppDescriptor, app_reference, parse_binding
 from ..descriptor.model import ApiKeyAuth, Auth, CookieAuth
-from ..errors import AaiError, AuthRequiredError, ErrorCode
+from ..errors import AaiError, AuthRequiredError
 from .credentials import Credential
 
 
@@ -85,7 +85,7 @@ class AuthContext:
     ) -> AuthRequiredError:
         """AUTH_REQUIRED; AUTH_EXPIRED when `expired`, AUTH_INVALID when `invalid` (a stored
         credential that cannot be used as it is)."""
-        error = AuthRequiredError(
+        return AuthRequiredError(
             self.app_id,
             self.app_name,
             self.auth_type,
@@ -95,8 +95,6 @@ class AuthContext:
             instructions=self.instructions,
             locale=self.locale,
             expired=expired,
+            invalid=invalid,
             **data,
         )
-        if invalid:
-            error.code = ErrorCode.AUTH_INVALID
-        return error

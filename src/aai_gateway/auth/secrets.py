@@ -17,23 +17,11 @@ import keyring
 from keyring.backends import fail
 from keyring.errors import KeyringError, PasswordDeleteError
 
-from ..errors import AaiError, ErrorCode
+from ..errors import SecretStoreUnavailableError
 
 SERVICE = "aai-gateway"
 INDEX_KEY = "__index__"
 INDEX_ATTEMPTS = 5
-
-
-class SecretStoreUnavailableError(AaiError):
-    def __init__(self, reason: str) -> None:
-        super().__init__(
-            f"no usable OS keyring ({reason}). The gateway keeps credentials only in the OS keyring: "
-            "on Linux install and unlock a Secret Service (GNOME Keyring: `apt install gnome-keyring`, "
-            "or KeePassXC with Secret Service enabled) in your desktop session; macOS Keychain and "
-            "Windows Credential Manager work out of the box",
-            {"reason": reason},
-            ErrorCode.AUTH_REQUIRED,
-        )
 
 
 class SecretStore(Protocol):

@@ -19,7 +19,7 @@ from .. import __version__
 from ..descriptor import AppDescriptor
 from ..discovery.web import NetworkRuleError, Resolver, WebFetchPolicy, ssl_context
 from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
-from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+from ..errors import AaiError, AuthInvalidError, ServiceUnavailableError
 
 TOKEN_REQUEST_TIMEOUT_SECONDS: Final = 30.0
 
@@ -50,11 +50,13 @@ def is_web(app: AppDescriptor) -> bool:
 def endpoint_refused(app_id: str, what: str, url: str, exc: NetworkRuleError) -> AaiError:
     """AUTH_INVALID naming the endpoint and the rule: the descriptor's auth settings cannot be
     used as they are, and signing in again would not change that."""
-    return AaiError(
-        f"{app_id}: its {what} {public_url(url)} was refused ({exc}); {WEB_RULES}. Nothing was "
-        "sent to it, no credential included",
-        {"app": app_id, "endpoint": public_url(url), "reason": str(exc), "rule": WEB_RULES},
-        ErrorCode.AUTH_INVALID,
+    return AuthInvalidError(
+        app_id,
+        f"its {what} {public_url(url)} was refused ({exc}); {WEB_RULES}. Nothing was sent to it, "
+        "no credential included",
+        endpoint=public_url(url),
+        reason=str(exc),
+        rule=WEB_RULES,
     )
 
 

@@ -31,20 +31,13 @@ from typing import Final
 
 from filelock import FileLock, Timeout
 
-from ..auth.secrets import SecretStore, SecretStoreUnavailableError
+from ..auth.secrets import SecretStore
+from ..errors import DecisionFileError, SecretStoreUnavailableError
 
 logger = logging.getLogger(__name__)
 
 FILE_NAME: Final = "consent.json"
 LOCK_SECONDS: Final = 10.0
-
-
-class DecisionFileError(SecretStoreUnavailableError):
-    """The decision file cannot be written (read-only home, full disk, lock held too long)."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"the consent decision file {path} cannot be written: {reason}")
-        self.data["path"] = str(path)
 
 
 class DecisionFile:

@@ -25,9 +25,8 @@ from typing import Protocol
 
 import anyio
 
-from ..auth.secrets import SecretStoreUnavailableError
 from ..descriptor import AppDescriptor, Tool
-from ..errors import ConsentDeniedError, ConsentRequiredError
+from ..errors import ConsentDeniedError, ConsentRequiredError, SecretStoreUnavailableError
 from . import dialog
 from .config import ConsentConfig
 from .dialog_programs import DialogBackend

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, UsageError
 from .origin import normalize_origin
 
 BindingKind = Literal["web", "file", "bundled"]
@@ -97,4 +97,4 @@ def app_reference(binding: Binding, app_id: str) -> str:
 
 
 def _invalid(message: str, text: str) -> AaiError:
-    return AaiError(message, {"source": text}, ErrorCode.INVALID_REQUEST)
+    return UsageError(message, source=text)

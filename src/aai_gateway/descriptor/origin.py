@@ -17,7 +17,7 @@ from typing import Any, Final, NamedTuple
 
 import httpx
 
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, UsageError
 
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 _HOSTNAME: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
@@ -42,7 +42,7 @@ class Origin(NamedTuple):
 
 
 def _invalid(message: str, **data: Any) -> AaiError:
-    return AaiError(message, data, ErrorCode.INVALID_REQUEST)
+    return UsageError(message, **data)
 
 
 def normalize_origin(reference: str) -> str:

@@ -46,7 +46,7 @@ from ..descriptor import AppDescriptor, Platform, Source, load_text
 from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..descriptor.quoting import quoted
-from ..errors import AaiError, DescriptorError, ErrorCode, Problem
+from ..errors import AaiError, DescriptorError, ErrorCode, Problem, UsageError, WebAppNotFoundError
 from .web import WebFetchPolicy, address_refusal
 from .web_cache import CachedEntry, WebCache
 from .web_fetch import FetchedDescriptor, fetch_well_known
@@ -156,20 +156,20 @@ class WebDiscovery:
         if len(origins) == 1 and origins[0] is not None:
             return origins[0]
         if len(origins) > 1:
-            raise AaiError(
+            raise UsageError(
                 f"{reference!r} names web apps from several sites ({', '.join(map(str, origins))}); "
                 "pass the URL or domain of the one meant",
-                {"reference": reference, "origins": origins},
-                ErrorCode.INVALID_REQUEST,
+                reference=reference,
+                origins=origins,
             )
         if "." in text:  # a host under a suffix the list does not know: let DNS decide
             return normalize_origin(text)
         known = sorted({a.id for a in web_apps})
-        raise AaiError(
+        raise WebAppNotFoundError(
             f"{reference!r} is not a URL or domain, and no discovered web app has that id, name or alias. "
             "Pass the web app's domain (for example notion.com, or api.example.com)",
-            {"reference": reference, "known_web_apps": known},
-            ErrorCode.UNKNOWN_APP,
+            reference=reference,
+            known_web_apps=known,
         )
 
     # ----------------------------------------------------------------- the cache

@@ -37,7 +37,7 @@ import httpx
 
 from .. import __version__
 from ..descriptor.origin import checked_host, normalize_origin, origin_text
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, FetchFailedError, UsageError, WebAppNotFoundError
 from .web import (
     ALLOW_PRIVATE_HINT,
     GuardedBackend,
@@ -65,7 +65,7 @@ class FetchedDescriptor:
 
 
 def _invalid(message: str, **data: Any) -> AaiError:
-    return AaiError(message, data, ErrorCode.INVALID_REQUEST)
+    return UsageError(message, **data)
 
 
 async def fetch_well_known(
@@ -149,12 +149,13 @@ async def _follow(
                 continue
             if status in _GONE:
                 logger.debug("web fetch GET %s -> %d in %.1f ms", url, status, _ms(started))
-                raise AaiError(
+                raise WebAppNotFoundError(
                     f"no aai.json at {url} (the server answered {status}): {origin} does not publish "
                     "an AAI descriptor. Check the domain (the API's own host, such as api.example.com, "
                     "may be the one that publishes it)",
-                    {"url": url, "origin": origin, "status": status},
-                    ErrorCode.UNKNOWN_APP,
+                    url=url,
+                    origin=origin,
+                    status=status,
                 )
             if not 200 <= status < 300:
                 logger.debug("web fetch GET %s -> %d in %.1f ms", url, status, _ms(started))
@@ -227,7 +228,7 @@ def _header(headers: Sequence[tuple[bytes, bytes]], name: bytes) -> str | None:
 
 
 def _unavailable(url: str, reason: str, **data: Any) -> AaiError:
-    return AaiError(f"cannot fetch {url}: {reason}", {"url": url, **data}, ErrorCode.SERVICE_UNAVAILABLE)
+    return FetchFailedError(url, reason, **data)
 
 
 def _describe(exc: BaseException) -> str:

@@ -28,7 +28,13 @@ import anyio
 
 from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import AcpChannel
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
+from ..errors import (
+    AaiError,
+    AgentInactiveError,
+    InvalidArgumentError,
+    UnsendableRequestError,
+    UnsupportedOperationError,
+)
 from .acp_pool import AgentPool
 from .base import ExecutorBase, ExecutorSettings, Invocation
 
@@ -56,16 +62,6 @@ NOBODY_ASKED = (
     "is available. To let the user decide, use an MCP client that supports elicitation "
     "(2025-11-25 protocol) or run the gateway in a desktop session"
 )
-
-
-class AgentInactiveError(ExecutionTimeoutError):
-    def __init__(self, app_id: str, tool: str, timeout_ms: int) -> None:
-        super().__init__(app_id, tool, timeout_ms)
-        self.message = (
-            f"{app_id} {tool}: the agent sent nothing for {timeout_ms / 1000:g} s (the tool's "
-            "inactivity timeout, execution.timeout) and its turn was cancelled"
-        )
-        self.data["inactivity"] = True
 
 
 class AcpExecutor(ExecutorBase[AcpChannel]):
@@ -103,11 +99,12 @@ class AcpExecutor(ExecutorBase[AcpChannel]):
         app_id, name = invocation.app.id, invocation.tool.name
         operation = OPERATIONS.get(name.lower().replace("/", "_").replace("-", "_"))
         if operation is None:
-            raise AaiError(
-                f"{app_id}: the tool {name!r} is not an operation the gateway can run over ACP; "
-                f"supported: {SUPPORTED} (see docs/acp.md)",
-                {"app": app_id, "tool": name, "supported_operations": sorted(set(OPERATIONS.values()))},
-                ErrorCode.NOT_IMPLEMENTED,
+            raise UnsupportedOperationError(
+                app_id,
+                name,
+                f"the tool {name!r} is not an operation the gateway can run over ACP; supported: "
+                f"{SUPPORTED} (see docs/acp.md)",
+                supported_operations=sorted(set(OPERATIONS.values())),
             )
         if operation == "cancel":
             return await self._cancel(invocation)
@@ -154,11 +151,11 @@ class AcpExecutor(ExecutorBase[AcpChannel]):
         if session_id is None:
             session_id = await self._new_session(agent, invocation, _cwd(invocation))
         if session_id in agent.client.turns:
-            raise AaiError(
-                f"{invocation.app.id}: a prompt is already running in session {session_id}; wait for it "
-                "or cancel it first",
-                {"app": invocation.app.id, "sessionId": session_id},
-                ErrorCode.INVALID_REQUEST,
+            raise UnsendableRequestError(
+                invocation.app.id,
+                invocation.tool.name,
+                f"a prompt is already running in session {session_id}; wait for it or cancel it first",
+                sessionId=session_id,
             )
         blocks = prompt_blocks(_prompt_text(invocation), invocation.arguments.get("resources"))
         turn = agent.client.turns[session_id] = Turn(session_id)
@@ -312,15 +309,7 @@ def _prompt_text(invocation: Invocation) -> str:
 
 
 def _invalid(invocation: Invocation, key: str, message: str) -> AaiError:
-    return AaiError(
-        f"invalid arguments for {invocation.app.id} {invocation.tool.name}: {key}: {message}",
-        {
-            "app": invocation.app.id,
-            "tool": invocation.tool.name,
-            "violations": [{"path": f"/{key}", "message": message}],
-        },
-        ErrorCode.INVALID_PARAMS,
-    )
+    return InvalidArgumentError(message, path=f"/{key}", app_id=invocation.app.id, tool=invocation.tool.name)
 
 
 def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], AcpExecutor]:

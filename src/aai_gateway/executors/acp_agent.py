@@ -24,7 +24,7 @@ from acp import PROTOCOL_VERSION, Client, RequestError, connect_to_agent, schema
 from acp.client.connection import ClientSideConnection
 
 from .. import __version__
-from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
+from ..errors import AaiError, AppReportedError, ExecutionFailedError, ServiceUnavailableError
 from . import process as proc
 from .acp_turn import Turn
 from .answer_json import strict_loads
@@ -244,12 +244,14 @@ class AgentProcess:
             return AppReportedError(app_id, tool, message, **data)
         status = await self.exit_status()
         tail = self.stderr_tail()
-        error = AaiError(
-            f"{app_id} {tool}: the ACP agent {self.command!r} {status} during the call"
+        error = ExecutionFailedError(
+            app_id,
+            tool,
+            f"the ACP agent {self.command!r} {status} during the call"
             + (f"; its stderr ends with: {tail}" if tail else "; it wrote nothing to stderr")
             + ". The next call starts it again (sessions of the old process are gone)",
-            {"app": app_id, "tool": tool, "command": self.command, "exit_status": status},
-            ErrorCode.EXECUTION_FAILED,
+            command=self.command,
+            exit_status=status,
         )
         if self.process.returncode is not None:
             error.data["exit_code"] = self.process.returncode

@@ -25,9 +25,16 @@ import anyio
 
 from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import IntentCall, IntentChannel
-from ..errors import AaiError, AppReportedError, ErrorCode, InvalidParamsError, ServiceUnavailableError
+from ..errors import (
+    AaiError,
+    AnswerTooDeepError,
+    AppReportedError,
+    ExecutionFailedError,
+    InvalidParamsError,
+    ServiceUnavailableError,
+)
 from . import android_command as cmd
-from .answer_json import AnswerTooDeepError
+from .answer_json import MAX_ANSWER_DEPTH
 from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
 from .process import ProgramRun, run_program
 from .programs import child_environment, find_program
@@ -108,17 +115,16 @@ class AndroidExecutor(ExecutorBase[IntentChannel]):
             try:
                 data = cmd.decode_data(result.data)
             except RecursionError:
-                raise AnswerTooDeepError(invocation.app.id, invocation.tool.name) from None
+                raise AnswerTooDeepError(invocation.app.id, invocation.tool.name, MAX_ANSWER_DEPTH) from None
             if isinstance(data, dict | list):
                 return data
             return {"result_code": result.code, "data": result.data}
         if call.result_type == "content_provider":
             if not call.result_uri:
-                raise AaiError(
-                    f"{invocation.app.id} {invocation.tool.name}: result_type content_provider "
-                    "needs a result_uri",
-                    {"app": invocation.app.id, "tool": invocation.tool.name},
-                    ErrorCode.EXECUTION_FAILED,
+                raise ExecutionFailedError(
+                    invocation.app.id,
+                    invocation.tool.name,
+                    "result_type content_provider needs a result_uri",
                 )
             query = cmd.content_query_command(
                 cmd.result_uri(call.result_uri, invocation.arguments), serial=serial

@@ -22,34 +22,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..errors import AaiError, ErrorCode, escape_pointer_token
+from ..errors import AnswerTooDeepError, UnwritableAnswerError, escape_pointer_token
 
 MAX_ANSWER_DEPTH: Final = 100
 POINTER_SHOWN_CHARS: Final = 200
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
-class AnswerTooDeepError(AaiError):
-    def __init__(self, app_id: str, tool: str, limit: int = MAX_ANSWER_DEPTH) -> None:
-        super().__init__(
-            f"{app_id} {tool}: the app's answer is nested deeper than {limit} levels, more than the "
-            "gateway passes on; the app must answer with flatter JSON",
-            {"app": app_id, "tool": tool, "max_depth": limit},
-            ErrorCode.EXECUTION_FAILED,
-        )
-
-
-class UnwritableAnswerError(AaiError):
-    def __init__(self, app_id: str, tool: str, where: Unwritable) -> None:
-        pointer = _shown_pointer(where.pointer)
-        super().__init__(
-            f"{app_id} {tool}: the app's answer holds {where.reason} at {pointer or '(the whole answer)'}, "
-            "which cannot be written as JSON, so the gateway cannot pass the answer on; the app must "
-            "answer with valid Unicode text and numbers within the range of a 64-bit float",
-            {"app": app_id, "tool": tool, "pointer": pointer, "reason": where.reason},
-            ErrorCode.EXECUTION_FAILED,
-        )
 
 
 @dataclass(frozen=True)
@@ -86,7 +64,7 @@ def loads_answer(text: str | bytes, *, app_id: str, tool: str) -> Any:
     try:
         return strict_loads(text)
     except RecursionError:
-        raise AnswerTooDeepError(app_id, tool) from None
+        raise AnswerTooDeepError(app_id, tool, MAX_ANSWER_DEPTH) from None
 
 
 def check_answer(value: Any, *, app_id: str, tool: str, limit: int = MAX_ANSWER_DEPTH) -> None:
@@ -96,7 +74,8 @@ def check_answer(value: Any, *, app_id: str, tool: str, limit: int = MAX_ANSWER_
     if scan.too_deep:
         raise AnswerTooDeepError(app_id, tool, limit)
     if scan.unwritable:
-        raise UnwritableAnswerError(app_id, tool, scan.unwritable[0])
+        where = scan.unwritable[0]
+        raise UnwritableAnswerError(app_id, tool, _shown_pointer(where.pointer), where.reason)
 
 
 def check_answer_depth(value: Any, *, app_id: str, tool: str, limit: int = MAX_ANSWER_DEPTH) -> None:

@@ -26,8 +26,14 @@ from typing import Any
 from ..descriptor import Tool
 from ..descriptor.model import AppleEventsChannel, ScriptCall, ScriptChannel
 from ..descriptor.platforms import ExecutionType
-from ..errors import AaiError, ErrorCode, ServiceUnavailableError
-from .answer_json import AnswerTooDeepError
+from ..errors import (
+    AaiError,
+    AnswerTooDeepError,
+    ExecutionFailedError,
+    InvalidArgumentError,
+    ServiceUnavailableError,
+)
+from .answer_json import MAX_ANSWER_DEPTH
 from .apple_output import RecordSyntaxError, parse_output
 from .apple_script import TemplateError, TemplateSyntaxError, render_applescript, render_jxa
 from .base import ChannelT, ExecutorBase, ExecutorSettings, Invocation, timeout_error
@@ -93,10 +99,8 @@ class _Osascript(ExecutorBase[ChannelT]):
         try:
             data = script.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise AaiError(
-                f"invalid arguments for {app_id} {tool}: text that is not valid Unicode ({exc.reason})",
-                {"app": app_id, "tool": tool},
-                ErrorCode.INVALID_PARAMS,
+            raise InvalidArgumentError(
+                f"text that is not valid Unicode ({exc.reason})", app_id=app_id, tool=tool
             ) from exc
         try:
             run = await run_program(
@@ -117,12 +121,10 @@ class _Osascript(ExecutorBase[ChannelT]):
     @staticmethod
     def _check(invocation: Invocation, run: ProgramRun) -> None:
         app_id, tool = invocation.app.id, invocation.tool.name
-        data: dict[str, Any] = {"app": app_id, "tool": tool}
+        data: dict[str, Any] = {}
         if run.output_too_large:
-            raise AaiError(
-                f"{app_id} {tool}: osascript printed more than {OUTPUT_LIMIT} bytes and was stopped",
-                data,
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id, tool, f"osascript printed more than {OUTPUT_LIMIT} bytes and was stopped"
             )
         if run.returncode == 0:
             return
@@ -139,15 +141,19 @@ class _Osascript(ExecutorBase[ChannelT]):
                     "Settings > Privacy & Security > Automation)"
                 )
             elif code.group(1) in _UNREACHABLE:
-                raise ServiceUnavailableError(app_id, f"{_UNREACHABLE[code.group(1)]}: {message}", **data)
-        raise AaiError(f"{app_id} {tool} failed: {message}", data, ErrorCode.EXECUTION_FAILED)
+                raise ServiceUnavailableError(
+                    app_id, f"{_UNREACHABLE[code.group(1)]}: {message}", tool=tool, **data
+                )
+        raise ExecutionFailedError(app_id, tool, f"osascript failed: {message}", **data)
 
 
 def _script_error(invocation: Invocation, exc: Exception) -> AaiError:
+    """A script the template could not be filled into: the arguments' fault (INVALID_PARAMS)
+    unless the error names a placeholder or the template itself is malformed."""
     app_id, tool = invocation.app.id, invocation.tool.name
-    by_arguments = getattr(exc, "name", None) is None and not isinstance(exc, TemplateSyntaxError)
-    code = ErrorCode.INVALID_PARAMS if by_arguments else ErrorCode.EXECUTION_FAILED
-    return AaiError(f"{app_id} {tool}: {exc}", {"app": app_id, "tool": tool}, code)
+    if getattr(exc, "name", None) is None and not isinstance(exc, TemplateSyntaxError):
+        return InvalidArgumentError(str(exc), app_id=app_id, tool=tool)
+    return ExecutionFailedError(app_id, tool, str(exc))
 
 
 class AppleScriptExecutor(_Osascript[ScriptChannel]):
@@ -181,16 +187,13 @@ class AppleScriptExecutor(_Osascript[ScriptChannel]):
         try:
             return parse_output(run.stdout_text, self.call(invocation, ScriptCall).output_parser)
         except RecursionError:  # JSON or a record nested too deeply to read
-            raise AnswerTooDeepError(invocation.app.id, invocation.tool.name) from None
+            raise AnswerTooDeepError(invocation.app.id, invocation.tool.name, MAX_ANSWER_DEPTH) from None
         except RecordSyntaxError as exc:
-            raise AaiError(
-                f"{invocation.app.id} {invocation.tool.name}: the script's result is not a record ({exc})",
-                {
-                    "app": invocation.app.id,
-                    "tool": invocation.tool.name,
-                    "output_start": run.stdout_text[:200],
-                },
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                invocation.app.id,
+                invocation.tool.name,
+                f"the script's result is not a record ({exc})",
+                output_start=run.stdout_text[:200],
             ) from exc
 
 
@@ -208,10 +211,10 @@ class AppleEventsExecutor(_Osascript[AppleEventsChannel]):
         try:
             program = apple_events_program(channel.event_class, channel.event_id, seconds)
         except ValueError as exc:
-            raise AaiError(
-                f"{invocation.app.id}: the descriptor's eventClass/eventId cannot be used: {exc}",
-                {"app": invocation.app.id, "tool": invocation.tool.name},
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                invocation.app.id,
+                invocation.tool.name,
+                f"the descriptor's eventClass/eventId cannot be used: {exc}",
             ) from exc
         request = encode_request(invocation.request_id, invocation.tool.name, invocation.arguments)
         try:

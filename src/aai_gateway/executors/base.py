@@ -15,7 +15,7 @@ import anyio
 from pydantic import BaseModel
 
 from ..descriptor import AppDescriptor, Tool
-from ..errors import AaiError, ErrorCode, ExecutionTimeoutError
+from ..errors import ExecutionTimeoutError, InternalError
 
 if TYPE_CHECKING:
     import httpx
@@ -170,10 +170,10 @@ class ExecutorBase(ABC, Generic[ChannelT]):
 def _bound(invocation: Invocation, part: object, expected: type[PartT], problem: str) -> PartT:
     """`part` of the tool's execution binding, when it is what the executor expects."""
     if not isinstance(part, expected):
-        raise AaiError(
+        raise InternalError(
             f"{invocation.app.id} {invocation.tool.name}: {problem}",
-            {"app": invocation.app.id, "tool": invocation.tool.name},
-            ErrorCode.INTERNAL_ERROR,
+            app=invocation.app.id,
+            tool=invocation.tool.name,
         )
     return part
 

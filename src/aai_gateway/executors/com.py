@@ -23,7 +23,7 @@ import anyio.to_thread
 
 from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import ComAction, ComCall, ComChannel
-from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+from ..errors import ExecutionFailedError, ServiceUnavailableError
 from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
 from .com_backend_win import PyWin32Backend, pywin32_installed
 from .com_interpreter import ObjectBackend, ScriptContext, run_sequence
@@ -108,11 +108,12 @@ def _execute_method(invocation: Invocation, backend: ObjectBackend) -> Any:
     )
     response = run_sequence(actions, {"request": request}, backend, ScriptContext(app_id, tool, ("request",)))
     if not isinstance(response, str | bytes):
-        raise AaiError(
-            f"{app_id} {tool}: {channel.prog_id}.Execute returned {type(response).__name__}, not the "
+        raise ExecutionFailedError(
+            app_id,
+            tool,
+            f"{channel.prog_id}.Execute returned {type(response).__name__}, not the "
             'JSON response text {"status": "success", "result": ...}',
-            {"app": app_id, "tool": tool, "prog_id": channel.prog_id},
-            ErrorCode.EXECUTION_FAILED,
+            prog_id=channel.prog_id,
         )
     return decode_response(response, app_id=app_id, tool=tool, request_id=invocation.request_id)
 

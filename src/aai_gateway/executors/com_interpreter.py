@@ -32,7 +32,7 @@ from datetime import date, datetime
 from typing import Any, Protocol
 
 from ..descriptor.model import ComAction
-from ..errors import AaiError, ErrorCode, ServiceUnavailableError, json_pointer
+from ..errors import AaiError, ComScriptError, ServiceUnavailableError, json_pointer
 from .templates import MISSING, PLACEHOLDER, WHOLE_PLACEHOLDER, lookup, text_of, top_level_name
 
 
@@ -54,19 +54,6 @@ class ProgIdNotRegisteredError(LookupError):
     def __init__(self, prog_id: str) -> None:
         super().__init__(prog_id)
         self.prog_id = prog_id
-
-
-class ComScriptError(AaiError):
-    """An action sequence that cannot run as written, or an action that failed."""
-
-    def __init__(self, app_id: str, tool: str, index: int | None, problem: str, **data: Any) -> None:
-        pointer = json_pointer("actions", index) if index is not None else ""
-        where = f" {pointer}" if pointer else ""
-        super().__init__(
-            f"{app_id} {tool}:{where} {problem}",
-            {"app": app_id, "tool": tool, "pointer": pointer, **data},
-            ErrorCode.EXECUTION_FAILED,
-        )
 
 
 class AttributeAccess:

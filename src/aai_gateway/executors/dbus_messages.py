@@ -17,7 +17,14 @@ from dbus_fast import Message
 
 from ..descriptor.dbus_signature import complete_types
 from ..descriptor.model import DbusCall, DbusChannel
-from ..errors import AaiError, AppReportedError, ErrorCode, InvalidParamsError, ServiceUnavailableError
+from ..errors import (
+    AaiError,
+    AppReportedError,
+    ExecutionFailedError,
+    InvalidParamsError,
+    NoAnswerError,
+    ServiceUnavailableError,
+)
 from .answer_json import loads_answer
 from .base import Invocation
 from .dbus_types import DbusValueError, reply_to_json, to_dbus
@@ -92,11 +99,12 @@ def result(invocation: Invocation, plan: Plan, reply: Message) -> Any:
     text = reply.body[0] if reply.signature == "s" else None
     if plan.mode == "execute":
         if text is None:
-            raise AaiError(
-                f"{app_id} {tool}: Execute answered with DBus signature {reply.signature!r}; an "
+            raise ExecutionFailedError(
+                app_id,
+                tool,
+                f"Execute answered with DBus signature {reply.signature!r}; an "
                 "AAI service answers with one string, the JSON response",
-                {"app": app_id, "tool": tool, "reply_signature": reply.signature},
-                ErrorCode.EXECUTION_FAILED,
+                reply_signature=reply.signature,
             )
         return decode_response(text, app_id=app_id, tool=tool, request_id=invocation.request_id)
     if text is None or plan.output_parser == "string":
@@ -106,11 +114,12 @@ def result(invocation: Invocation, plan: Plan, reply: Message) -> Any:
     try:
         value = loads_answer(text, app_id=app_id, tool=tool)
     except ValueError as exc:
-        raise AaiError(
-            f"{app_id} {tool}: the reply of {plan.member} is not JSON ({exc}); the descriptor says "
+        raise ExecutionFailedError(
+            app_id,
+            tool,
+            f"the reply of {plan.member} is not JSON ({exc}); the descriptor says "
             'output_parser "json". Use "string" for a plain text reply',
-            {"app": app_id, "tool": tool, "output_start": text[:200]},
-            ErrorCode.EXECUTION_FAILED,
+            output_start=text[:200],
         ) from exc
     if _is_response(value):
         return decode_response(text, app_id=app_id, tool=tool, request_id=invocation.request_id)
@@ -151,18 +160,20 @@ def error_reply(invocation: Invocation, channel: DbusChannel, plan: Plan, reply:
                 dbus_error=name,
             )
         if name in _ACTIVATION_TIMEOUT:
-            return AaiError(
-                f"{app_id} {tool}: the {channel.bus} bus started {channel.service} but it did not take "
+            return NoAnswerError(
+                app_id,
+                tool,
+                f"the {channel.bus} bus started {channel.service} but it did not take "
                 f"its name in time ({name}: {text})",
-                {"app": app_id, "tool": tool, "dbus_error": name, "service": channel.service},
-                ErrorCode.TIMEOUT,
+                dbus_error=name,
+                service=channel.service,
             )
     if name == _NO_REPLY:
-        return AaiError(
-            f"{app_id} {tool}: {channel.service} did not answer {plan.member} and the bus gave up "
-            f"waiting ({text})",
-            {"app": app_id, "tool": tool, "dbus_error": name},
-            ErrorCode.TIMEOUT,
+        return NoAnswerError(
+            app_id,
+            tool,
+            f"{channel.service} did not answer {plan.member} and the bus gave up waiting ({text})",
+            dbus_error=name,
         )
     hint = ""
     if name in _NOT_THERE:

@@ -40,10 +40,16 @@ from ..descriptor import ExecutionType
 from ..descriptor.model import HttpCall, HttpChannel
 from ..discovery.web import NetworkRuleError, RefusedAddressError, Resolver, WebFetchPolicy
 from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
-from ..errors import AaiError, ErrorCode, ServiceUnavailableError
+from ..errors import (
+    AaiError,
+    ExecutionFailedError,
+    ResponseTooLargeError,
+    ServiceUnavailableError,
+    UnsendableRequestError,
+)
 from .base import ExecutorBase, ExecutorSettings, Invocation, timeout_error
 from .http_request import HttpRequestSpec, build_request
-from .http_response import ResponseTooLargeError, parse_body, status_error
+from .http_response import parse_body, status_error
 from .redaction import Scrubber
 
 logger = logging.getLogger(__name__)
@@ -152,11 +158,12 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         except httpx.LocalProtocolError:
             # h11's message quotes the offending header, credentials included: never passed on.
             # build_request and the auth flows refuse such values first; this is the backstop.
-            raise AaiError(
-                f"{app_id} {tool.name}: the request to {_host(spec.url)} could not be written as "
+            raise UnsendableRequestError(
+                app_id,
+                tool.name,
+                f"the request to {_host(spec.url)} could not be written as "
                 "HTTP: a header or the URL holds a character HTTP cannot carry. Nothing was sent",
-                {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
-                ErrorCode.INVALID_REQUEST,
+                url=public_url(spec.url),
             ) from None
         except httpx.RemoteProtocolError as exc:  # its message may quote what the app sent: left out
             raise _unreachable(
@@ -167,11 +174,11 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
                 invocation, spec, f"the connection to {_host(spec.url)} failed ({type(exc).__name__}: {exc})"
             ) from exc
         except httpx.HTTPError as exc:  # e.g. a body whose declared encoding does not decode
-            raise AaiError(
-                f"{app_id} {tool.name}: the exchange with {_host(spec.url)} failed "
-                f"({type(exc).__name__}: {exc})",
-                {"app": app_id, "tool": tool.name, "url": public_url(spec.url)},
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id,
+                tool.name,
+                f"the exchange with {_host(spec.url)} failed ({type(exc).__name__}: {exc})",
+                url=public_url(spec.url),
             ) from exc
         except NetworkRuleError as exc:
             raise _refused(invocation, exc) from None
@@ -220,11 +227,12 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             if hop == self.max_redirects:
                 raise _too_many_redirects(invocation, self.max_redirects, response)
             if following.url.scheme not in ("http", "https"):
-                raise AaiError(
-                    f"{invocation.app.id} {invocation.tool.name}: the app redirected to a "
+                raise ExecutionFailedError(
+                    invocation.app.id,
+                    invocation.tool.name,
+                    "the app redirected to a "
                     f"{following.url.scheme!r} URL, which the gateway does not follow",
-                    {"app": invocation.app.id, "tool": invocation.tool.name, "url": public_url(url)},
-                    ErrorCode.EXECUTION_FAILED,
+                    url=public_url(url),
                 )
             if web and following.url.scheme != "https":
                 raise _web_rule_error(
@@ -313,16 +321,12 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 
 
 def _too_many_redirects(invocation: Invocation, limit: int, response: httpx.Response) -> AaiError:
-    return AaiError(
-        f"{invocation.app.id} {invocation.tool.name}: the app redirected more than {limit} times; "
-        "the gateway stopped following",
-        {
-            "app": invocation.app.id,
-            "tool": invocation.tool.name,
-            "max_redirects": limit,
-            "url": public_url(response.url),
-        },
-        ErrorCode.EXECUTION_FAILED,
+    return ExecutionFailedError(
+        invocation.app.id,
+        invocation.tool.name,
+        f"the app redirected more than {limit} times; the gateway stopped following",
+        max_redirects=limit,
+        url=public_url(response.url),
     )
 
 
@@ -341,10 +345,12 @@ def _refused(invocation: Invocation, exc: NetworkRuleError) -> AaiError:
 def _web_rule_error(invocation: Invocation, what: str, **data: Any) -> AaiError:
     """INVALID_REQUEST, as `web_discover` answers for the same rules; nothing was sent."""
     app_id, tool = invocation.app.id, invocation.tool.name
-    return AaiError(
-        f"{app_id} {tool}: {what}; {WEB_RULES}. Nothing was sent there",
-        {"app": app_id, "tool": tool, **data, "rule": WEB_RULES},
-        ErrorCode.INVALID_REQUEST,
+    return UnsendableRequestError(
+        app_id,
+        tool,
+        f"{what}; {WEB_RULES}. Nothing was sent there",
+        **data,
+        rule=WEB_RULES,
     )
 
 

@@ -24,7 +24,7 @@ from urllib.parse import quote, urlsplit
 
 from ..descriptor.http_headers import header_name_problem, header_value_problem
 from ..descriptor.model import HttpCall, HttpChannel
-from ..errors import AaiError, ErrorCode, InvalidParamsError
+from ..errors import InvalidParamsError, UnsendableRequestError
 from .templates import MISSING, OMIT, lookup, placeholder_names, substitute, substitute_path, text_of
 
 DEFAULT_METHOD: Final = "POST"
@@ -173,11 +173,11 @@ def _headers(
     for name, _ in merged.values():  # refused when the descriptor is loaded; this is the backstop
         name_problem = header_name_problem(name)
         if name_problem:
-            raise AaiError(
-                f"{app_id} {tool_name}: the descriptor's header name {name!r} {name_problem}; "
-                "nothing was sent",
-                {"app": app_id, "tool": tool_name, "header": name},
-                ErrorCode.INVALID_REQUEST,
+            raise UnsendableRequestError(
+                app_id,
+                tool_name,
+                f"the descriptor's header name {name!r} {name_problem}; nothing was sent",
+                header=name,
             )
     headers: list[tuple[str, str]] = []
     consumed: set[str] = set()

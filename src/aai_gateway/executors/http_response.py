@@ -20,7 +20,7 @@ from typing import Any, Final
 import httpx
 
 from ..discovery.web_transport import public_url
-from ..errors import AaiError, ErrorCode
+from ..errors import ErrorCode, ExecutionFailedError, HttpStatusError
 from .answer_json import MAX_ANSWER_DEPTH, loads_answer, nested_deeper_than, strict_loads
 from .base import Invocation
 from .redaction import Scrubber
@@ -63,23 +63,6 @@ def error_code_for_status(status: int, *, refreshable_auth: bool = False) -> Err
     return ErrorCode.EXECUTION_FAILED
 
 
-class HttpStatusError(AaiError):
-    """The app answered with a status that is not success."""
-
-    def __init__(self, message: str, data: dict[str, Any], code: ErrorCode, status: int) -> None:
-        super().__init__(message, data, code)
-        self.status = status
-
-
-class ResponseTooLargeError(AaiError):
-    def __init__(self, app_id: str, tool: str, limit: int, url: str) -> None:
-        super().__init__(
-            f"{app_id} {tool}: the response is larger than the limit of {limit} bytes and was not read",
-            {"app": app_id, "tool": tool, "max_response_bytes": limit, "url": url},
-            ErrorCode.EXECUTION_FAILED,
-        )
-
-
 def parse_body(
     body: bytes,
     response: httpx.Response,
@@ -101,16 +84,12 @@ def parse_body(
         return loads_answer(body, app_id=app_id, tool=tool)
     except ValueError as exc:
         if parser == "json":
-            raise AaiError(
-                f"{app_id} {tool}: the app's answer is not JSON ({exc}); the tool declares "
-                "output_parser 'json'",
-                {
-                    "app": app_id,
-                    "tool": tool,
-                    "content_type": content_type,
-                    "body": _preview((scrubber or Scrubber(())).text(decode_text(body, response))),
-                },
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id,
+                tool,
+                f"the app's answer is not JSON ({exc}); the tool declares output_parser 'json'",
+                content_type=content_type,
+                body=_preview((scrubber or Scrubber(())).text(decode_text(body, response))),
             ) from exc
     return decode_text(body, response)  # no parser declared and not JSON (whatever the content type)
 

@@ -40,7 +40,7 @@ import anyio
 
 from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import UrlSchemeCall, UrlSchemeChannel
-from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
+from ..errors import AppReportedError, ExecutionFailedError, ServiceUnavailableError
 from .answer_json import loads_answer, strict_loads
 from .base import ExecutorBase, ExecutorSettings, Invocation, within_timeout
 from .process import ProgramRun, run_program
@@ -124,10 +124,10 @@ class IosExecutor(ExecutorBase[UrlSchemeChannel]):
         try:
             url = build_url(call.url_template, invocation.arguments, channel.scheme)
         except UrlError as exc:
-            raise AaiError(
-                f"{invocation.app.id} {invocation.tool.name}: {exc}",
-                {"app": invocation.app.id, "tool": invocation.tool.name},
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                invocation.app.id,
+                invocation.tool.name,
+                f"{exc}",
             ) from exc
         with within_timeout(invocation):
             return await self._run(invocation, call, url)

@@ -18,7 +18,13 @@ import anyio
 
 from ..descriptor import ExecutionType, Tool
 from ..descriptor.model import StdioChannel
-from ..errors import AaiError, AppReportedError, ErrorCode, ServiceUnavailableError
+from ..errors import (
+    AaiError,
+    AppReportedError,
+    ExecutionFailedError,
+    InvalidArgumentError,
+    ServiceUnavailableError,
+)
 from . import programs
 from .base import ExecutorBase, ExecutorSettings, Invocation, timeout_error
 from .process import ProgramRun, describe_exit, run_program
@@ -132,11 +138,10 @@ class StdioExecutor(ExecutorBase[StdioChannel]):
         try:
             return line.encode("utf-8") + b"\n"
         except UnicodeEncodeError as exc:  # a lone surrogate cannot be written as UTF-8
-            raise AaiError(
-                f"invalid arguments for {invocation.app.id} {invocation.tool.name}: text that is "
-                f"not valid Unicode ({exc.reason})",
-                {"app": invocation.app.id, "tool": invocation.tool.name},
-                ErrorCode.INVALID_PARAMS,
+            raise InvalidArgumentError(
+                f"text that is not valid Unicode ({exc.reason})",
+                app_id=invocation.app.id,
+                tool=invocation.tool.name,
             ) from exc
 
     def _slots_for(self, app_id: str) -> anyio.Semaphore:
@@ -150,15 +155,15 @@ class StdioExecutor(ExecutorBase[StdioChannel]):
     def _interpret(self, invocation: Invocation, capture: ProgramRun) -> Any:
         app_id, tool = invocation.app.id, invocation.tool.name
         stderr = _stderr_text(capture.stderr)
-        data: dict[str, Any] = {"app": app_id, "tool": tool}
-        if stderr:
-            data["stderr_tail"] = stderr
+        data: dict[str, Any] = {"stderr_tail": stderr} if stderr else {}
         if capture.output_too_large:
-            raise AaiError(
-                f"{app_id} {tool}: the adapter wrote more than {self.max_output_bytes} bytes to "
-                "stdout (the gateway's max_output_bytes limit) and was stopped",
-                {**data, "max_output_bytes": self.max_output_bytes},
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id,
+                tool,
+                f"the adapter wrote more than {self.max_output_bytes} bytes to stdout (the gateway's "
+                "max_output_bytes limit) and was stopped",
+                **data,
+                max_output_bytes=self.max_output_bytes,
             )
         returncode = capture.returncode
         assert returncode is not None
@@ -175,17 +180,16 @@ class StdioExecutor(ExecutorBase[StdioChannel]):
                     pass  # not a usable error answer: report the exit below
                 data["output_start"] = _preview(output)
             data["exit_code"] = returncode
-            raise AaiError(
-                f"{app_id} {tool}: the adapter {describe_exit(returncode)}" + _stderr_clause(stderr),
-                data,
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id, tool, f"the adapter {describe_exit(returncode)}" + _stderr_clause(stderr), **data
             )
         if not has_output:
-            raise AaiError(
-                f"{app_id} {tool}: the adapter exited without writing a response to stdout; expected "
-                'one JSON object such as {"status": "success", "result": ...}' + _stderr_clause(stderr),
-                data,
-                ErrorCode.EXECUTION_FAILED,
+            raise ExecutionFailedError(
+                app_id,
+                tool,
+                "the adapter exited without writing a response to stdout; expected one JSON object "
+                'such as {"status": "success", "result": ...}' + _stderr_clause(stderr),
+                **data,
             )
         try:
             return decode_response(output, app_id=app_id, tool=tool, request_id=invocation.request_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from ..errors import AaiError, AppReportedError, ErrorCode
+from ..errors import AppReportedError, ExecutionFailedError
 from .answer_json import loads_answer
 
 WIRE_VERSION = "1.0"
@@ -44,24 +44,25 @@ def decode_response(text: str | bytes, *, app_id: str, tool: str, request_id: st
     try:
         response = loads_answer(text, app_id=app_id, tool=tool)
     except ValueError as exc:
-        raise AaiError(
-            f"{app_id} {tool}: the app's answer is not JSON ({exc}); expected "
-            '{"status": "success", "result": ...}',
-            {"app": app_id, "tool": tool, "output_start": _preview(text)},
-            ErrorCode.EXECUTION_FAILED,
+        raise ExecutionFailedError(
+            app_id,
+            tool,
+            f'the app\'s answer is not JSON ({exc}); expected {{"status": "success", "result": ...}}',
+            output_start=_preview(text),
         ) from exc
     if not isinstance(response, dict) or response.get("status") not in ("success", "error"):
-        raise AaiError(
-            f'{app_id} {tool}: the app\'s answer lacks "status": "success" or "error"',
-            {"app": app_id, "tool": tool, "output_start": _preview(text)},
-            ErrorCode.EXECUTION_FAILED,
+        raise ExecutionFailedError(
+            app_id,
+            tool,
+            'the app\'s answer lacks "status": "success" or "error"',
+            output_start=_preview(text),
         )
     answered_id = response.get("request_id")
     if answered_id is not None and answered_id != request_id:
-        raise AaiError(
-            f"{app_id} {tool}: the app answered request {answered_id!r}, not {request_id!r}",
-            {"app": app_id, "tool": tool},
-            ErrorCode.EXECUTION_FAILED,
+        raise ExecutionFailedError(
+            app_id,
+            tool,
+            f"the app answered request {answered_id!r}, not {request_id!r}",
         )
     if response["status"] == "success":
         return response.get("result")

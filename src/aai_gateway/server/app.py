@@ -28,7 +28,7 @@ from ..consent.policy import caller_name
 from ..consent.prompt_text import Answer
 from ..descriptor import app_reference
 from ..discovery.watch import CatalogWatcher
-from ..errors import AaiError, AuthRequiredError, ErrorCode
+from ..errors import AaiError, ErrorCode, InvalidArgumentError, UnknownGatewayToolError
 from ..service import Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
@@ -179,11 +179,7 @@ class GatewayServer:
                 self.gateway.render(entry.app)
             )  # the listed app itself, never re-resolved
         known = [t.name for t in list_tools(self.gateway)]
-        raise AaiError(
-            f"no tool {name!r} on this gateway; call tools/list (tools: {', '.join(known)})",
-            {"tool": name},
-            ErrorCode.UNKNOWN_TOOL,
-        )
+        raise UnknownGatewayToolError(name, known)
 
     async def _exec(self, ctx: ServerRequestContext[Any, Any], ask: Ask, arguments: dict[str, Any]) -> Any:
         tool = _text_argument(arguments, "tool")
@@ -209,8 +205,12 @@ class GatewayServer:
 
         try:
             return await run()
-        except AuthRequiredError as missing:
-            await self._collect_credentials(ask, app, tool, missing)
+        except AaiError as error:
+            # On the code, not the class: a credential the gateway lacks (AuthRequiredError) and
+            # one the app refused (HTTP 401, an HttpStatusError) both mean "ask the user for it"
+            if error.code != ErrorCode.AUTH_REQUIRED:
+                raise
+            await self._collect_credentials(ask, app, tool, error)
             return await run()
 
     def _pinned_app(self, ask: Ask, reference: str) -> str:
@@ -224,17 +224,15 @@ class GatewayServer:
             pinned = ask.memory.values["app"] = app_reference(found.binding, found.id)
         return pinned
 
-    async def _collect_credentials(
-        self, ask: Ask, app_reference: str, tool: str, missing: AuthRequiredError
-    ) -> None:
-        """Ask for the secret on a one-time local page via URL elicitation, or re-raise."""
-        if (
-            missing.code != ErrorCode.AUTH_REQUIRED
-            or self.gateway.auth is None
-            or self._tasks is None
-            or not ask.can_ask_url
-        ):
+    async def _collect_credentials(self, ask: Ask, app_reference: str, tool: str, missing: AaiError) -> None:
+        """Ask for the secret on a one-time local page via URL elicitation, or re-raise `missing`
+        (also when there is no keyring to keep what the user would type)."""
+        if self.gateway.auth is None or self._tasks is None or not ask.can_ask_url:
             raise missing
+        try:
+            self.gateway.auth.store.stored()
+        except AaiError:
+            raise missing from None
         app = self.gateway.resolve(app_reference)
         auth = credentials.typed_secret_auth(app, tool)
         if auth is None:
@@ -254,11 +252,7 @@ class GatewayServer:
 def _text_argument(arguments: dict[str, Any], key: str) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise AaiError(
-            f"argument {key!r} must be a non-empty string",
-            {"violations": [{"path": f"/{key}", "message": "required string"}]},
-            ErrorCode.INVALID_PARAMS,
-        )
+        raise InvalidArgumentError(f"argument {key!r} must be a non-empty string", path=f"/{key}")
     return value
 
 

@@ -15,7 +15,7 @@ from ..auth.credential_page import CredentialPage
 from ..auth.credentials import Credential, CredentialStore
 from ..descriptor import AppDescriptor
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, CookieAuth, HttpChannel
-from ..errors import AuthRequiredError
+from ..errors import AaiError
 from .ask import Ask
 from .pages import PAGE_TIMEOUT_SECONDS, Pages
 
@@ -39,7 +39,7 @@ async def collect(
     *,
     app: AppDescriptor,
     auth: TypedAuth,
-    error: AuthRequiredError,
+    error: AaiError,
     locale: str | None,
 ) -> None:
     """Returns once the user saved the credential; re-raises `error` if they did not."""

@@ -31,7 +31,7 @@ import pydantic_core
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ..errors import AaiError, ErrorCode
+from ..errors import InternalError
 from ..executors.answer_json import nested_deeper_than, writable_text
 from . import results
 
@@ -262,10 +262,9 @@ def _writable_replacement(
     reason = writable_text(f"{type(exc).__name__}: {exc}")[:500]
     if isinstance(message, types.JSONRPCResponse) and method == "tools/call":
         failed = results.failure(
-            AaiError(
+            InternalError(
                 f"internal error in the gateway: the tool's result could not be written as JSON ({reason})",
-                {"where": "tools/call"},
-                ErrorCode.INTERNAL_ERROR,
+                where="tools/call",
             )
         )
         result = failed.model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_types as types
 
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, InternalError
 from ..executors.answer_json import writable_text
 
 logger = logging.getLogger(__name__)
@@ -64,10 +64,9 @@ def crash(exc: BaseException, where: str) -> types.CallToolResult:
     """A bug, not bad input: logged with its traceback, reported without internals."""
     logger.error("unexpected error in %s", where, exc_info=exc)
     return failure(
-        AaiError(
+        InternalError(
             f"internal error in the gateway while handling {where} ({type(exc).__name__}); "
             "the gateway log has the details",
-            {"where": where},
-            ErrorCode.INTERNAL_ERROR,
+            where=where,
         )
     )

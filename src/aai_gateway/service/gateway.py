@@ -18,7 +18,7 @@ from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
-from ..errors import AaiError, ErrorCode
+from ..errors import AaiError, FeatureOffError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter
 from ..executors.answer_json import check_answer
 from ..guide import render_guide
@@ -147,7 +147,7 @@ class Gateway:
         if known_app is not None:
             return self.render(known_app, locale)
         if self.web is None:
-            raise AaiError("web discovery is turned off in this gateway", {}, ErrorCode.NOT_IMPLEMENTED)
+            raise FeatureOffError("web discovery")
         result = await self.web.discover(reference, known_apps=self.directory.apps)
         app = result.app
         self._web_apps[str(app.binding)] = app

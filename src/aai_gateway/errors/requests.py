@@ -1,0 +1,146 @@
+"""Errors about what was asked: a bad descriptor or command line, an app, tool or argument that
+does not exist or does not fit, a feature turned off, and the gateway's own bugs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import AaiError, ErrorCode, Problem
+
+
+class DescriptorError(AaiError):
+    """A descriptor file that cannot be used; carries every problem found in it."""
+
+    def __init__(self, file: str, problems: list[Problem]) -> None:
+        self.file = file
+        self.problems = [p if p.file else p.located(file) for p in problems]
+        errors = [p for p in self.problems if p.severity == "error"]
+        first = errors[0].render() if errors else f"{file}: invalid descriptor"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(
+            message=f"invalid aai.json: {first}{more}",
+            data={"file": file, "problems": [p.as_dict() for p in self.problems]},
+            code=ErrorCode.INVALID_REQUEST,
+        )
+
+
+class UsageError(AaiError):
+    """The user asked for something that cannot be done as asked (bad CLI input, bad file)."""
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message=message, data=data, code=ErrorCode.INVALID_REQUEST)
+
+
+class UnknownAppError(AaiError):
+    def __init__(self, reference: str, known: list[str]) -> None:
+        shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
+        super().__init__(
+            f"no app {reference!r}; known apps: {shown or 'none'}. Use an id from tools/list, "
+            "or web_discover for a web app",
+            {"app": reference, "known_apps": known},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+
+class AmbiguousAppError(AaiError):
+    """A reference that names apps of several bindings (an id claimed by two sites, or by a web
+    app and a local one): never settled by order. Each candidate is `{app, source, reference}`,
+    `reference` being what names exactly that app."""
+
+    def __init__(self, reference: str, candidates: list[dict[str, str]]) -> None:
+        listed = "; ".join(f"{c['app']} from {c['source']} (name it {c['reference']!r})" for c in candidates)
+        super().__init__(
+            f"{reference!r} could mean {len(candidates)} apps described in different places: {listed}. "
+            "Pass the reference of the one meant; a web app's credentials and consent belong to its origin",
+            {"app": reference, "candidates": candidates},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+
+class UnknownToolError(AaiError):
+    def __init__(self, app_id: str, tool: str, known: list[str]) -> None:
+        super().__init__(
+            f"app {app_id!r} has no tool {tool!r}; its tools: {', '.join(known) or 'none'}. "
+            f"Read the app's guide for names and parameters",
+            {"app": app_id, "tool": tool, "known_tools": known},
+            ErrorCode.UNKNOWN_TOOL,
+        )
+
+
+class InvalidParamsError(AaiError):
+    """`violations` lists what was found; `unlisted` counts the violations left out of it, None
+    when nobody looked for them (`data.violations_complete` is then false)."""
+
+    SHOWN_IN_MESSAGE = 10
+
+    def __init__(
+        self, app_id: str, tool: str, violations: list[dict[str, str]], *, unlisted: int | None = 0
+    ) -> None:
+        shown = violations[: self.SHOWN_IN_MESSAGE]
+        message = f"invalid arguments for {app_id} {tool}: " + "; ".join(
+            f"{v['path'] or '(arguments)'}: {v['message']}" for v in shown
+        )
+        data: dict[str, Any] = {"app": app_id, "tool": tool, "violations": violations}
+        if unlisted is None:
+            message += "; further violations were not looked for"
+            data["violations_complete"] = False
+        elif unlisted or len(violations) > len(shown):
+            message += f" (and {unlisted + len(violations) - len(shown)} more)"
+            if unlisted:
+                data["violations_complete"] = False
+                data["violations_unlisted"] = unlisted
+        super().__init__(message, data, ErrorCode.INVALID_PARAMS)
+
+
+class UnknownGatewayToolError(AaiError):
+    """A tools/call for a name the gateway does not list."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(
+            f"no tool {name!r} on this gateway; call tools/list (tools: {', '.join(known)})",
+            {"tool": name},
+            ErrorCode.UNKNOWN_TOOL,
+        )
+
+
+class InvalidArgumentError(AaiError):
+    """One argument that cannot be used as given, found by the gateway (`path` is its JSON
+    pointer within the arguments) or by an executor once the schema let it through (text that
+    is not valid Unicode, a value the channel cannot carry)."""
+
+    def __init__(
+        self, problem: str, *, path: str = "", app_id: str | None = None, tool: str | None = None, **data: Any
+    ) -> None:
+        subject = f"invalid arguments for {app_id} {tool}" if app_id is not None else "invalid arguments"
+        where = f"{path}: " if path else ""
+        identity = {"app": app_id, "tool": tool} if app_id is not None else {}
+        super().__init__(
+            f"{subject}: {where}{problem}",
+            {**identity, "violations": [{"path": path, "message": problem}], **data},
+            ErrorCode.INVALID_PARAMS,
+        )
+
+
+class WebAppNotFoundError(AaiError):
+    """A web app that could not be found: nothing published at the address, or no discovered web
+    app by that name."""
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message, data, ErrorCode.UNKNOWN_APP)
+
+
+class FeatureOffError(AaiError):
+    """A feature this gateway was started without (for example web discovery)."""
+
+    def __init__(self, feature: str, how_to_enable: str = "") -> None:
+        hint = f"; {how_to_enable}" if how_to_enable else ""
+        super().__init__(
+            f"{feature} is turned off in this gateway{hint}", {"feature": feature}, ErrorCode.NOT_IMPLEMENTED
+        )
+
+
+class InternalError(AaiError):
+    """A bug in the gateway, reported without its internals (the log has them)."""
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message, data, ErrorCode.INTERNAL_ERROR)
