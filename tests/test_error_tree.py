@@ -28,9 +28,10 @@ def _every_module() -> list[str]:
 
 def _subclasses(root: type) -> set[type]:
     found: set[type] = set()
-    todo = [root]
+    todo: list[type] = [root]
     while todo:
-        for sub in todo.pop().__subclasses__():
+        subclasses: list[type] = todo.pop().__subclasses__()
+        for sub in subclasses:
             if sub not in found:
                 found.add(sub)
                 todo.append(sub)
