@@ -292,8 +292,13 @@ def files_holding(root: Path, secret: str) -> list[Path]:
 
 
 def test_a_keyring_that_stops_while_in_use_is_reported_as_no_usable_keyring_with_how_to_get_one(
-    stopped_keyring: PrivateKeyring,
+    stopped_keyring: PrivateKeyring, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Where a plaintext fallback would write (this process's home, XDG folders, working folder).
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
     store = KeyringSecretStore(service="aai-test-stopping", backend=stopped_keyring.backend())
     store.set("credential/a", "stored-before-the-crash")
     kill_the_daemon(stopped_keyring)
@@ -312,7 +317,8 @@ def test_a_keyring_that_stops_while_in_use_is_reported_as_no_usable_keyring_with
         said = str(error) + json.dumps(error.data)
         assert "stored-before-the-crash" not in said and "typed-after-the-crash" not in said
     assert stopped_keyring.root is not None
-    assert files_holding(stopped_keyring.root, "typed-after-the-crash") == []  # no plaintext fallback
+    for root in (stopped_keyring.root, tmp_path):  # no plaintext fallback
+        assert files_holding(root, "typed-after-the-crash") == []
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,12 @@ import pytest
 from aai_gateway.descriptor import ExecutionType
 from aai_gateway.discovery import Catalog, CatalogEntry
 from aai_gateway.executors.base import ExecutorSettings
-from aai_gateway.executors.defaults import default_registry, registry_from
+from aai_gateway.executors.defaults import (
+    ENTRY_POINT_GROUP,
+    GATEWAY_DISTRIBUTION,
+    default_registry,
+    registry_from,
+)
 from aai_gateway.service import Caller, Gateway
 from tests.builders import trusting_gate
 from tests.executors.every_type import one_call_per_type
@@ -143,6 +148,12 @@ def test_every_execution_type_has_a_built_in_executor_declared_as_an_entry_point
         executor = registry.registered(execution_type)
         assert executor is not None, execution_type
         assert type(executor).__module__.startswith("aai_gateway.executors."), execution_type
+
+    # The gateway's own metadata declares them all: none is registered some other way.
+    declared = [p for p in distribution(GATEWAY_DISTRIBUTION).entry_points if p.group == ENTRY_POINT_GROUP]
+    from_metadata = registry_from(declared, SETTINGS)
+    for execution_type in ExecutionType:
+        assert type(from_metadata.registered(execution_type)) is type(registry.registered(execution_type))
 
 
 @pytest.mark.usefixtures("plugin_installed")

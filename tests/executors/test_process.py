@@ -104,6 +104,19 @@ async def test_a_run_out_of_time_is_stopped_with_its_whole_group_and_keeps_its_s
     assert await all_gone([grandchild])
 
 
+async def test_what_a_child_left_running_when_it_exited_is_stopped_and_its_status_kept() -> None:
+    run = await run_program(
+        ["sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!; exit 4"], env=ENV, max_stdout=1024, grace=1
+    )
+    grandchild = int(run.stdout.split()[0])
+    try:
+        assert run.returncode == 4 and not run.timed_out
+        assert await all_gone([grandchild])
+    finally:
+        if not gone(grandchild):
+            os.kill(grandchild, 9)
+
+
 async def test_a_run_that_writes_too_much_is_stopped() -> None:
     run = await run_program(["sh", "-c", "yes; exit 0"], env=ENV, max_stdout=100_000, grace=1)
     assert run.output_too_large and not run.timed_out

@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.consent.gate import ConsentGate
+from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
+from aai_gateway.consent.store import ConsentStore
 from aai_gateway.descriptor import AppDescriptor, ExecutionType, Source
 from aai_gateway.discovery import Catalog, CatalogEntry
 from aai_gateway.errors import AaiError, ErrorCode
@@ -63,6 +67,39 @@ async def test_a_descriptor_from_the_web_never_reaches_a_non_http_executor(
     with pytest.raises(AaiError) as through_the_gateway:
         await gateway.execute(app.id, tool_name, arguments, caller=Caller("agent"))
     assert through_the_gateway.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert recorder.invocations == []
+
+
+class Asker:
+    """A consent prompter that would allow the call once, and keeps the questions it was asked."""
+
+    def __init__(self) -> None:
+        self.questions: list[ConsentQuestion] = []
+
+    async def ask(self, question: ConsentQuestion) -> Answer | None:
+        self.questions.append(question)
+        return ("allow_once", False)
+
+
+@pytest.mark.parametrize("execution_type", NOT_HTTP, ids=str)
+async def test_a_descriptor_from_the_web_is_refused_before_the_user_is_asked_for_consent(
+    execution_type: ExecutionType,
+) -> None:
+    # Asking would have the user approve a call that can never run (and look as if it could).
+    _, entry, tool_name, arguments = CALLS[execution_type]
+    app = from_the_web(entry.descriptor)
+    registry, recorder = recording_registry()
+    asker = Asker()
+    gateway = Gateway(
+        Catalog(entries=[CatalogEntry(app, "test")]),
+        registry,
+        consent=ConsentGate(ConsentStore(MemorySecretStore())),
+    )
+
+    with pytest.raises(AaiError) as refused:
+        await gateway.execute(app.id, tool_name, arguments, caller=Caller("agent"), prompters=[asker])
+    assert refused.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert asker.questions == []
     assert recorder.invocations == []
 
 

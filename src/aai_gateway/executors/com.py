@@ -97,8 +97,8 @@ class ComExecutor(ExecutorBase[ComChannel]):
 
 def _execute_method(invocation: Invocation, backend: ObjectBackend) -> Any:
     """Dialects A and C: `<ProgID>.Execute(request) -> response`, both JSON text."""
-    channel = invocation.tool.channel
-    assert isinstance(channel, ComChannel) and channel.prog_id
+    channel = ComExecutor.channel(invocation)
+    assert channel.prog_id  # `unavailable` refuses a tool with neither a ComCall nor a ProgID
     app_id, tool = invocation.app.id, invocation.tool.name
     request = encode_request(invocation.request_id, tool, invocation.arguments)
     # the same interpreter, so errors (class not registered, Execute failed) read the same way

@@ -33,7 +33,15 @@ from typing import Any, Protocol
 
 from ..descriptor.model import ComAction
 from ..errors import AaiError, ComScriptError, ServiceUnavailableError, json_pointer
-from .templates import MISSING, PLACEHOLDER, WHOLE_PLACEHOLDER, lookup, text_of, top_level_name
+from .templates import (
+    MISSING,
+    PLACEHOLDER,
+    WHOLE_PLACEHOLDER,
+    lookup,
+    placeholder_names,
+    text_of,
+    top_level_name,
+)
 
 
 class ObjectBackend(Protocol):
@@ -128,7 +136,7 @@ def check_sequence(actions: Sequence[ComAction], arguments: Mapping[str, Any], c
                 f"unknown variable {referenced!r} ({action.action}); variables bound before it: {known}",
             )
         for template in (action.value, list(action.args)):
-            for name in _placeholders(template):
+            for name in placeholder_names(template):
                 if name not in arguments and top_level_name(name, arguments) not in ctx.declared:
                     raise ComScriptError(
                         ctx.app_id,
@@ -224,7 +232,7 @@ def _return(
     value = substitute_value(action.value, arguments)
     if value is MISSING:
         return None
-    literal = isinstance(action.value, str) and not _placeholders(action.value)
+    literal = isinstance(action.value, str) and not placeholder_names(action.value)
     if literal and isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:  # JSON text written by the descriptor's author (the spec's Outlook example)
             return json.loads(value)
@@ -266,16 +274,6 @@ def substitute_value(template: Any, arguments: Mapping[str, Any]) -> Any:
 
 def _arg(value: Any) -> Any:
     return None if value is MISSING else value
-
-
-def _placeholders(template: Any) -> list[str]:
-    if isinstance(template, str):
-        return PLACEHOLDER.findall(template)
-    if isinstance(template, Mapping):
-        return [n for v in template.values() for n in _placeholders(v)]
-    if isinstance(template, list | tuple):
-        return [n for v in template for n in _placeholders(v)]
-    return []
 
 
 def _to_json(value: Any, ctx: ScriptContext, index: int) -> Any:
