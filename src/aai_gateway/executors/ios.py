@@ -127,7 +127,7 @@ class IosExecutor(ExecutorBase[UrlSchemeChannel]):
             raise ExecutionFailedError(
                 invocation.app.id,
                 invocation.tool.name,
-                f"{exc}",
+                str(exc),
             ) from exc
         with within_timeout(invocation):
             return await self._run(invocation, call, url)
