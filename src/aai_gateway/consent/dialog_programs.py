@@ -3,7 +3,7 @@
 Every shown string is passed as data, never spliced into script text:
 
 - zenity and kdialog get each string as its own argv item; no shell is involved anywhere (the
-  program is started with `anyio.open_process(argv)`).
+  program is started with `executors.process.run_program(argv)`).
 - zenity shows the prompt with `--question --no-markup`, so GTK sets the text as plain text
   (no Pango markup, no backslash escapes; checked with a real zenity). Its buttons do have
   mnemonics, so `_` in a button label is doubled to show literally; zenity prints a pressed
