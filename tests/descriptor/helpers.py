@@ -133,6 +133,37 @@ def valid_c(platform: str = "web") -> JsonDict:
     return document
 
 
+def valid_mcp(transport: str = "stdio") -> JsonDict:
+    """A dialect-C `mcp` descriptor without `platform` and `tools` (the server lists them):
+    `stdio` starts `uvx mcp-server-time`, `http` reaches a Streamable HTTP server."""
+    document: JsonDict = {
+        "schemaVersion": "1.0",
+        "version": "1.0.0",
+        "app": {
+            "id": "time",
+            "name": {"en": "Time"},
+            "defaultLang": "en",
+            "description": "Current time and time-zone conversion",
+            "aliases": ["clock"],
+        },
+        "execution": {
+            "type": "mcp",
+            "command": "uvx",
+            "args": ["mcp-server-time"],
+            "cwd": "/abs/dir",
+            "env": {"TZ": "UTC", "GITHUB_TOKEN": {"secret": "GITHUB_TOKEN"}, "OTHER": {"env": "MY_VAR"}},
+            "timeout": 60000,
+        },
+    }
+    if transport == "http":
+        document["execution"] = {
+            "type": "mcp",
+            "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": {"secret": "authorization"}, "X-Plain": "value"},
+        }
+    return document
+
+
 def valid_b() -> JsonDict:
     """A dialect-B descriptor with a macos, linux and web section."""
     return {

@@ -127,6 +127,7 @@ NEW_TOOL = {
         (set_at("/app/description", "Other"), "app description changed", Bump.PATCH),
         (set_at("/execution/args", ["--fast"]), "execution binding changed", Bump.PATCH),
         (set_at("/tools/0/returns", {"type": "array"}), "return schema changed", Bump.MINOR),
+        (set_at("/tools/0/annotations", {"readOnlyHint": True}), "tool annotations changed", Bump.PATCH),
     ],
 )
 def test_each_change_is_classified_with_the_bump_it_needs(mutate: Mutation, kind: str, bump: Bump) -> None:

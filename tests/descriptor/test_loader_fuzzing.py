@@ -37,7 +37,17 @@ from aai_gateway.descriptor import (
 from aai_gateway.descriptor.platforms import PLATFORMS
 from aai_gateway.errors import DescriptorError
 
-from .helpers import JsonDict, fragments, source, spec_fixture_paths, valid_a, valid_b, valid_c, with_changes
+from .helpers import (
+    JsonDict,
+    fragments,
+    source,
+    spec_fixture_paths,
+    valid_a,
+    valid_b,
+    valid_c,
+    valid_mcp,
+    with_changes,
+)
 
 # --------------------------------------------------------------------------- the promises
 
@@ -122,6 +132,7 @@ INTERESTING_STRINGS = (
     "jxa",
     "intent",
     "url_scheme",
+    "mcp",
     "oauth2",
     "apiKey",
     "api_key",
@@ -153,6 +164,8 @@ INTERESTING_STRINGS = (
     "http://[::1",
     "http://[",
     "https://u:p@example.com",
+    "http://127.0.0.1:8080/mcp",
+    "GITHUB_TOKEN",
     "ftp://x",
     "a\r\nX: y",
     "\x00",
@@ -371,12 +384,21 @@ def _auth_seed(auth: JsonDict) -> JsonDict:
     return with_changes(valid_c("web"), ("/auth", auth))
 
 
+def _mcp_with_tools(transport: str) -> JsonDict:
+    """An mcp descriptor that declares its tools, with MCP annotations, for one platform."""
+    annotations = {"title": "Search", "readOnlyHint": True, "openWorldHint": False}
+    tools = [{**tool, "annotations": annotations} for tool in valid_c("macos")["tools"]]
+    return with_changes(valid_mcp(transport), ("/platform", "linux"), ("/tools", tools))
+
+
 SEEDS: dict[str, Callable[[], JsonDict]] = {
     **{path.name: functools.partial(_read_seed, path) for path in spec_fixture_paths()},
     **{f"c-execution-{e['type']}": functools.partial(_execution_seed, e) for e in fragments()["execution"]},
     **{f"c-auth-{a['type']}": functools.partial(_auth_seed, a) for a in fragments()["auth"]},
     "a-web-minimal": functools.partial(valid_a, "web"),
     "b-minimal": valid_b,
+    "c-mcp-stdio": valid_mcp,
+    "c-mcp-http-with-tools": functools.partial(_mcp_with_tools, "http"),
 }
 
 
@@ -454,7 +476,7 @@ def test_deeply_nested_json_is_refused_without_exhausting_the_stack(
     assert result.descriptor is None
 
 
-# Each seed gets a third of the profile's examples: 28 seeds x 66 in the default profile.
+# Each seed gets a third of the profile's examples: 30 seeds x 66 in the default profile.
 PER_SEED = settings(max_examples=max(25, settings().max_examples // 3))
 
 
@@ -520,7 +542,7 @@ def test_the_seeds_cover_every_dialect_and_every_dialect_c_execution_type() -> N
 
     assert {d.dialect for d in descriptors} == {"A", "B", "C"}
     c_types = {s.declared_type for d in descriptors if d.dialect == "C" for s in d.sections}
-    assert c_types == {"http", "stdio", "acp", "apple-events", "dbus", "com"}
+    assert c_types == {"http", "stdio", "acp", "apple-events", "dbus", "com", "mcp"}
 
 
 def test_the_mutation_helpers_can_repeat_a_key_in_the_json_text() -> None:

@@ -325,6 +325,26 @@ def test_a_descriptor_for_a_desktop_platform_is_refused() -> None:
     assert "platform 'web'" in caught.value.message
 
 
+@pytest.mark.parametrize(
+    "execution",
+    [
+        {"type": "mcp", "command": "uvx", "args": ["mcp-server-time"]},
+        {"type": "mcp", "url": "https://example.com/mcp"},
+    ],
+)
+def test_an_mcp_server_descriptor_without_a_platform_is_refused_a_web_descriptor_starts_nothing(
+    execution: dict[str, Any],
+) -> None:
+    document = c_descriptor("time", **execution)
+    del document["platform"], document["tools"]
+    with pytest.raises(DescriptorError) as caught:
+        accept_descriptor(fetched("https://example.com", document))
+    assert caught.value.data["problems"][0]["pointer"] == "/platform"
+    assert "accepts only descriptors for platform 'web'; this one is for macos, linux, windows" in (
+        caught.value.message
+    )
+
+
 def test_a_multi_platform_descriptor_yields_only_its_web_tools_whatever_the_host() -> None:
     """A descriptor from the web never binds desktop automation: its macOS AppleScript and Linux
     DBus sections are not used, even on those systems."""

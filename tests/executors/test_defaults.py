@@ -18,6 +18,7 @@ import pytest
 
 from aai_gateway.descriptor import ExecutionType
 from aai_gateway.discovery import Catalog, CatalogEntry
+from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import (
     ENTRY_POINT_GROUP,
@@ -142,9 +143,14 @@ def plugin_installed(plugin_site: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     sys.modules.pop(MODULE, None)
 
 
+AWAITING_EXECUTOR = frozenset({ExecutionType.MCP})
+"""Types the descriptor layer knows whose executor is still being written (issue 14: the MCP
+executor). Until it lands, dispatch answers NOT_IMPLEMENTED; remove the type from here with it."""
+
+
 def test_every_execution_type_has_a_built_in_executor_declared_as_an_entry_point() -> None:
     registry = default_registry(SETTINGS)
-    for execution_type in ExecutionType:
+    for execution_type in set(ExecutionType) - AWAITING_EXECUTOR:
         executor = registry.registered(execution_type)
         assert executor is not None, execution_type
         assert type(executor).__module__.startswith("aai_gateway.executors."), execution_type
@@ -156,6 +162,23 @@ def test_every_execution_type_has_a_built_in_executor_declared_as_an_entry_point
         assert type(from_metadata.registered(execution_type)) is type(registry.registered(execution_type))
 
 
+@pytest.mark.parametrize("execution_type", sorted(AWAITING_EXECUTOR), ids=str)
+def test_a_type_whose_executor_is_still_being_written_is_not_implemented_not_a_crash(
+    execution_type: ExecutionType,
+) -> None:
+    registry = default_registry(SETTINGS)
+    assert registry.registered(execution_type) is None, "its executor landed: update AWAITING_EXECUTOR"
+    _, entry, tool_name, _ = one_call_per_type()[execution_type]
+    tool = entry.descriptor.tool(tool_name)
+    assert tool is not None
+
+    with pytest.raises(AaiError) as refused:
+        registry.executor_for(entry.descriptor, tool)
+    assert refused.value.code is ErrorCode.NOT_IMPLEMENTED
+    assert "this gateway has no executor for it yet" in refused.value.message
+    assert registry.unavailable_reason(tool) == f"no executor for {execution_type.value!r}"
+
+
 @pytest.mark.usefixtures("plugin_installed")
 def test_a_packages_failing_or_clashing_entry_points_are_logged_and_the_built_ins_stay(
     caplog: pytest.LogCaptureFixture,
@@ -165,7 +188,7 @@ def test_a_packages_failing_or_clashing_entry_points_are_logged_and_the_built_in
 
     registry = default_registry(SETTINGS)
 
-    for execution_type in ExecutionType:
+    for execution_type in set(ExecutionType) - AWAITING_EXECUTOR:
         executor = registry.registered(execution_type)
         assert type(executor).__module__.startswith("aai_gateway.executors."), execution_type
     logged = "\n".join(record.getMessage() for record in caplog.records)

@@ -1,4 +1,4 @@
-"""Every execution path asks for consent first: for each of the ten execution types, an operation
+"""Every execution path asks for consent first: for each of the eleven execution types, an operation
 of the bundled examples never reaches its executor until the caller is allowed, and then does."""
 
 from __future__ import annotations

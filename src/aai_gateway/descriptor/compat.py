@@ -106,6 +106,8 @@ def _diff_tool(old: Tool, new: Tool) -> Iterator[Change]:
             yield Change("return type changed", Bump.MAJOR, f"{old_type} → {new_type}")
         else:
             yield Change("return schema changed", Bump.MINOR, "agents reading the result may see new fields")
+    if old.annotations != new.annotations:
+        yield Change("tool annotations changed", Bump.PATCH, "the hints guides and consent questions show")
     if old.channel != new.channel or old.call != new.call or old.timeout_ms != new.timeout_ms:
         yield Change(
             "execution binding changed", Bump.PATCH, "how the gateway reaches the app; invisible to agents"

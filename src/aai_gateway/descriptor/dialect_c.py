@@ -1,4 +1,5 @@
-"""Dialect C (`002_…`): camelCase, one platform per file, BCP 47 name object, six execution types."""
+"""Dialect C (`002_…`): camelCase, one platform per file, BCP 47 name object, seven execution types
+(the six of the spec and `mcp`, whose file may leave out `platform` and `tools`: dialect_c_mcp.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from . import checks
+from . import checks, dialect_c_mcp
+from .dialect_c_mcp import CValue
 from .model import (
     AcpChannel,
     ApiKeyAuth,
@@ -26,8 +28,10 @@ from .model import (
     Source,
     StdioChannel,
     Tool,
+    ToolAnnotations,
 )
 from .names import from_tag_map
+from .platforms import DESKTOP_PLATFORMS, Platform
 from .raw import CamelRawModel
 from .semver import parse_version
 from .shared import derived_dbus_names, upper_if_str
@@ -37,7 +41,7 @@ Method = Annotated[
     Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], BeforeValidator(upper_if_str)
 ]
 CPlatform = Literal["macos", "linux", "windows", "web"]
-CExecutionType = Literal["http", "stdio", "acp", "apple-events", "dbus", "com"]
+CExecutionType = Literal["http", "stdio", "acp", "apple-events", "dbus", "com", "mcp"]
 CAuthType = Literal["oauth2", "apiKey", "appCredential", "cookie"]
 
 
@@ -68,7 +72,10 @@ class CExecution(CamelRawModel):
     default_headers: dict[str, str] | None = None
     command: NonEmpty | None = None
     args: list[str] | None = None
-    env: dict[str, str] | None = None
+    env: dict[str, CValue] | None = None
+    cwd: NonEmpty | None = None
+    url: str | None = None
+    headers: dict[str, CValue] | None = None
     timeout: float | None = None
     start: CAcpStart | None = None
     bundle_id: NonEmpty | None = None
@@ -128,24 +135,48 @@ class CToolExecution(CamelRawModel):
     headers: dict[str, str] | None = None
 
 
+class CToolAnnotations(CamelRawModel):
+    title: str | None = None
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+
 class CTool(CamelRawModel):
     name: str
     description: str | None = None
     parameters: dict[str, Any]
     returns: dict[str, Any] | None = None
+    annotations: CToolAnnotations | None = None
     execution: CToolExecution | None = None
 
 
 class CDescriptor(CamelRawModel):
-    """The aai.json that `aai-gateway schema` publishes for editors."""
+    """The aai.json that `aai-gateway schema` publishes for editors. `platform` and `tools` may
+    be left out by an `mcp` descriptor only (`parse` holds every other file to them)."""
 
     schema_version: str
     version: str
-    platform: CPlatform
+    platform: CPlatform | None = None
     app: CApp
     execution: CExecution | None = None
     auth: CAuth | None = None
+    tools: list[CTool] | None = None
+
+
+class CDescriptorWithPlatform(CDescriptor):
+    """A descriptor of any type but `mcp`: its app runs on the one platform it names."""
+
+    platform: CPlatform
     tools: list[CTool]
+
+
+def parse(document: dict[str, Any]) -> CDescriptor:
+    """The raw model of a dialect-C document, raising pydantic's ValidationError."""
+    execution = document.get("execution")
+    mcp = isinstance(execution, dict) and execution.get("type") == "mcp"
+    return (CDescriptor if mcp else CDescriptorWithPlatform).model_validate(document)
 
 
 _DEFAULT_TYPE: dict[str, CExecutionType] = {
@@ -157,26 +188,30 @@ _DEFAULT_TYPE: dict[str, CExecutionType] = {
 
 
 def execution_type(doc: CDescriptor) -> CExecutionType:
-    return doc.execution.type if doc.execution else _DEFAULT_TYPE[doc.platform]
+    if doc.execution:
+        return doc.execution.type
+    assert doc.platform is not None, "only an mcp descriptor may leave out platform (parse)"
+    return _DEFAULT_TYPE[doc.platform]
 
 
 # --------------------------------------------------------------------------- normalize
 
 
-def normalize(doc: CDescriptor, source: Source) -> AppDescriptor:
+def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor:
+    """A file without `platform` (mcp only) declares every desktop platform; its tools are
+    active on the host when the host is one of them."""
     channel = _channel(doc)
-    tools = tuple(
-        Tool(
-            name=t.name,
-            description=t.description or "",
-            parameters=t.parameters,
-            returns=t.returns,
-            platform=doc.platform,
+    platforms = (doc.platform,) if doc.platform else DESKTOP_PLATFORMS
+    sections = tuple(
+        PlatformSection(
+            platform=platform,
+            declared_type=execution_type(doc),
             channel=channel,
-            call=_http_call(t.execution) if t.execution else (HttpCall() if channel.type == "http" else None),
+            tools=tuple(_tool(t, platform, channel) for t in doc.tools or ()),
         )
-        for t in doc.tools
+        for platform in platforms
     )
+    active = next((s for s in sections if s.platform in (doc.platform, host)), None)
     version = parse_version(doc.version)
     assert version is not None
     return AppDescriptor(
@@ -188,14 +223,36 @@ def normalize(doc: CDescriptor, source: Source) -> AppDescriptor:
         names=from_tag_map(doc.app.name, doc.app.default_lang),
         description=doc.app.description,
         aliases=tuple(doc.app.aliases),
-        sections=(
-            PlatformSection(
-                platform=doc.platform, declared_type=execution_type(doc), channel=channel, tools=tools
-            ),
-        ),
-        platform=doc.platform,
-        tools=tools,
+        sections=sections,
+        platform=active.platform if active else None,
+        tools=active.tools if active else (),
+        tools_declared=doc.tools is not None,
         source=source,
+    )
+
+
+def _tool(raw: CTool, platform: Platform, channel: Channel) -> Tool:
+    return Tool(
+        name=raw.name,
+        description=raw.description or "",
+        parameters=raw.parameters,
+        returns=raw.returns,
+        annotations=_annotations(raw.annotations),
+        platform=platform,
+        channel=channel,
+        call=_http_call(raw.execution) if raw.execution else (HttpCall() if channel.type == "http" else None),
+    )
+
+
+def _annotations(raw: CToolAnnotations | None) -> ToolAnnotations | None:
+    if raw is None:
+        return None
+    return ToolAnnotations(
+        title=raw.title,
+        read_only_hint=raw.read_only_hint,
+        destructive_hint=raw.destructive_hint,
+        idempotent_hint=raw.idempotent_hint,
+        open_world_hint=raw.open_world_hint,
     )
 
 
@@ -218,12 +275,17 @@ def _channel(doc: CDescriptor) -> Channel:
     if kind == "stdio":
         assert ex.command is not None
         return StdioChannel(
-            command=ex.command, args=tuple(ex.args or ()), env=ex.env or {}, timeout_ms=timeout
+            command=ex.command,
+            args=tuple(ex.args or ()),
+            env=dialect_c_mcp.literal_env(ex.env),
+            timeout_ms=timeout,
         )
     if kind == "acp":
         assert ex.start is not None
-        env = {**(ex.env or {}), **ex.start.env}  # the ACP-specific start.env wins
+        env = {**dialect_c_mcp.literal_env(ex.env), **ex.start.env}  # the ACP-specific start.env wins
         return AcpChannel(command=ex.start.command, args=tuple(ex.start.args), env=env, timeout_ms=timeout)
+    if kind == "mcp":
+        return dialect_c_mcp.channel(ex, timeout)
     if kind == "apple-events":
         return AppleEventsChannel(
             bundle_id=ex.bundle_id or doc.app.id,

@@ -6,7 +6,7 @@ import typing
 from collections.abc import Iterator
 
 from ..errors import Problem, json_pointer
-from . import checks
+from . import checks, dialect_c_mcp
 from .dialect_c import (
     CDescriptor,
     CExecution,
@@ -24,6 +24,7 @@ _TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "apple-events": ("bundleId", "eventClass", "eventId"),
     "dbus": ("service", "objectPath", "interface", "bus"),
     "com": ("progId",),
+    "mcp": ("command", "args", "env", "cwd", "url", "headers"),
 }
 _AUTH_KEYS: dict[str, str] = {
     "oauth2": "oauth2",
@@ -48,16 +49,18 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
         if not text.strip():
             yield Problem(json_pointer("app", "name", tag), "name must not be empty")
     kind = execution_type(doc)
-    yield from checks.check_fits(
-        ExecutionType(kind),
-        doc.platform,
-        "/execution/type" if doc.execution else "/platform",
-        expressible=typing.get_args(CExecutionType),
-    )
+    if doc.platform is not None:  # only mcp may leave it out: then the file fits every desktop
+        yield from checks.check_fits(
+            ExecutionType(kind),
+            doc.platform,
+            "/execution/type" if doc.execution else "/platform",
+            expressible=typing.get_args(CExecutionType),
+        )
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
-    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(doc.tools))
-    for index, tool in enumerate(doc.tools):
+    tools = doc.tools or []
+    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(tools))
+    for index, tool in enumerate(tools):
         yield from _check_tool(tool, json_pointer("tools", index), kind)
 
 
@@ -80,10 +83,14 @@ def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:
         else:
             yield from checks.check_url(ex.base_url, "/execution/baseUrl", what="baseUrl")
         yield from checks.check_headers(ex.default_headers or {}, "/execution/defaultHeaders")
-    elif kind == "stdio" and ex.command is None:
-        yield Problem("/execution/command", "execution type 'stdio' needs command (the adapter to run)")
-    elif kind == "acp" and ex.start is None:
-        yield Problem("/execution/start", "execution type 'acp' needs start {command, args, env}")
+    elif kind == "mcp":
+        yield from dialect_c_mcp.check_execution(ex, doc.app.id)
+    elif kind in ("stdio", "acp"):
+        if kind == "stdio" and ex.command is None:
+            yield Problem("/execution/command", "execution type 'stdio' needs command (the adapter to run)")
+        if kind == "acp" and ex.start is None:
+            yield Problem("/execution/start", "execution type 'acp' needs start {command, args, env}")
+        yield from dialect_c_mcp.check_literal_env(ex.env, kind)
     elif kind == "com" and ex.prog_id is None:
         yield Problem("/execution/progId", "execution type 'com' needs progId (e.g. 'Example.Application')")
     elif kind == "apple-events":

@@ -44,17 +44,17 @@ class LoadResult:
 
 @dataclass(frozen=True)
 class _DialectSpec:
-    model: type[BaseModel]
+    parse: Callable[[dict[str, Any]], BaseModel]  # raises pydantic's ValidationError
     check: Callable[[Any], Iterator[Problem]]
     normalize: Callable[[Any, Source, Platform], AppDescriptor]
 
 
 _DIALECTS: dict[Dialect, _DialectSpec] = {
-    "A": _DialectSpec(dialect_a.ADescriptor, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)),
-    "B": _DialectSpec(dialect_b.BDescriptor, dialect_b_checks.check, dialect_b.normalize),
-    "C": _DialectSpec(
-        dialect_c.CDescriptor, dialect_c_checks.check, lambda d, s, _h: dialect_c.normalize(d, s)
+    "A": _DialectSpec(
+        dialect_a.ADescriptor.model_validate, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)
     ),
+    "B": _DialectSpec(dialect_b.BDescriptor.model_validate, dialect_b_checks.check, dialect_b.normalize),
+    "C": _DialectSpec(dialect_c.parse, dialect_c_checks.check, dialect_c.normalize),
 }
 
 
@@ -135,7 +135,7 @@ def _load_document(document: Any, source: Source, host: Platform | None) -> Load
         )
     spec = _DIALECTS[dialect]
     try:
-        raw = spec.model.model_validate(document)
+        raw = spec.parse(document)
     except ValidationError as exc:
         note = Problem(
             "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .binding import Binding, binding_for
 from .names import LocalizedName
@@ -134,6 +134,65 @@ class ComChannel(_Model):
     timeout_ms: int | None = None
 
 
+class SecretReference(_Model):
+    """A value kept in the OS keyring, under this descriptor's binding, by the name `name`."""
+
+    kind: Literal["secret"] = "secret"
+    name: str
+
+
+class EnvironmentReference(_Model):
+    """A value read from the variable `name` of the gateway's own environment."""
+
+    kind: Literal["env"] = "env"
+    name: str
+
+
+Reference = Annotated[SecretReference | EnvironmentReference, Field(discriminator="kind")]
+McpValue = str | Reference
+"""An MCP server's environment variable or header: a literal string, or where to find the value."""
+
+
+class McpChannel(_Model):
+    """An MCP server: started with `command` (stdio: `args`, `env`, `cwd`) or reached at `url`
+    (Streamable HTTP: `headers`), exactly one of the two."""
+
+    type: Literal[ExecutionType.MCP] = ExecutionType.MCP
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, McpValue] = {}
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, McpValue] = {}
+    timeout_ms: int | None = None
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpChannel:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("an MCP channel has either a command or a url")
+        if self.url is not None and (self.args or self.env or self.cwd is not None):
+            raise ValueError("args, env and cwd belong to an MCP server started with a command")
+        if self.command is not None and self.headers:
+            raise ValueError("headers belong to an MCP server reached at a url")
+        return self
+
+    @property
+    def transport(self) -> Literal["stdio", "streamable-http"]:
+        return "stdio" if self.command is not None else "streamable-http"
+
+    @property
+    def secret_names(self) -> tuple[str, ...]:
+        """The keyring secrets the server needs, in file order, each once."""
+        values = [*self.env.values(), *self.headers.values()]
+        return tuple(dict.fromkeys(v.name for v in values if isinstance(v, SecretReference)))
+
+    @property
+    def environment_names(self) -> tuple[str, ...]:
+        """The variables of the gateway's environment the server needs, in file order, each once."""
+        values = [*self.env.values(), *self.headers.values()]
+        return tuple(dict.fromkeys(v.name for v in values if isinstance(v, EnvironmentReference)))
+
+
 class IntentChannel(_Model):
     type: Literal[ExecutionType.INTENT] = ExecutionType.INTENT
     package: str
@@ -155,7 +214,8 @@ Channel = Annotated[
     | DbusChannel
     | ComChannel
     | IntentChannel
-    | UrlSchemeChannel,
+    | UrlSchemeChannel
+    | McpChannel,
     Field(discriminator="type"),
 ]
 
@@ -234,11 +294,24 @@ Call = Annotated[
 # --------------------------------------------------------------------------- tools and apps
 
 
+class ToolAnnotations(_Model):
+    """MCP's tool annotations: hints about what a tool does, as its app declares them (not
+    guarantees). None: not declared (MCP's defaults are read-only false, destructive true,
+    idempotent false, open-world true)."""
+
+    title: str | None = None
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+
 class Tool(_Model):
     name: str
     description: str = ""
     parameters: JsonObject
     returns: JsonObject | None = None
+    annotations: ToolAnnotations | None = None
     platform: Platform
     channel: Channel
     call: Call | None = None
@@ -295,6 +368,9 @@ class AppDescriptor(_Model):
     sections: tuple[PlatformSection, ...]
     platform: Platform | None
     tools: tuple[Tool, ...]
+    tools_declared: bool = True
+    """False: the descriptor leaves its tools to its MCP server (an `mcp` execution without
+    `tools`); `tools` is then empty until the gateway fills it from the server's tools/list."""
     source: Source
 
     @property

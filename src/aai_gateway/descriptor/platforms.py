@@ -22,10 +22,12 @@ class ExecutionType(StrEnum):
     COM = "com"
     INTENT = "intent"
     URL_SCHEME = "url_scheme"
+    MCP = "mcp"
 
 
-# Local HTTP servers exist on every platform; stdio adapters and ACP agents need a desktop OS;
-# the rest are one OS's own automation channel.
+# Local HTTP servers exist on every platform; stdio adapters, ACP agents and MCP servers need a
+# desktop OS (a descriptor from the web never starts a program); the rest are one OS's own
+# automation channel.
 _ALLOWED: dict[Platform, frozenset[ExecutionType]] = {
     "web": frozenset({ExecutionType.HTTP}),
     "macos": frozenset(
@@ -33,13 +35,18 @@ _ALLOWED: dict[Platform, frozenset[ExecutionType]] = {
             ExecutionType.HTTP,
             ExecutionType.STDIO,
             ExecutionType.ACP,
+            ExecutionType.MCP,
             ExecutionType.APPLE_EVENTS,
             ExecutionType.APPLESCRIPT,
             ExecutionType.JXA,
         }
     ),
-    "linux": frozenset({ExecutionType.HTTP, ExecutionType.STDIO, ExecutionType.ACP, ExecutionType.DBUS}),
-    "windows": frozenset({ExecutionType.HTTP, ExecutionType.STDIO, ExecutionType.ACP, ExecutionType.COM}),
+    "linux": frozenset(
+        {ExecutionType.HTTP, ExecutionType.STDIO, ExecutionType.ACP, ExecutionType.MCP, ExecutionType.DBUS}
+    ),
+    "windows": frozenset(
+        {ExecutionType.HTTP, ExecutionType.STDIO, ExecutionType.ACP, ExecutionType.MCP, ExecutionType.COM}
+    ),
     "android": frozenset({ExecutionType.INTENT}),
     "ios": frozenset({ExecutionType.URL_SCHEME}),
 }

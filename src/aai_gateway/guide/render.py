@@ -25,10 +25,12 @@ from ..descriptor.model import (
     HttpChannel,
     Instructions,
     IntentChannel,
+    McpChannel,
     OAuth2Auth,
     ScriptChannel,
     StdioChannel,
     Tool,
+    ToolAnnotations,
     UrlSchemeChannel,
 )
 from ..descriptor.platforms import ExecutionType
@@ -52,7 +54,13 @@ def render_guide(
     `reference` is what example calls put in `app` when the id alone would find another app."""
     lines = [f"# {app.names.lookup(locale)} Operation Guide", "", "## App Info", "", *_app_info(app)]
     lines += ["", "## Authentication", "", *_authentication(app), "", "## Available Operations", ""]
-    if not app.tools:
+    if not app.tools and app.platform is not None and not app.tools_declared:
+        lines += [
+            "This app's operations are those of its MCP server; they are listed here once the "
+            "gateway has asked the server for them.",
+            "",
+        ]
+    elif not app.tools:
         declared = ", ".join(app.declared_platforms)
         lines += [
             f"No operations are available on this machine (this app's operations are for: {declared}).",
@@ -134,8 +142,19 @@ def _channel_text(channel: Channel) -> str:
         return f"COM ProgID {channel.prog_id}" if channel.prog_id else "Windows COM automation"
     if isinstance(channel, IntentChannel):
         return f"Android intents to package {channel.package}"
+    if isinstance(channel, McpChannel):
+        if channel.command is not None:
+            return f"MCP server started with {' '.join(channel.command.split())} (stdio)"
+        assert channel.url is not None
+        return f"MCP server at {_without_query(channel.url)} (Streamable HTTP)"
     assert isinstance(channel, UrlSchemeChannel)
     return f"iOS URL scheme {channel.scheme}://"
+
+
+def _without_query(url: str) -> str:
+    """A URL without its query and fragment, which may carry a key."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 # --------------------------------------------------------------------------- authentication
@@ -161,12 +180,35 @@ def _auth_text(channel: Channel) -> str:
     auth: Auth | None = channel.auth if isinstance(channel, HttpChannel) else None
     if auth is not None:
         return _credential_text(auth)
+    if isinstance(channel, McpChannel):
+        return _mcp_auth_text(channel)
     if isinstance(channel, AppleEventsChannel | ScriptChannel):
         return "Uses OS-level consent (TCC): the first call may show a macOS permission dialog for the user."
     if isinstance(channel, HttpChannel):
         host = urlsplit(channel.base_url).hostname or ""
         return "No sign-in needed (local server)." if host in _LOOPBACK else "No sign-in needed."
     return "No sign-in needed; the app runs as the current user, with OS-level permissions."
+
+
+def _mcp_auth_text(channel: McpChannel) -> str:
+    """Names the secrets and variables the server gets, never their values."""
+    parts = []
+    if channel.secret_names:
+        parts.append(
+            f"The gateway gives the server the secrets {', '.join(channel.secret_names)} from the OS "
+            "keyring, where the user stores them with `aai-gateway auth set`. Never ask for secrets "
+            "in the chat."
+        )
+    if channel.environment_names:
+        parts.append(
+            f"It passes on {', '.join(channel.environment_names)} from the gateway's own environment."
+        )
+    if parts:
+        return " ".join(parts)
+    if channel.url is None:
+        return "No sign-in needed; the server runs as the current user, with OS-level permissions."
+    host = urlsplit(channel.url).hostname or ""
+    return "No sign-in needed (local server)." if host in _LOOPBACK else "No sign-in needed."
 
 
 def _credential_text(auth: Auth) -> str:
@@ -240,6 +282,7 @@ def _operation(
     lines = [f"### {tool.name}", ""]
     if tool.description:
         lines += [" ".join(tool.description.split()), ""]
+    lines += _annotation_lines(tool.annotations)
     if unavailable is not None:
         lines += [f"> Not available on this machine: {' '.join(unavailable.split())}", ""]
     params, overall = parameter_lines(tool.parameters)
@@ -256,6 +299,40 @@ def _operation(
             lines += [*fields, ""]
     call = {"app": reference, "tool": tool.name, "args": example_arguments(tool.parameters)}
     lines += ["**Example**:", "", "```", *_call_text(exec_tool, call), "```", ""]
+    return lines
+
+
+def _annotation_lines(annotations: ToolAnnotations | None) -> list[str]:
+    """MCP's hints, as the app declares them; destructive and idempotent only mean something for
+    a tool that is not read-only."""
+    if annotations is None:
+        return []
+    lines = []
+    if annotations.title and annotations.title.strip():
+        lines += [f"**Title**: {' '.join(annotations.title.split())}", ""]
+    hints = []
+    if annotations.read_only_hint is not None:
+        hints.append("read-only" if annotations.read_only_hint else "changes data")
+    if not annotations.read_only_hint and annotations.destructive_hint is not None:
+        hints.append(
+            "destructive: may delete or overwrite data"
+            if annotations.destructive_hint
+            else "not destructive: only adds data"
+        )
+    if not annotations.read_only_hint and annotations.idempotent_hint is not None:
+        hints.append(
+            "idempotent: repeating a call with the same arguments changes nothing more"
+            if annotations.idempotent_hint
+            else "not idempotent: repeating a call repeats its effect"
+        )
+    if annotations.open_world_hint is not None:
+        hints.append(
+            "open world: reaches outside systems such as the web"
+            if annotations.open_world_hint
+            else "closed world: works only on its own data"
+        )
+    if hints:
+        lines += [f"**Hints** (as the app declares them): {'; '.join(hints)}.", ""]
     return lines
 
 
