@@ -16,7 +16,8 @@ from ..descriptor import AppDescriptor
 from .secrets import SecretStore
 
 PREFIX = "credential/"
-CredentialKind = Literal["apiKey", "appCredential", "cookie", "oauth2"]
+CredentialKind = Literal["apiKey", "appCredential", "cookie", "oauth2", "secrets"]
+"""`secrets`: the named secrets an `mcp` app's `env`/`headers` refer to (`{"secret": NAME}`)."""
 
 
 def credential_key(app: AppDescriptor) -> str:
@@ -58,6 +59,7 @@ class Credential(BaseModel):
     client_id: str | None = None  # oauth2 client id, or appCredential App ID
     client_secret: str | None = None  # oauth2 client secret, or appCredential App Secret
     cookies: dict[str, str] = {}
+    secrets: dict[str, str] = {}  # by NAME, for `{"secret": NAME}` references of an mcp app
     tokens: OAuthTokens | None = None
     app_token: AppToken | None = None
     updated_at: float = 0.0
