@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.descriptor.dialect_c_mcp import looks_like_secret
 from aai_gateway.descriptor.model import McpChannel
+from aai_gateway.descriptor.secret_shapes import looks_like_secret
 
 from .helpers import JsonDict, load, rendered, valid_c, valid_mcp, with_changes
 from .test_validation_rules import rejected_at
@@ -194,6 +194,24 @@ def test_a_literal_value_whose_name_does_not_look_like_a_secret_is_fine(name: st
     result = load(with_env(name, "value"))
 
     assert result.problems == [], rendered(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "header"),
+    [
+        ("Proxy", "Bearer abc.def", True),
+        ("DATABASE_URL", "postgresql://shop:hunter2@localhost/shop", False),
+        ("GH", "ghp_EXAMPLEexample0123456789EXAMPLEexam", False),
+    ],
+)
+def test_a_literal_value_shaped_like_a_secret_is_a_warning_whatever_its_name(
+    name: str, value: str, header: bool
+) -> None:
+    result = load(with_header(name, value) if header else with_env(name, value))
+
+    [warning] = result.warnings
+    assert "looks like a secret written in plain text" in warning.message
+    assert value not in warning.message
 
 
 def test_an_empty_secret_looking_value_holds_no_secret_and_is_fine() -> None:

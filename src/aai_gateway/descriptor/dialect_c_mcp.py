@@ -24,6 +24,7 @@ from .http_headers import header_name_problem, header_value_problem
 from .model import EnvironmentReference, McpChannel, McpValue, SecretReference
 from .quoting import WHOLE_UP_TO, quoted
 from .raw import CamelRawModel, describe_json
+from .secret_shapes import looks_like_secret
 
 if TYPE_CHECKING:
     from .dialect_c import CExecution
@@ -37,19 +38,6 @@ MAX_COMMAND_LINE: Final = 32_767
 MCP_CLIENT_HEADERS: Final = frozenset({"mcp-session-id", "mcp-protocol-version"})
 STDIO_FIELDS: Final = ("args", "env", "cwd")
 
-_SECRET_PARTS: Final = (
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "authorization",
-    "credential",
-    "apikey",
-    "api_key",
-    "cookie",
-)
-_SECRET_WORDS: Final = frozenset({"key", "auth", "pat"})  # whole words only: not KEYBOARD, AUTHOR, PATH
-_WORDS: Final = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PLACEHOLDER: Final = re.compile(r"\$\{[^}]*\}")
 
 
@@ -83,14 +71,6 @@ def _value(raw: Any) -> Any:
 CValue = Annotated[
     str | CSecretRef | CEnvRef, PlainValidator(_value, json_schema_input_type=str | CSecretRef | CEnvRef)
 ]
-
-
-def looks_like_secret(name: str) -> bool:
-    """Whether an environment variable or header of this name probably carries a credential."""
-    lower = name.lower()
-    if any(part in lower for part in _SECRET_PARTS):
-        return True
-    return any(word.lower() in _SECRET_WORDS for word in _WORDS.findall(name))
 
 
 # --------------------------------------------------------------------------- checks
@@ -200,7 +180,7 @@ def _check_url(url: str) -> Iterator[Problem]:
         )
     else:
         query = parse_qsl(parts.query, keep_blank_values=True)
-        secret_keys = sorted({key for key, value in query if value and looks_like_secret(key)})
+        secret_keys = sorted({key for key, value in query if value and looks_like_secret(key, value)})
         if secret_keys:
             yield Problem(
                 pointer,
@@ -256,7 +236,7 @@ def _check_literal(
             '{"secret": "NAME"} for a secret in the OS keyring',
             "warning",
         )
-    elif value.strip() and looks_like_secret(name):
+    elif looks_like_secret(name, value) and value.strip():
         # The command as the user would type it, when the names fit in a message.
         app = app_id if APP_ID.match(app_id) and len(app_id) <= WHOLE_UP_TO else "<app>"
         secret = name if SECRET_NAME.match(name) and len(name) <= WHOLE_UP_TO else "NAME"

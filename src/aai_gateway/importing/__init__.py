@@ -2,8 +2,8 @@
 
 `read_config(path)` reads one file (its format recognised by content) into `FoundServer`s and
 located problems; `default_locations(home, platform, environ, project_dir)` lists the clients'
-files that exist; `looks_secret(key, value)` says which literal values to keep out of files.
-This package only reads: writing descriptors and moving secrets is the import command's work.
+files that exist. Which literal values are secrets to keep out of files is the descriptor
+layer's one detector (`descriptor.secret_shapes`).
 
 Where each format is documented, and what was decided where the documentation is silent:
 
@@ -69,7 +69,6 @@ from .model import (
     same_named,
 )
 from .reader import read_config
-from .secrets import looks_secret, secret_argument_indexes
 from .text import MAX_CONFIG_BYTES
 
 __all__ = [
@@ -84,8 +83,6 @@ __all__ = [
     "Transport",
     "candidate_locations",
     "default_locations",
-    "looks_secret",
     "read_config",
     "same_named",
-    "secret_argument_indexes",
 ]

@@ -1,10 +1,11 @@
-"""Which literal values are taken for secrets (to be moved into the keyring by the import)."""
+"""Which names and literal values are taken for secrets: warned about in descriptors, moved into
+the keyring by the import. One detector for both."""
 
 from __future__ import annotations
 
 import pytest
 
-from aai_gateway.importing import looks_secret, secret_argument_indexes
+from aai_gateway.descriptor.secret_shapes import looks_like_secret, secret_argument_indexes
 
 
 @pytest.mark.parametrize(
@@ -32,7 +33,7 @@ from aai_gateway.importing import looks_secret, secret_argument_indexes
     ],
 )
 def test_a_value_under_a_secret_name_is_a_secret(key: str) -> None:
-    assert looks_secret(key, "anything")
+    assert looks_like_secret(key, "anything")
 
 
 @pytest.mark.parametrize(
@@ -40,7 +41,7 @@ def test_a_value_under_a_secret_name_is_a_secret(key: str) -> None:
     ["PATH", "HOME", "AUTHOR", "KEYBOARD_LAYOUT", "MONKEY", "PATTERN", "LOG_LEVEL", "OAUTH_CLIENT_ID", "PWD"],
 )
 def test_a_value_under_an_ordinary_name_is_not_a_secret(key: str) -> None:
-    assert not looks_secret(key, "/usr/local/bin")
+    assert not looks_like_secret(key, "/usr/local/bin")
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,7 @@ def test_a_value_under_an_ordinary_name_is_not_a_secret(key: str) -> None:
     ],
 )
 def test_a_value_shaped_like_a_secret_is_a_secret_whatever_its_name(value: str) -> None:
-    assert looks_secret("SETTING", value)
+    assert looks_like_secret("SETTING", value)
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_a_value_shaped_like_a_secret_is_a_secret_whatever_its_name(value: str) 
     ],
 )
 def test_an_ordinary_value_under_an_ordinary_name_is_not_a_secret(value: str) -> None:
-    assert not looks_secret("SETTING", value)
+    assert not looks_like_secret("SETTING", value)
 
 
 def test_secret_command_line_arguments_are_found_by_option_name_or_shape() -> None:
@@ -94,3 +95,13 @@ def test_secret_command_line_arguments_are_found_by_option_name_or_shape() -> No
         "postgresql://shop:hunter2@localhost/shop",
     ]
     assert secret_argument_indexes(args) == [2, 6, 9, 10]
+
+
+@pytest.mark.parametrize("key", ["GHPat", "KEY2", "X_AUTH", "xApiKey", "OAuthToken"])
+def test_acronyms_and_digits_split_into_words_so_short_markers_are_found(key: str) -> None:
+    assert looks_like_secret(key)
+
+
+def test_a_name_alone_decides_when_there_is_no_value() -> None:
+    assert looks_like_secret("GITHUB_TOKEN")
+    assert not looks_like_secret("KEYS_DIR")
