@@ -32,9 +32,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     actions = parser.add_subparsers(dest="auth_action", metavar="ACTION", required=True)
     store = actions.add_parser(
-        "set", help="store an API key, App ID + Secret, or cookies (hidden prompt or stdin)"
+        "set",
+        help="store an API key, App ID + Secret, cookies, or a named secret (hidden prompt or stdin)",
     )
     store.add_argument("app", metavar="APP")
+    store.add_argument(
+        "--secret",
+        metavar="NAME",
+        default=None,
+        help='store the secret NAME that the app\'s MCP server takes ({"secret": NAME} in its env or '
+        "headers); the value is read from a hidden prompt or stdin, never from the command line",
+    )
     login = actions.add_parser("login", help="sign in with OAuth in the browser")
     login.add_argument("app", metavar="APP")
     login.add_argument(
@@ -100,6 +108,7 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 def run(args: argparse.Namespace) -> int:
     from ..auth.provider import short_secret_warning, short_secrets
+    from .auth_secrets import set_secret, unset_secrets_hint
     from .auth_stored import logout, show_status
     from .runtime import app_named_by_user, build_gateway, build_watcher, credential_store
 
@@ -110,9 +119,12 @@ def run(args: argparse.Namespace) -> int:
     if args.auth_action == "logout":
         return logout(gateway, store, args.app)
     app = app_named_by_user(gateway, args.app, args)
+    if args.auth_action == "set" and args.secret is not None:
+        print(set_secret(app, args.secret, store, read_secret))
+        return 0
     auth = app_auth(app)
     if auth is None:
-        raise UsageError(f"{app.id} does not use credentials")
+        raise UsageError(unset_secrets_hint(app))
     existing = store.load(app) or store.new(app, _KIND[auth.type])
     if args.auth_action == "set":
         credential = collect_secret(app, auth, existing)

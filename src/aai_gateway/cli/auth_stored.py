@@ -18,12 +18,14 @@ from ..descriptor.model import HttpChannel
 from ..descriptor.origin import normalize_origin
 from ..errors import AaiError, AmbiguousAppError, UnknownAppError
 from ..service import Gateway
+from .auth_secrets import needed_secrets, secrets_state
 from .common import print_json
 from .tables import render_table
 
 
 def app_uses_credentials(app: AppDescriptor) -> bool:
-    return any(isinstance(t.channel, HttpChannel) and t.channel.auth is not None for t in app.tools)
+    http_auth = any(isinstance(t.channel, HttpChannel) and t.channel.auth is not None for t in app.tools)
+    return http_auth or bool(needed_secrets(app))
 
 
 def stored_for(store: CredentialStore, reference: str) -> list[Credential]:
@@ -85,11 +87,12 @@ def show_status(gateway: Gateway, store: CredentialStore, reference: str | None,
                 "app": app.id,
                 "auth_type": _auth_type(app),
                 "source": str(app.binding),
-                "state": _state(credential),
+                "state": secrets_state(app, credential) if needed_secrets(app) else _state(credential),
             }
         )
     for credential in stored.values():  # kept for a descriptor this gateway no longer knows
-        state = f"{_state(credential)} (its descriptor is not found)"
+        known = secrets_state(None, credential) if credential.kind == "secrets" else _state(credential)
+        state = f"{known} (its descriptor is not found)"
         rows.append(
             {
                 "app": credential.app_id,
@@ -118,7 +121,7 @@ def _auth_type(app: AppDescriptor) -> str | None:
     for tool in app.tools:
         if isinstance(tool.channel, HttpChannel) and tool.channel.auth is not None:
             return tool.channel.auth.type
-    return None
+    return "secrets" if needed_secrets(app) else None
 
 
 def _state(credential: Credential | None) -> str:
