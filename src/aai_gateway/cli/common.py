@@ -138,6 +138,8 @@ VALUE_OPTIONS = frozenset(
         "--tool-names",
         "--poll-interval",
         "--args",
+        "--dir",
+        "--project",
     }
 )
 

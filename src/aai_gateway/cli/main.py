@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
-from . import auth, cache, consent, diff, exec, guide, scan, schema, serve, validate
+from . import auth, cache, consent, diff, exec, guide, import_servers, scan, schema, serve, validate
 from .common import LOGGING_OPTIONS, command_first, configure_logging
 from .terminal import visible_output
 
@@ -32,7 +32,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, set[str]]:
     )
     parser.add_argument("--version", action="version", version=f"aai-gateway {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (serve, scan, guide, exec, auth, consent, cache, validate, diff, schema):
+    for module in (serve, scan, guide, exec, auth, consent, cache, import_servers, validate, diff, schema):
         module.register(commands)
     serve.add_serve_options(parser)  # `aai-gateway` alone serves, with the same options
     return parser, set(commands.choices or ())
