@@ -44,7 +44,7 @@ _GATEWAY_PROGRAMS: Final = frozenset({"aai-gateway", "aai-gateway.exe"})
 
 @dataclass(frozen=True)
 class Written:
-    server: FoundServer
+    server: FoundServer = field(repr=False)  # its values may be credentials
     app_id: str
     path: Path
     document: dict[str, Any]
@@ -64,14 +64,14 @@ class Written:
 
 @dataclass(frozen=True)
 class SameServer:
-    server: FoundServer
+    server: FoundServer = field(repr=False)
     app_id: str
     path: Path
 
 
 @dataclass(frozen=True)
 class Skipped:
-    server: FoundServer
+    server: FoundServer = field(repr=False)
     reason: str
 
 
