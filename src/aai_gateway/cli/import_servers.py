@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     project = Path(os.path.abspath(args.project)) if args.project else None
     reports = _reports(args.files, home, project)
     print_found(reports, from_files=bool(args.files))
+    unreadable = any(report.format is None for report in reports)
     if not any(report.servers for report in reports):
-        return 0
+        return 1 if unreadable else 0
     store, unavailable = _keyring()
     settings = ImportSettings(target_dir, store is not None, home, os.environ, project, os.sep)
     plan = plan_import(reports, read_existing(target_dir), settings)
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"Replaced {len(change.removed)} server(s) in {change.path} by the gateway; backup: {backup}"
             )
-    return 1 if failures or refused else 0
+    return 1 if failures or refused or unreadable else 0
 
 
 def _reports(files: list[str], home: Path, project: Path | None) -> list[ConfigReport]:

@@ -33,7 +33,7 @@ from .conversion import (
     process_warnings,
 )
 from .description import describe_from_server, display_name
-from .ids import Existing, IdChooser, ImportSource, target_of
+from .ids import Existing, IdChooser, ImportSource, base_id, target_of
 from .model import ConfigReport, FoundServer
 
 MARKER: Final = "x-imported-from"
@@ -134,7 +134,11 @@ def plan_import(
         if errors:
             plan.skipped.append(Skipped(server, "the descriptor would be refused: " + "; ".join(errors)))
             continue
-        warnings = [*process_warnings(server, app_id, execution), *values.warnings]
+        warnings = [
+            *_passed_over(server, app_id, existing, settings),
+            *process_warnings(server, app_id, execution),
+        ]
+        warnings += values.warnings
         warnings += [
             p.render() for p in problems if p.severity == "warning" and p.pointer != "/execution/url"
         ]
@@ -167,6 +171,20 @@ def _document(server: FoundServer, app_id: str, execution: dict[str, Any]) -> di
         "execution": execution,
         MARKER: source_of(server).marker(),
     }
+
+
+def _passed_over(
+    server: FoundServer, app_id: str, existing: Mapping[str, Existing], settings: ImportSettings
+) -> list[str]:
+    """Says so when the id the name gives is a folder the import did not write."""
+    base = base_id(server.name)
+    found = existing.get(base)
+    if app_id == base or found is None or found.source is not None:
+        return []
+    path = settings.target_dir / base / DESCRIPTOR_FILE
+    return [
+        f"{path} was not written by aai-gateway import; left as it is: this server is imported as {app_id}"
+    ]
 
 
 def _skip_reason(report: ConfigReport, server: FoundServer) -> str | None:
