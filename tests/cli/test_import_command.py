@@ -294,3 +294,40 @@ def test_hostile_server_names_give_descriptors_only_in_their_own_folders(
     apps = scanned_apps(env)
     assert all(path.parent.name in apps for path in written)
     assert "\x1b" not in done.out + done.err
+
+
+def test_without_files_it_lists_the_configurations_of_every_client_found_in_their_default_places(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    places = {
+        "claude-desktop/claude_desktop_config.json": home
+        / ".config"
+        / "Claude"
+        / "claude_desktop_config.json",
+        "cursor/mcp.json": home / ".cursor" / "mcp.json",
+        "codex/config.toml": home / ".codex" / "config.toml",
+    }
+    for sample, place in places.items():
+        place.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SAMPLES / sample, place)
+    env = user_env(home, None)
+    env.pop("CODEX_HOME", None)
+
+    done = import_(env, "--dry-run")
+
+    assert done.code == 0, done.err
+    lines = done.out.splitlines()
+    assert lines[0] == "Found 3 configuration files:"
+    assert lines[1].split() == ["CLIENT", "FILE", "SERVERS"]
+    rows = [line.split(maxsplit=2) for line in lines[3:6]]
+    assert rows == [
+        [
+            "claude-desktop",
+            str(places["claude-desktop/claude_desktop_config.json"]),
+            "filesystem, github, postgres, time",
+        ],
+        ["cursor", str(places["cursor/mcp.json"]), "playwright, userjot, notion, events"],
+        ["codex", str(places["codex/config.toml"]), "context7, github, figma, catalog, docs.internal"],
+    ]
+    assert not (home / ".aai").exists()

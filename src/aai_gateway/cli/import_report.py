@@ -29,7 +29,7 @@ def print_found(reports: Sequence[ConfigReport], *, from_files: bool) -> None:
         [report.client, str(report.path), ", ".join(s.name for s in report.servers) or "(no servers)"]
         for report in reports
     ]
-    print(render_table(["CLIENT", "FILE", "SERVERS"], rows, keep=(1,)))
+    print(render_table(["CLIENT", "FILE", "SERVERS"], rows, keep=(0, 1)))
     unreadable = [report for report in reports if report.format is None]
     for report in unreadable:
         for problem in report.problems:
