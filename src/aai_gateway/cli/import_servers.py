@@ -119,7 +119,9 @@ def _reports(files: list[str], home: Path, project: Path | None) -> list[ConfigR
 
 def _keyring() -> tuple[CredentialStore | None, str | None]:
     try:
-        return CredentialStore(KeyringSecretStore()), None
+        secrets = KeyringSecretStore()
+        secrets.keys()  # one read: a locked or unreachable keyring shows here, not halfway through
+        return CredentialStore(secrets), None
     except SecretStoreUnavailableError as exc:
         return None, str(exc.data.get("reason", exc.message))
 
