@@ -1,13 +1,13 @@
 """Call overhead: N `aai_exec` calls to a local HTTP endpoint vs the same N requests made directly.
 
-Run: .venv/bin/python bench/call_overhead.py [--calls 1000] [--concurrency 32]
+Run: .venv/bin/python bench/call_overhead.py [--calls 1000] [--concurrency 32] [--repeat 5]
 The endpoint (uvicorn, bench/echo_asgi.py) runs in its own process. Measured in one run:
   direct       httpx.AsyncClient POST, the baseline
   in-process   Gateway.execute (resolution, argument validation, HTTP executor), no MCP
   plain MCP    an MCP client calling a minimal SDK server whose tool makes the same httpx call
                (bench/plain_mcp_server.py): what any MCP server pays, the second baseline
   over MCP     an MCP client calling aai_exec on `aai-gateway serve` over stdio
-each sequentially and with `concurrency` calls in flight.
+each sequentially and with `concurrency` calls in flight, all eight interleaved round by round.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import httpx
 from mcp import Client, StdioServerParameters
 
 from aai_gateway.service import Caller
-from harness import REPEAT, gateway_server, in_process_gateway, timed
+from harness import Timing, add_repeat_option, calls, gateway_server, in_process_gateway, interleaved
 
 BENCH = Path(__file__).resolve().parent
 PAYLOAD = {"text": "hello gateway", "count": 3, "tags": ["a", "b"]}
@@ -94,39 +94,35 @@ def write_descriptor(folder: Path, port: int) -> None:
     (folder / "config.toml").write_text('[consent.auto_allow]\napps = ["dev.bench.echo"]\n', encoding="utf-8")
 
 
-async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict[str, dict[int, float]]:
-    results: dict[str, dict[int, float]] = {}
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+BASELINE = "direct httpx (baseline)"
+PLAIN = "plain MCP server (baseline 2)"
+OVER_MCP = "gateway over MCP stdio"
+
+
+async def measure(
+    port: int, folder: Path, count: int, concurrency: int, repeat: int
+) -> dict[str, dict[int, Timing]]:
+    """Seconds per call by way of calling and concurrency; every way runs in every round."""
+    plain = StdioServerParameters(
+        command=sys.executable, args=[str(BENCH / "plain_mcp_server.py"), f"http://127.0.0.1:{port}/echo"]
+    )
+    gateway = in_process_gateway(folder, os.environ)
+    caller = Caller("bench")
+    async with (
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client,
+        Client(plain) as plain_client,
+        Client(gateway_server(folder, os.environ)) as mcp_client,
+    ):
 
         async def direct() -> object:
             response = await client.post("/echo", json=PAYLOAD)
             return response.json()
 
-        results["direct httpx (baseline)"] = {c: await timed(calls, direct, c) for c in (1, concurrency)}
-
-    gateway = in_process_gateway(folder, os.environ)
-    caller = Caller("bench")
-
-    async def in_process() -> object:
-        return await gateway.execute("dev.bench.echo", "echo", PAYLOAD, caller=caller)
-
-    results["gateway in-process"] = {c: await timed(calls, in_process, c) for c in (1, concurrency)}
-    await gateway.aclose()
-
-    plain = StdioServerParameters(
-        command=sys.executable, args=[str(BENCH / "plain_mcp_server.py"), f"http://127.0.0.1:{port}/echo"]
-    )
-    async with Client(plain) as plain_client:
+        async def in_process() -> object:
+            return await gateway.execute("dev.bench.echo", "echo", PAYLOAD, caller=caller)
 
         async def plain_mcp() -> object:
             return await plain_client.call_tool("echo", PAYLOAD)
-
-        results["plain MCP server (baseline 2)"] = {
-            c: await timed(calls, plain_mcp, c) for c in (1, concurrency)
-        }
-
-    server = gateway_server(folder, os.environ)
-    async with Client(server) as mcp_client:
 
         async def over_mcp() -> object:
             result = await mcp_client.call_tool(
@@ -135,7 +131,17 @@ async def measure(port: int, folder: Path, calls: int, concurrency: int) -> dict
             assert not result.is_error, result
             return result
 
-        results["gateway over MCP stdio"] = {c: await timed(calls, over_mcp, c) for c in (1, concurrency)}
+        ways = {BASELINE: direct, "gateway in-process": in_process, PLAIN: plain_mcp, OVER_MCP: over_mcp}
+        measurements = {
+            (label, level): calls(count, one_call, level)
+            for label, one_call in ways.items()
+            for level in (1, concurrency)
+        }
+        timings = await interleaved(measurements, repeat)
+    await gateway.aclose()
+    results: dict[str, dict[int, Timing]] = {label: {} for label in ways}
+    for (label, level), timing in timings.items():
+        results[label][level] = timing.per(count)
     return results
 
 
@@ -143,29 +149,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=32)
+    add_repeat_option(parser)
     args = parser.parse_args(argv)
     port = free_port()
     endpoint = start_endpoint(port)
     try:
         with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
             write_descriptor(Path(tmp), port)
-            results = anyio.run(measure, port, Path(tmp), args.calls, args.concurrency)
+            results = anyio.run(measure, port, Path(tmp), args.calls, args.concurrency, args.repeat)
     finally:
         endpoint.terminate()
         endpoint.wait(timeout=10)
-    baseline = results["direct httpx (baseline)"]
-    plain = results["plain MCP server (baseline 2)"]
-    print(f"{args.calls} calls, best of {REPEAT}, POST /echo on 127.0.0.1 (uvicorn); ratios vs direct httpx")
-    print(f"{'':<31}{'sequential':>20}{f'{args.concurrency} in flight':>22}")
-    for label, times in results.items():
-        cells = [
-            f"{times[c] / args.calls * 1e6:7.0f} µs {times[c] / baseline[c]:5.2f}x"
-            for c in (1, args.concurrency)
-        ]
-        print(f"{label:<31}{cells[0]:>20}{cells[1]:>22}")
-    gateway = results["gateway over MCP stdio"]
+    levels = (1, args.concurrency)
+    baseline, plain, gateway = results[BASELINE], results[PLAIN], results[OVER_MCP]
+    print(
+        f"{args.calls} calls per run, POST /echo on 127.0.0.1 (uvicorn); per call: median (fastest–slowest) "
+        f"of {args.repeat} runs; ratios vs direct httpx"
+    )
+    print(f"{'':<31}{'sequential':>40}{f'{args.concurrency} in flight':>42}")
+    for label, timings in results.items():
+        cells = [f"{timings[c].show()} {timings[c].show_ratio(baseline[c])}" for c in levels]
+        print(f"{label:<31}{cells[0]:>40}{cells[1]:>42}")
     versus = [
-        f"{gateway[c] / plain[c]:.2f}x {'sequential' if c == 1 else f'with {c} in flight'}" for c in plain
+        f"{gateway[c].show_ratio(plain[c])} {'sequential' if c == 1 else f'with {c} in flight'}"
+        for c in levels
     ]
     print("gateway over MCP vs plain MCP server: " + ", ".join(versus))
     return 0

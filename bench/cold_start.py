@@ -1,7 +1,8 @@
 """Cold start: from spawning the gateway to the first tools/list answer, with 0 and N descriptors.
 
-Run: .venv/bin/python bench/cold_start.py [--descriptors 1000] [--repeat 3]
-Baseline measured in the same run: a minimal MCP server on the same SDK (bench/plain_mcp_server.py).
+Run: .venv/bin/python bench/cold_start.py [--descriptors 1000] [--repeat 5]
+Baseline measured in the same run, interleaved round by round: a minimal MCP server on the same SDK
+(bench/plain_mcp_server.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
+from harness import Measurement, Timing, add_repeat_option, interleaved
 from scan_validate import write_descriptors
 
 BENCH = Path(__file__).resolve().parent
+BASELINE = "minimal SDK server (baseline)"
 
 
 async def first_list(server: StdioServerParameters) -> tuple[float, int]:
@@ -43,35 +46,48 @@ def gateway(folder: Path) -> StdioServerParameters:
     )
 
 
-async def best(server: StdioServerParameters, repeat: int) -> tuple[float, int]:
-    runs = [await first_list(server) for _ in range(repeat)]
-    return min(t for t, _ in runs), runs[0][1]
-
-
-async def measure(count: int, repeat: int) -> list[tuple[str, float, int]]:
+async def measure(count: int, repeat: int) -> tuple[dict[str, Timing], dict[str, int]]:
+    """Seconds to the first answer, and how many entries it listed, by server."""
     plain = StdioServerParameters(
         command=sys.executable, args=[str(BENCH / "plain_mcp_server.py"), "http://127.0.0.1:9"]
     )
-    rows = [("minimal SDK server (baseline)", *await best(plain, repeat))]
-    with tempfile.TemporaryDirectory(prefix="aai-bench-") as empty:
-        rows.append(("gateway, 0 descriptors", *await best(gateway(Path(empty)), repeat)))
-    with tempfile.TemporaryDirectory(prefix="aai-bench-") as full:
+    listed: dict[str, int] = {}
+
+    def start_to_list(label: str, server: StdioServerParameters) -> Measurement:
+        async def measurement() -> float:
+            seconds, listed[label] = await first_list(server)
+            return seconds
+
+        return measurement
+
+    with (
+        tempfile.TemporaryDirectory(prefix="aai-bench-") as empty,
+        tempfile.TemporaryDirectory(prefix="aai-bench-") as full,
+    ):
         write_descriptors(Path(full), count)
-        rows.append((f"gateway, {count} descriptors", *await best(gateway(Path(full)), repeat)))
-    return rows
+        servers = {
+            BASELINE: plain,
+            "gateway, 0 descriptors": gateway(Path(empty)),
+            f"gateway, {count} descriptors": gateway(Path(full)),
+        }
+        timings = await interleaved(
+            {label: start_to_list(label, server) for label, server in servers.items()}, repeat
+        )
+    return timings, listed
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--descriptors", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
+    add_repeat_option(parser)
     args = parser.parse_args(argv)
-    rows = anyio.run(measure, args.descriptors, args.repeat)
-    baseline = rows[0][1]
-    print(f"spawn → initialize → first tools/list answer, best of {args.repeat}")
-    for label, seconds, tools in rows:
+    timings, listed = anyio.run(measure, args.descriptors, args.repeat)
+    baseline = timings[BASELINE]
+    print(f"spawn → initialize → first tools/list answer; median (fastest–slowest) of {args.repeat} runs")
+    for label, timing in timings.items():
         print(
-            f"{label:<34}{seconds * 1000:8.0f} ms  {seconds / baseline:5.2f}x  (tools/list: {tools} entries)"
+            f"{label:<34}{timing.show(1000, 'ms'):>24}  {timing.show_ratio(baseline):>20}"
+            f"  (tools/list: {listed[label]} entries)"
         )
     return 0
 

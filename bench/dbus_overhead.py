@@ -1,6 +1,6 @@
 """DBus call overhead: N sequential `aai_exec` calls to DBus methods vs the same N calls made directly.
 
-Run: .venv/bin/python bench/dbus_overhead.py [--calls 2000] [--mcp-calls 500]
+Run: .venv/bin/python bench/dbus_overhead.py [--calls 2000] [--mcp-calls 500] [--repeat 5]
 Starts its own private dbus-daemon and the Tally example's service (examples/dev.aai.example.tally,
 its own process). Two workloads:
   Execute    Tally `increment` through the AAI `Execute(s) -> s` protocol (JSON in, JSON out)
@@ -11,6 +11,7 @@ each measured as
   executor     DbusExecutor.execute alone (argument conversion, the call, reply decoding)
   in-process   Gateway.execute (resolution, argument validation, consent check, DBus executor)
   over MCP     an MCP client calling aai_exec on `aai-gateway serve` over stdio
+all eight interleaved round by round.
 """
 
 from __future__ import annotations
@@ -35,7 +36,15 @@ from aai_gateway.descriptor import Source, load_descriptor
 from aai_gateway.executors import Invocation
 from aai_gateway.executors.dbus import DbusExecutor
 from aai_gateway.service import Caller
-from harness import REPEAT, gateway_server, in_process_gateway, timed
+from harness import (
+    Measurement,
+    Timing,
+    add_repeat_option,
+    calls,
+    gateway_server,
+    in_process_gateway,
+    interleaved,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 APPS = ("dev.aai.example.tally", "org.freedesktop.DBus")
@@ -44,6 +53,7 @@ WORKLOADS: list[tuple[str, str, str, dict[str, Any]]] = [
     ("Execute", "dev.aai.example.tally", "increment", {"name": "bench", "by": 1}),
     ("typed", "org.freedesktop.DBus", "name_has_owner", {"name": "dev.aai.example.Tally"}),
 ]
+BASELINE = "direct dbus-fast (baseline)"
 
 
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -104,55 +114,55 @@ def direct_message(app: str, args: dict[str, Any]) -> Callable[[], Message]:
     )
 
 
-async def measure(address: str, folder: Path, calls: int, mcp_calls: int) -> dict[str, dict[str, float]]:
-    """Seconds per call, by workload and by way of calling."""
-    results: dict[str, dict[str, float]] = {label: {} for label, *_ in WORKLOADS}
-    bus = await MessageBus(bus_address=address).connect()
-    for label, app, _, args in WORKLOADS:
-        make = direct_message(app, args)
+def invocation_of(app: str, tool: str, args: dict[str, Any]) -> Invocation:
+    path = EXAMPLES / app / "aai.json"
+    descriptor = load_descriptor(path.read_bytes(), Source(kind="file", location=str(path)), "linux")
+    found = descriptor.tool(tool)
+    assert found is not None
+    return Invocation(descriptor, found, args, request_id="bench")
 
-        async def direct(make: Callable[[], Message] = make, app: str = app) -> object:
-            reply = await bus.call(make())
-            return json.loads(reply.body[0]) if app != "org.freedesktop.DBus" else reply.body[0]
 
-        results[label]["direct dbus-fast (baseline)"] = await timed(calls, direct) / calls
-    bus.disconnect()
-
+async def measure(
+    address: str, folder: Path, count: int, mcp_count: int, repeat: int
+) -> dict[str, dict[str, Timing]]:
+    """Seconds per call, by workload and by way of calling; every one runs in every round."""
     environ = {**os.environ, "DBUS_SESSION_BUS_ADDRESS": address}
+    bus = await MessageBus(bus_address=address).connect()
     executor = DbusExecutor(environ=environ)
-    for label, app, tool, args in WORKLOADS:
-        path = EXAMPLES / app / "aai.json"
-        descriptor = load_descriptor(path.read_bytes(), Source(kind="file", location=str(path)), "linux")
-        found = descriptor.tool(tool)
-        assert found is not None
-        invocation = Invocation(descriptor, found, args, request_id="bench")
-
-        async def executor_alone(invocation: Invocation = invocation) -> object:
-            return await executor.execute(invocation)
-
-        results[label]["DBus executor alone"] = await timed(calls, executor_alone) / calls
-    await executor.aclose()
-
     gateway = in_process_gateway(folder, environ)
     caller = Caller("bench")
-    for label, app, tool, args in WORKLOADS:
-
-        async def in_process(app: str = app, tool: str = tool, args: dict[str, Any] = args) -> object:
-            return await gateway.execute(app, tool, args, caller=caller)
-
-        results[label]["gateway in-process"] = await timed(calls, in_process) / calls
-    await gateway.aclose()
-
-    server = gateway_server(folder, environ)
-    async with Client(server) as client:
+    measurements: dict[tuple[str, str], Measurement] = {}
+    async with Client(gateway_server(folder, environ)) as client:
         for label, app, tool, args in WORKLOADS:
+            make = direct_message(app, args)
+            invocation = invocation_of(app, tool, args)
+
+            async def direct(make: Callable[[], Message] = make, app: str = app) -> object:
+                reply = await bus.call(make())
+                return json.loads(reply.body[0]) if app != "org.freedesktop.DBus" else reply.body[0]
+
+            async def executor_alone(invocation: Invocation = invocation) -> object:
+                return await executor.execute(invocation)
+
+            async def in_process(app: str = app, tool: str = tool, args: dict[str, Any] = args) -> object:
+                return await gateway.execute(app, tool, args, caller=caller)
 
             async def over_mcp(app: str = app, tool: str = tool, args: dict[str, Any] = args) -> object:
                 result = await client.call_tool("aai_exec", {"app": app, "tool": tool, "args": args})
                 assert not result.is_error, result
                 return result
 
-            results[label]["gateway over MCP stdio"] = await timed(mcp_calls, over_mcp) / mcp_calls
+            measurements[label, BASELINE] = calls(count, direct)
+            measurements[label, "DBus executor alone"] = calls(count, executor_alone)
+            measurements[label, "gateway in-process"] = calls(count, in_process)
+            measurements[label, "gateway over MCP stdio"] = calls(mcp_count, over_mcp)
+        timings = await interleaved(measurements, repeat)
+    await gateway.aclose()
+    await executor.aclose()
+    bus.disconnect()
+    results: dict[str, dict[str, Timing]] = {label: {} for label, *_ in WORKLOADS}
+    for (label, way), timing in timings.items():
+        results[label][way] = timing.per(mcp_count if way == "gateway over MCP stdio" else count)
     return results
 
 
@@ -160,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--mcp-calls", type=int, default=500)
+    add_repeat_option(parser)
     args = parser.parse_args(argv)
     if shutil.which("dbus-daemon") is None:
         raise SystemExit("dbus-daemon is not installed (Debian: apt install dbus)")
@@ -173,20 +184,20 @@ def main(argv: list[str] | None = None) -> int:
         daemon, address = start_bus(folder)
         service = start_service(address)
         try:
-            results = anyio.run(measure, address, folder, args.calls, args.mcp_calls)
+            results = anyio.run(measure, address, folder, args.calls, args.mcp_calls, args.repeat)
         finally:
             for process in (service, daemon):
                 process.terminate()
                 process.wait(timeout=10)
     print(
-        f"sequential calls on a private bus, best of {REPEAT} ({args.calls} calls; "
-        f"{args.mcp_calls} over MCP); ratios vs direct dbus-fast"
+        f"sequential calls on a private bus ({args.calls} per run; {args.mcp_calls} over MCP); per call: "
+        f"median (fastest–slowest) of {args.repeat} runs; ratios vs direct dbus-fast"
     )
     for label, rows in results.items():
-        baseline = rows["direct dbus-fast (baseline)"]
+        baseline = rows[BASELINE]
         print(f"{label}:")
-        for way, seconds in rows.items():
-            print(f"  {way:<30}{seconds * 1e6:8.0f} µs {seconds / baseline:6.2f}x")
+        for way, timing in rows.items():
+            print(f"  {way:<30}{timing.show():>26}  {timing.show_ratio(baseline):>20}")
     return 0
 
 

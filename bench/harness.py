@@ -1,11 +1,22 @@
-"""What the call benchmarks share: timing, the in-process gateway and the gateway as an MCP server."""
+"""What the benchmarks share: repeated measurements reported as median and range, interleaved
+with their baselines, and the gateway in-process and as an MCP server.
+
+Every benchmark runs each of its measurements `--repeat` times (REPEAT by default) round-robin:
+round r runs every measurement once, so the subject and its baseline see the same moment of a
+noisy machine. It prints the median with the range (the fastest and the slowest run), and ratios
+of medians with the range of the ratios taken within one round.
+"""
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 from mcp import StdioServerParameters
@@ -19,26 +30,115 @@ from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.service import Gateway
 
-REPEAT = 3
+REPEAT = 5
+
+Measurement = Callable[[], Awaitable[float]]
+"""One full measurement: runs the workload once and returns the seconds it took."""
+
+Key = TypeVar("Key", bound=Hashable)
 
 
-async def timed(calls: int, one_call: Callable[[], Awaitable[object]], concurrency: int = 1) -> float:
-    """Best of REPEAT: seconds for `calls` calls with `concurrency` of them in flight at once."""
-    per_worker = [calls // concurrency + (1 if i < calls % concurrency else 0) for i in range(concurrency)]
+@dataclass(frozen=True)
+class Timing:
+    """The seconds of each run of one measurement, in the order they were taken."""
 
-    async def worker(count: int) -> None:
-        for _ in range(count):
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def fastest(self) -> float:
+        return min(self.samples)
+
+    @property
+    def slowest(self) -> float:
+        return max(self.samples)
+
+    def per(self, count: int) -> Timing:
+        """Seconds per item when each run handled `count` items."""
+        return Timing(tuple(sample / count for sample in self.samples))
+
+    def ratio(self, baseline: Timing) -> float:
+        return self.median / baseline.median
+
+    def show(self, scale: float = 1e6, unit: str = "µs", digits: int = 0) -> str:
+        """The median, then in brackets the fastest and the slowest run: `1,351 µs (1,340 to 1,380)`
+        with an en dash."""
+        median, fastest, slowest = (
+            f"{value * scale:,.{digits}f}" for value in (self.median, self.fastest, self.slowest)
+        )
+        return f"{median} {unit} ({fastest}–{slowest})"
+
+    def show_ratio(self, baseline: Timing) -> str:
+        """The ratio of the medians, then in brackets the range of the ratios within one round."""
+        rounds = [mine / theirs for mine, theirs in zip(self.samples, baseline.samples, strict=True)]
+        return f"{self.ratio(baseline):.2f}x ({min(rounds):.2f}–{max(rounds):.2f})"
+
+
+def round_robin(names: Sequence[Key], repeat: int) -> Iterator[Key]:
+    """Every name once per round, each round starting one name later, so no measurement always
+    runs first or always right after the same other one."""
+    for round_number in range(repeat):
+        shift = round_number % len(names)
+        yield from [*names[shift:], *names[:shift]]
+
+
+async def interleaved(measurements: Mapping[Key, Measurement], repeat: int) -> dict[Key, Timing]:
+    samples: dict[Key, list[float]] = {name: [] for name in measurements}
+    for name in round_robin(list(measurements), repeat):
+        samples[name].append(await measurements[name]())
+    return {name: Timing(tuple(taken)) for name, taken in samples.items()}
+
+
+def interleaved_sync(measurements: Mapping[Key, Callable[[], float]], repeat: int) -> dict[Key, Timing]:
+    samples: dict[Key, list[float]] = {name: [] for name in measurements}
+    for name in round_robin(list(measurements), repeat):
+        samples[name].append(measurements[name]())
+    return {name: Timing(tuple(taken)) for name, taken in samples.items()}
+
+
+def calls(count: int, one_call: Callable[[], Awaitable[object]], concurrency: int = 1) -> Measurement:
+    """A measurement of `count` calls with `concurrency` of them in flight at once. Its first run
+    starts with an untimed round of `concurrency` calls, to open connections and fill caches."""
+    per_worker = [count // concurrency + (1 if i < count % concurrency else 0) for i in range(concurrency)]
+    warm = False
+
+    async def worker(calls_to_make: int) -> None:
+        for _ in range(calls_to_make):
             await one_call()
 
-    await one_call()  # warm up connections and caches
-    best = float("inf")
-    for _ in range(REPEAT):
-        start = time.perf_counter()
+    async def run_all(counts: list[int]) -> None:
         async with anyio.create_task_group() as tasks:
-            for count in per_worker:
-                tasks.start_soon(worker, count)
-        best = min(best, time.perf_counter() - start)
-    return best
+            for calls_to_make in counts:
+                tasks.start_soon(worker, calls_to_make)
+
+    async def measure() -> float:
+        nonlocal warm
+        if not warm:
+            await run_all([1] * concurrency)
+            warm = True
+        start = time.perf_counter()
+        await run_all(per_worker)
+        return time.perf_counter() - start
+
+    return measure
+
+
+def add_repeat_option(parser: argparse.ArgumentParser) -> None:
+    def at_least_one(text: str) -> int:
+        value = int(text)
+        if value < 1:
+            raise argparse.ArgumentTypeError("must be at least 1")
+        return value
+
+    parser.add_argument(
+        "--repeat",
+        type=at_least_one,
+        default=REPEAT,
+        help=f"runs of each measurement, round-robin with the baselines (default {REPEAT})",
+    )
 
 
 def in_process_gateway(folder: Path, environ: Mapping[str, str]) -> Gateway:

@@ -1,8 +1,9 @@
 """Scan + validate + normalize N generated descriptors, against reading the same files with json.load.
 
 Run: .venv/bin/python bench/scan_validate.py [--count 1000] [--repeat 5]
-Prints the best-of-N time per descriptor for both, and their ratio (the gateway's cost of
-validation and normalization on top of simply parsing the JSON).
+Both run interleaved round by round; prints the median time per descriptor with its range for
+both, and their ratio (the gateway's cost of validation and normalization on top of simply
+parsing the JSON).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from aai_gateway.cli.common import host_layout
 from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
+from harness import add_repeat_option, interleaved_sync
 
 
 def _tool(rng: random.Random, index: int, camel: bool) -> dict[str, Any]:
@@ -121,39 +124,43 @@ def gateway_scan(directory: Path) -> int:
     return len(catalog.entries)
 
 
-def best_of(repeat: int, action: Any, *args: Any) -> float:
-    times = []
-    for _ in range(repeat):
+def seconds_for(action: Callable[[Path], int], directory: Path) -> Callable[[], float]:
+    def measurement() -> float:
         start = time.perf_counter()
-        action(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
+        action(directory)
+        return time.perf_counter() - start
+
+    return measurement
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--count", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=5)
+    add_repeat_option(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
         directory = Path(tmp)
         size = write_descriptors(directory, args.count)
         assert plain_json_load(directory) == gateway_scan(directory) == args.count
-        baseline = best_of(args.repeat, plain_json_load, directory)
-        gateway = best_of(args.repeat, gateway_scan, directory)
-    per = 1e6 / args.count
+        timings = interleaved_sync(
+            {
+                "json.load (baseline)": seconds_for(plain_json_load, directory),
+                "gateway scan+validate+normalize": seconds_for(gateway_scan, directory),
+            },
+            args.repeat,
+        )
+    baseline = timings["json.load (baseline)"]
     print(
-        f"descriptors: {args.count} ({size / args.count / 1024:.1f} KiB average, 3 dialects), "
-        f"best of {args.repeat}"
+        f"descriptors: {args.count} ({size / args.count / 1024:.1f} KiB average, 3 dialects); "
+        f"median (fastest–slowest) of {args.repeat} runs"
     )
-    print(
-        f"{'json.load (baseline)':<34}{baseline * per:>10.1f} µs/descriptor  {baseline * 1000:>8.1f} ms total"
-    )
-    print(
-        f"{'gateway scan+validate+normalize':<34}{gateway * per:>10.1f} µs/descriptor  "
-        f"{gateway * 1000:>8.1f} ms total"
-    )
-    print(f"ratio gateway/baseline: {gateway / baseline:.1f}x")
+    for label, timing in timings.items():
+        print(
+            f"{label:<34}{timing.per(args.count).show(digits=1):>24}/descriptor  "
+            f"{timing.show(1000, 'ms', 1):>26} total"
+        )
+    gateway = timings["gateway scan+validate+normalize"]
+    print(f"ratio gateway/baseline: {gateway.show_ratio(baseline)}")
     return 0
 
 

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from aai_gateway.executors.process import run_program, spawn_options, stop_process_tree
+from tests.processes import process_gone
 
 pytestmark = [
     pytest.mark.anyio,
@@ -25,25 +26,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def gone(pid: int) -> bool:
-    """No such process, or only its zombie (here PID 1 may never reap orphans)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] in (b"Z", b"X")
-
-
 async def all_gone(pids: list[int], within: float = 5.0) -> bool:
     """Killed processes can take a moment to disappear."""
     deadline = time.monotonic() + within
-    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:  # noqa: ASYNC110
+    while not all(process_gone(pid) for pid in pids) and time.monotonic() < deadline:  # noqa: ASYNC110
         await anyio.sleep(0.02)
-    return all(gone(pid) for pid in pids)
+    return all(process_gone(pid) for pid in pids)
 
 
 async def test_stopping_a_child_that_just_exited_keeps_its_exit_status() -> None:
@@ -73,7 +61,7 @@ async def test_stopping_a_running_child_ends_its_whole_group() -> None:
         assert process.returncode == -15
         assert await all_gone([grandchild])
     finally:
-        if not gone(grandchild):
+        if not process_gone(grandchild):
             os.kill(grandchild, 9)
         await process.aclose()
 
@@ -113,7 +101,7 @@ async def test_what_a_child_left_running_when_it_exited_is_stopped_and_its_statu
         assert run.returncode == 4 and not run.timed_out
         assert await all_gone([grandchild])
     finally:
-        if not gone(grandchild):
+        if not process_gone(grandchild):
             os.kill(grandchild, 9)
 
 

@@ -24,6 +24,7 @@ from aai_gateway.executors.programs import PASSED_ENVIRONMENT, PASSED_ENVIRONMEN
 from aai_gateway.executors.stdio import StdioExecutor
 from tests.builders import c_descriptor
 from tests.executors.dispatch import dispatched
+from tests.processes import process_gone
 
 ADAPTERS = Path(__file__).with_name("adapters")
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups and signals")
@@ -70,19 +71,6 @@ def invocation(app: AppDescriptor, arguments: dict[str, Any] | None = None) -> I
     tool = app.tool("ping")
     assert tool is not None
     return Invocation(app=app, tool=tool, arguments=arguments or {}, request_id=uuid.uuid4().hex)
-
-
-def process_gone(pid: int) -> bool:
-    """No such process, or only its zombie (exited; here PID 1 may never reap orphans)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] in (b"Z", b"X")
 
 
 def read_pids(pidfile: Path) -> list[int]:

@@ -107,6 +107,25 @@ async def auth_set(env: dict[str, str], reference: str, secret: str) -> tuple[in
     return await cli(env, "auth", "set", reference, "--no-default-paths", stdin=secret + "\n")
 
 
+def user_saves_the_key_on_the_page(asked: list[str]) -> Any:
+    """An elicitation callback: the user opens the page in their browser, types the right key and
+    saves it (the URL asked is appended to `asked`)."""
+
+    async def elicitation(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams), "secrets must never be asked in a form"
+        asked.append(params.url)
+        async with browser_page() as page:
+            await page.goto(params.url)
+            await page.fill("input[type=password]", API_KEY)
+            await page.click("button[type=submit]")
+            await page.wait_for_selector("text=Saved")
+        return types.ElicitResult(action="accept")
+
+    return elicitation
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_web_app_asks_for_its_key_with_the_command_and_runs_once_the_user_stored_it(
     web_app: WebAppServer, keyring: PrivateKeyring, ca: LocalCa, tmp_path: Path, mode: str
@@ -141,18 +160,7 @@ async def test_a_client_that_opens_urls_gets_a_one_time_page_and_the_call_comple
 ) -> None:
     asked: list[str] = []
 
-    async def elicitation(
-        context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult | types.ErrorData:
-        assert isinstance(params, types.ElicitRequestURLParams), "secrets must never be asked in a form"
-        asked.append(params.url)
-        async with browser_page() as page:  # the user, in their browser
-            await page.goto(params.url)
-            await page.fill("input[type=password]", API_KEY)
-            await page.click("button[type=submit]")
-            await page.wait_for_selector("text=Saved")
-        return types.ElicitResult(action="accept")
-
+    elicitation = user_saves_the_key_on_the_page(asked)
     env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     async with gateway(env, mode, elicitation_callback=elicitation) as client:
         await client.call_tool("web_discover", {"url": web_app.origin})
@@ -169,18 +177,7 @@ async def test_a_stored_key_the_app_refuses_with_401_leads_to_the_same_one_time_
     user is asked the same way, and the call runs again with the key they typed."""
     asked: list[str] = []
 
-    async def elicitation(
-        context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult | types.ErrorData:
-        assert isinstance(params, types.ElicitRequestURLParams), "secrets must never be asked in a form"
-        asked.append(params.url)
-        async with browser_page() as page:
-            await page.goto(params.url)
-            await page.fill("input[type=password]", API_KEY)
-            await page.click("button[type=submit]")
-            await page.wait_for_selector("text=Saved")
-        return types.ElicitResult(action="accept")
-
+    elicitation = user_saves_the_key_on_the_page(asked)
     env = gateway_env(keyring, ca, tmp_path / "cache", web_app_port=web_app.server_address[1])
     async with gateway(env, mode, elicitation_callback=elicitation) as client:
         await client.call_tool("web_discover", {"url": web_app.origin})
