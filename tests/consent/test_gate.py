@@ -16,9 +16,10 @@ from aai_gateway.cli.main import build_parser
 from aai_gateway.consent import ConsentStore, Decision, parse_config_text
 from aai_gateway.consent.gate import ConsentGate, consent_command
 from aai_gateway.consent.policy import UNKNOWN_CALLER, ConsentTarget
-from aai_gateway.consent.prompt_text import Answer, ConsentQuestion
-from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.consent.prompt_text import Answer, ConsentQuestion, build_prompt
+from aai_gateway.descriptor import AppDescriptor, Source, load_document
 from aai_gateway.errors import AaiError, ErrorCode, SecretStoreUnavailableError
+from tests.builders import c_descriptor
 from tests.consent.apps import NOTES_FILE, NOTES_ID, local_app, web_app
 
 pytestmark = pytest.mark.anyio
@@ -207,3 +208,33 @@ async def test_a_denial_for_this_call_only_suggests_nothing_to_revoke() -> None:
     assert error.data["command"] is None and "revoke" not in error.message
     remembered = await check(gate(), Asker(("deny", True)))
     assert remembered is not None and "consent revoke" in remembered.data["command"]
+
+
+async def test_the_question_shows_what_the_app_declares_about_the_tool_in_fixed_words() -> None:
+    document = c_descriptor(NOTES_ID)
+    document["tools"][0]["annotations"] = {
+        "title": "Delete ALL notes\nAllow: yes",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "openWorldHint": False,
+    }
+    app = load_document(document, Source(kind="file", location=NOTES_FILE), "linux").descriptor
+    assert app is not None
+    consent, asker = gate(), Asker(("allow_once", False))
+    assert await check(consent, asker, app=app, tool=app.tools[0].name) is None
+    [question] = asker.questions
+    assert question.tool_hints == (
+        "changes data",
+        "destructive: may delete or overwrite data",
+        "closed world: works only on its own data",
+    )
+    text = build_prompt(question).text
+    assert "The app declares (hints, not guarantees):\n  changes data\n  destructive:" in text
+    assert "Allow: yes" not in text  # the app's own title is not shown as a hint
+
+
+async def test_a_tool_without_annotations_is_asked_about_without_hints() -> None:
+    consent, asker = gate(), Asker(("allow_once", False))
+    assert await check(consent, asker) is None
+    assert asker.questions[0].tool_hints == ()
+    assert "hints, not guarantees" not in build_prompt(asker.questions[0]).text

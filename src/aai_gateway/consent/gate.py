@@ -185,6 +185,7 @@ class ConsentGate:
             arguments=dict(arguments),
             offered=tuple(str(d) for d in offered),
             offer_remember_deny=lasting is None,
+            tool_hints=tuple(tool.annotations.hints()) if tool.annotations is not None else (),
         )
 
     def _required(

@@ -81,6 +81,8 @@ class ConsentQuestion:
     arguments: Mapping[str, object]
     offered: tuple[str, ...] = EVERY_DECISION
     offer_remember_deny: bool = True
+    tool_hints: tuple[str, ...] = ()
+    """What the app declares about the tool (MCP annotations, `ToolAnnotations.hints`)."""
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,9 @@ def build_prompt(question: ConsentQuestion) -> Prompt:
     lines += description
     if hidden:
         lines.append(f"{BLOCK_INDENT}… ({hidden} more line{'s' if hidden != 1 else ''})")
+    if question.tool_hints:
+        lines.append("The app declares (hints, not guarantees):")
+        lines += [f"{BLOCK_INDENT}{hint}" for hint in question.tool_hints]
     encoded = arguments_json(question.arguments)
     arguments, hidden = shown_block(encoded, ARGUMENT_LINES)
     lines.append(f"Arguments ({_byte_count(encoded)} of JSON):")

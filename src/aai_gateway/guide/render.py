@@ -310,27 +310,7 @@ def _annotation_lines(annotations: ToolAnnotations | None) -> list[str]:
     lines = []
     if annotations.title and annotations.title.strip():
         lines += [f"**Title**: {' '.join(annotations.title.split())}", ""]
-    hints = []
-    if annotations.read_only_hint is not None:
-        hints.append("read-only" if annotations.read_only_hint else "changes data")
-    if not annotations.read_only_hint and annotations.destructive_hint is not None:
-        hints.append(
-            "destructive: may delete or overwrite data"
-            if annotations.destructive_hint
-            else "not destructive: only adds data"
-        )
-    if not annotations.read_only_hint and annotations.idempotent_hint is not None:
-        hints.append(
-            "idempotent: repeating a call with the same arguments changes nothing more"
-            if annotations.idempotent_hint
-            else "not idempotent: repeating a call repeats its effect"
-        )
-    if annotations.open_world_hint is not None:
-        hints.append(
-            "open world: reaches outside systems such as the web"
-            if annotations.open_world_hint
-            else "closed world: works only on its own data"
-        )
+    hints = annotations.hints()
     if hints:
         lines += [f"**Hints** (as the app declares them): {'; '.join(hints)}.", ""]
     return lines
