@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
@@ -15,6 +16,7 @@ from aai_gateway.descriptor import AppDescriptor, Source, load_text
 from aai_gateway.executors import Invocation, ProgressReporter, UserAnswer, UserAsker, UserQuestion
 
 UPSTREAM = Path(__file__).with_name("mcp_upstream.py")
+PNG_DATA = base64.b64encode(b"\x89PNG\r\n\x1a\n-tiny-").decode()  # the image of mcp_upstream.py
 APP_ID = "dev.test.mcpupstream"
 TOOL_NAMES = (
     "echo",
@@ -35,6 +37,7 @@ TOOL_NAMES = (
     "env",
     "env_digest",
     "cwd",
+    "pid",
     "slow",
     "shaped",
     "not_upstream",

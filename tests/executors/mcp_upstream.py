@@ -77,6 +77,7 @@ TOOLS = [
         input_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
     ),
     types.Tool(name="cwd", description="The working directory", input_schema=OBJECT),
+    types.Tool(name="pid", description="The server's process id", input_schema=OBJECT),
     types.Tool(
         name="slow",
         description="Answer after a while",
@@ -194,6 +195,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=[text(digest)])
     if name == "cwd":
         return types.CallToolResult(content=[text(os.getcwd())])
+    if name == "pid":
+        return types.CallToolResult(content=[text(str(os.getpid()))])
     if name == "slow":
         await anyio.sleep(float(arguments.get("seconds", 1)))
         return types.CallToolResult(content=[text("slept")])

@@ -182,6 +182,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
         app_id, tool = invocation.app.id, invocation.tool.name
         call = Call(invocation.ask_user)
         progress = _forwarder(invocation.progress, scrubber)
+        problems_before = session.stdio.problems_seen if session.stdio is not None else 0
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + invocation.timeout_seconds) as scope:
                 call.scope = scope
@@ -192,10 +193,12 @@ class McpExecutor(ExecutorBase[McpChannel]):
                 raise
             raise error from exc
         if scope.cancelled_caught:
-            raise await self._timed_out(session, invocation)
+            raise await self._timed_out(session, invocation, problems_before)
         return passed_on(result, scrubber)
 
-    async def _timed_out(self, session: UpstreamSession, invocation: Invocation) -> ExecutionTimeoutError:
+    async def _timed_out(
+        self, session: UpstreamSession, invocation: Invocation, problems_before: int
+    ) -> ExecutionTimeoutError:
         """TIMEOUT; the session is stopped when the server does not answer at all any more."""
         answers = await session.answers(self.probe_seconds)
         if not answers:
@@ -207,6 +210,11 @@ class McpExecutor(ExecutorBase[McpChannel]):
             await session.close()
         error = timeout_error(invocation)
         error.data["server_restarts"] = not answers
+        problems = session.stdio.problems_since(problems_before) if session.stdio is not None else []
+        if problems:  # what it wrote instead of an answer, say
+            error.message += f"; meanwhile {'; '.join(problems)}"
+            error.args = (error.message,)
+            error.data["server_problems"] = problems
         return error
 
 

@@ -79,6 +79,7 @@ class StdioServer:
         self.ended = anyio.Event()
         """Set when the process has exited or closed its stdout."""
         self.problems: deque[str] = deque(maxlen=PROBLEMS_KEPT)
+        self.problems_seen = 0
         self._stderr = bytearray()
         self._stderr_done = anyio.Event()
 
@@ -94,6 +95,10 @@ class StdioServer:
         if len(text) > STDERR_SHOWN_CHARS:
             text = "…" + text[-STDERR_SHOWN_CHARS:].lstrip()
         return text
+
+    def problems_since(self, seen: int) -> list[str]:
+        """The problems kept of those noted after `problems_seen` was `seen`."""
+        return list(self.problems)[len(self.problems) - min(self.problems_seen - seen, len(self.problems)) :]
 
     def exit_status(self) -> str | None:
         """How the process ended (`exited with code 3`), or None while it runs."""
@@ -225,6 +230,7 @@ class StdioServer:
             "%s: MCP server pid %s: %s", self.log_as, self.process.pid if self.process else "?", problem
         )
         self.problems.append(problem)
+        self.problems_seen += 1
 
     async def _write_stdin(
         self, process: anyio.abc.Process, outgoing: MemoryObjectReceiveStream[SessionMessage]
