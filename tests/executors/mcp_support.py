@@ -38,6 +38,7 @@ TOOL_NAMES = (
     "env_digest",
     "cwd",
     "pid",
+    "change_tools",
     "slow",
     "shaped",
     "not_upstream",

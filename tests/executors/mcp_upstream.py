@@ -29,6 +29,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -78,6 +79,7 @@ TOOLS = [
     ),
     types.Tool(name="cwd", description="The working directory", input_schema=OBJECT),
     types.Tool(name="pid", description="The server's process id", input_schema=OBJECT),
+    types.Tool(name="change_tools", description="Say that the tools changed", input_schema=OBJECT),
     types.Tool(
         name="slow",
         description="Answer after a while",
@@ -106,6 +108,7 @@ class Wire:
 
 
 WIRE = Wire()
+BUS = InMemorySubscriptionBus()
 OPTIONS = argparse.Namespace()
 
 
@@ -153,6 +156,45 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=[text("the disk is full")], is_error=True)
     if name == "protocol_error":
         raise MCPError(code=-32050, message="the upstream refuses this", data={"why": "policy"})
+    if name in FAULTS:
+        return await misbehave(ctx, name, arguments)
+    if name == "progress":
+        for step in (1, 2, 3):
+            await ctx.session.report_progress(step, 3, f"step {step}")
+        return types.CallToolResult(content=[text("done")])
+    if name in ("ask", "ask_url"):
+        return await ask(ctx, params, url=name == "ask_url")
+    if name == "sample":
+        return await sample(ctx, params)
+    if name == "env":
+        return types.CallToolResult(content=[text(os.environ.get(arguments["name"], "<unset>"))])
+    if name == "env_digest":
+        value = os.environ.get(arguments["name"])
+        digest = hashlib.sha256(value.encode()).hexdigest() if value is not None else "<unset>"
+        return types.CallToolResult(content=[text(digest)])
+    if name == "cwd":
+        return types.CallToolResult(content=[text(os.getcwd())])
+    if name == "change_tools":
+        if modern(ctx):
+            await BUS.publish(ToolsListChanged())
+        else:
+            await ctx.session.send_tool_list_changed()
+        return types.CallToolResult(content=[text("changed")])
+    if name == "pid":
+        return types.CallToolResult(content=[text(str(os.getpid()))])
+    if name == "slow":
+        await anyio.sleep(float(arguments.get("seconds", 1)))
+        return types.CallToolResult(content=[text("slept")])
+    if name == "shaped":
+        return types.CallToolResult(content=[text("{}")], structured_content={"n": "not a number"})
+    raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
+
+
+FAULTS = frozenset({"crash", "hang", "freeze", "flood", "garbage", "bad_result", "grandchild"})
+
+
+async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> Any:
+    """The tools of a server behaving badly."""
     if name == "crash":
         sys.stderr.write("about to crash: out of cheese\n")
         sys.stderr.flush()
@@ -179,30 +221,7 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         if OPTIONS.marker_dir:
             (Path(OPTIONS.marker_dir) / "grandchild.pid").write_text(str(child.pid))
         return types.CallToolResult(content=[text(str(child.pid))])
-    if name == "progress":
-        for step in (1, 2, 3):
-            await ctx.session.report_progress(step, 3, f"step {step}")
-        return types.CallToolResult(content=[text("done")])
-    if name in ("ask", "ask_url"):
-        return await ask(ctx, params, url=name == "ask_url")
-    if name == "sample":
-        return await sample(ctx, params)
-    if name == "env":
-        return types.CallToolResult(content=[text(os.environ.get(arguments["name"], "<unset>"))])
-    if name == "env_digest":
-        value = os.environ.get(arguments["name"])
-        digest = hashlib.sha256(value.encode()).hexdigest() if value is not None else "<unset>"
-        return types.CallToolResult(content=[text(digest)])
-    if name == "cwd":
-        return types.CallToolResult(content=[text(os.getcwd())])
-    if name == "pid":
-        return types.CallToolResult(content=[text(str(os.getpid()))])
-    if name == "slow":
-        await anyio.sleep(float(arguments.get("seconds", 1)))
-        return types.CallToolResult(content=[text("slept")])
-    if name == "shaped":
-        return types.CallToolResult(content=[text("{}")], structured_content={"n": "not a number"})
-    raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
+    raise AssertionError(name)
 
 
 async def ask(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, *, url: bool) -> Any:
@@ -253,7 +272,11 @@ async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequ
 
 async def serve() -> None:
     server: Server[Any] = Server(
-        "upstream-test", version="1.0", on_list_tools=list_tools, on_call_tool=call_tool
+        "upstream-test",
+        version="1.0",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(BUS),
     )
     incoming_writer, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](100)
     outgoing, outgoing_reader = anyio.create_memory_object_stream[SessionMessage](100)

@@ -30,6 +30,9 @@ from .mcp_stdio import TOO_LONG_MARK
 from .redaction import Scrubber
 
 ERROR_SHOWN_CHARS = 2000
+SDK_SAMPLING_REFUSAL = "Sampling not supported"
+"""What the SDK's client answers a sampling request with when it offers no sampling (the gateway
+does not): in 2026-07-28 that refusal ends the call itself."""
 
 
 def passed_on(result: types.CallToolResult, scrubber: Scrubber) -> ToolResult:
@@ -80,6 +83,14 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
         return ExecutionFailedError(app_id, tool, exc.message, max_message_bytes=data[TOO_LONG_MARK], **where)
     if exc.code == types.CONNECTION_CLOSED:
         return await died(app_id, tool, session)
+    if exc.code == types.INVALID_REQUEST and exc.message == SDK_SAMPLING_REFUSAL:
+        return ExecutionFailedError(
+            app_id,
+            tool,
+            "the MCP server asked to use the client's language model (sampling/createMessage), which "
+            "the gateway does not offer to the servers behind it; this tool cannot run through the gateway",
+            **where,
+        )
     details: dict[str, Any] = {"code": exc.code, "message": _shown(exc.message)}
     if data is not None:
         details["data"] = data

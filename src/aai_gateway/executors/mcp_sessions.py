@@ -328,9 +328,10 @@ class UpstreamSession:
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        call = _CURRENT_CALL.get() or next((c for c in self.calls if c.ask_user is not None), None)
+        in_call = _CURRENT_CALL.get()  # set: a 2026-07-28 question, asked in the call's own task
+        call = in_call or next((c for c in self.calls if c.ask_user is not None), None)
         if call is None or call.ask_user is None:
-            return types.ErrorData(code=types.INVALID_REQUEST, message=NOBODY_ASKED)
+            return _nobody_asked(in_call is not None)
         if isinstance(params, types.ElicitRequestURLParams):
             question = UserQuestion(
                 self.app_name, params.message, url=params.url, elicitation_id=params.elicitation_id
@@ -344,7 +345,7 @@ class UpstreamSession:
             except Exception:
                 logger.warning("%s: asking the user the server's question failed", self.app_id, exc_info=True)
         if answer is None:
-            return types.ErrorData(code=types.INVALID_REQUEST, message=NOBODY_ASKED)
+            return _nobody_asked(in_call is not None)
         return types.ElicitResult(action=answer.action, content=answer.content)
 
     async def _on_message(self, message: IncomingMessage) -> None:
@@ -357,6 +358,15 @@ class UpstreamSession:
         logger.info("%s: the MCP server says its tools changed", self.app_id)
         if self._on_tools_changed is not None:
             self._on_tools_changed()
+
+
+def _nobody_asked(in_call: bool) -> types.ElicitResult | types.ErrorData:
+    """A question nobody could put to the user. In 2025-11-25 the server gets an error saying
+    so, and its tool decides what to do. In 2026-07-28 an error would end the gateway's own
+    call without the server hearing of it, so the server's retry carries a decline instead."""
+    if in_call:
+        return types.ElicitResult(action="decline")
+    return types.ErrorData(code=types.INVALID_REQUEST, message=NOBODY_ASKED)
 
 
 def describe_exception(exc: BaseException) -> str:
