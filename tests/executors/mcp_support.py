@@ -5,8 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import os
+import socket
+import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +42,8 @@ TOOL_NAMES = (
     "env_digest",
     "cwd",
     "pid",
+    "header",
+    "header_digest",
     "change_tools",
     "slow",
     "shaped",
@@ -137,6 +143,33 @@ class User:
         self.questions.append(question)
         await anyio.sleep(self.delay)
         return self.answer
+
+
+@contextmanager
+def http_upstream(*args: str) -> Iterator[str]:
+    """The test server over Streamable HTTP on a free port of 127.0.0.1; yields its URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen([sys.executable, str(UPSTREAM), "--http", str(port), *args])
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the test MCP server over HTTP did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
 
 
 def process_alive(pid: int) -> bool:

@@ -5,7 +5,8 @@ elicitation, sampling, a grandchild process. It speaks both protocol generations
 `--legacy-only` it refuses `server/discover`, like a server of before 2026-07-28.
 
 Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to the real stdout.
-Options: `--legacy-only`, `--exit-at-start` (writes to stderr and exits 3), `--marker-dir DIR`
+Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
+`--exit-at-start` (writes to stderr and exits 3), `--marker-dir DIR`
 (where `hang` notes its cancellation and `grandchild` the pid of what it started), `--banner`
 (a line that is not JSON on stdout before serving).
 """
@@ -79,6 +80,16 @@ TOOLS = [
     ),
     types.Tool(name="cwd", description="The working directory", input_schema=OBJECT),
     types.Tool(name="pid", description="The server's process id", input_schema=OBJECT),
+    types.Tool(
+        name="header_digest",
+        description="The SHA-256 of a request header (HTTP only)",
+        input_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    ),
+    types.Tool(
+        name="header",
+        description="A request header, as it is (HTTP only)",
+        input_schema={"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    ),
     types.Tool(name="change_tools", description="Say that the tools changed", input_schema=OBJECT),
     types.Tool(
         name="slow",
@@ -155,7 +166,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
     if name == "tool_error":
         return types.CallToolResult(content=[text("the disk is full")], is_error=True)
     if name == "protocol_error":
-        raise MCPError(code=-32050, message="the upstream refuses this", data={"why": "policy"})
+        leaked = f" ({os.environ[arguments['leak']]})" if "leak" in arguments else ""
+        raise MCPError(code=-32050, message=f"the upstream refuses this{leaked}", data={"why": "policy"})
     if name in FAULTS:
         return await misbehave(ctx, name, arguments)
     if name == "progress":
@@ -180,6 +192,11 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         else:
             await ctx.session.send_tool_list_changed()
         return types.CallToolResult(content=[text("changed")])
+    if name in ("header", "header_digest"):
+        headers = getattr(ctx.request, "headers", {})
+        value = headers.get(arguments["name"])
+        shown = value if name == "header" or value is None else hashlib.sha256(value.encode()).hexdigest()
+        return types.CallToolResult(content=[text(shown if shown is not None else "<unset>")])
     if name == "pid":
         return types.CallToolResult(content=[text(str(os.getpid()))])
     if name == "slow":
@@ -196,7 +213,8 @@ FAULTS = frozenset({"crash", "hang", "freeze", "flood", "garbage", "bad_result",
 async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> Any:
     """The tools of a server behaving badly."""
     if name == "crash":
-        sys.stderr.write("about to crash: out of cheese\n")
+        leaked = f" ({os.environ[arguments['leak']]})" if "leak" in arguments else ""
+        sys.stderr.write(f"about to crash: out of cheese{leaked}\n")
         sys.stderr.flush()
         os._exit(3)
     if name == "hang":
@@ -270,14 +288,31 @@ async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequ
     return types.ListToolsResult(tools=TOOLS)
 
 
-async def serve() -> None:
-    server: Server[Any] = Server(
+def build() -> Server[Any]:
+    return Server(
         "upstream-test",
         version="1.0",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(BUS),
     )
+
+
+def serve_http(port: int) -> None:
+    """Streamable HTTP on 127.0.0.1:`port`, at /mcp."""
+    import uvicorn
+
+    uvicorn.run(
+        build().streamable_http_app(),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=1,  # clients may keep their event stream open
+    )
+
+
+async def serve() -> None:
+    server = build()
     incoming_writer, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](100)
     outgoing, outgoing_reader = anyio.create_memory_object_stream[SessionMessage](100)
 
@@ -321,13 +356,17 @@ def main() -> None:
     parser.add_argument("--exit-at-start", action="store_true")
     parser.add_argument("--banner", action="store_true")
     parser.add_argument("--marker-dir")
+    parser.add_argument("--http", type=int, metavar="PORT")
     parser.parse_args(namespace=OPTIONS)
     if OPTIONS.exit_at_start:
         sys.stderr.write("cannot start: the configuration file is missing\n")
         sys.exit(3)
     if OPTIONS.banner:
         WIRE.write(b"Upstream test server starting...\n")
-    anyio.run(serve)
+    if OPTIONS.http:
+        serve_http(OPTIONS.http)
+    else:
+        anyio.run(serve)
 
 
 if __name__ == "__main__":
