@@ -11,9 +11,10 @@ the SDK refuses those with an error.
 
 An upstream elicitation goes to the user through the call it belongs to (`Call.ask_user`). In
 2026-07-28 the question comes back as the call's own result and is asked in the call's task,
-which names the call (a context variable). In 2025-11-25 it arrives as a request of the server
-with nothing naming the call: it goes to the oldest call in flight on the session that can ask
-(the gateway serves one client, so it reaches the same user). The call's clock stops while the
+which names the call (a context variable); over Streamable HTTP the SDK carries that context to
+a 2025-11-25 question too. Over stdio a 2025-11-25 question arrives with nothing naming the call:
+it goes to the oldest call in flight on the session that can ask (the gateway serves one client,
+so it reaches the same user). The call's clock stops while the
 user answers (at most `ask_seconds`). Nobody to ask: the server is answered with an error.
 """
 
@@ -328,10 +329,12 @@ class UpstreamSession:
     async def _elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
-        in_call = _CURRENT_CALL.get()  # set: a 2026-07-28 question, asked in the call's own task
-        call = in_call or next((c for c in self.calls if c.ask_user is not None), None)
+        # The call's own context: a 2026-07-28 question is asked in the call's task, and over
+        # Streamable HTTP the SDK carries the context of the request a question came with
+        call = _CURRENT_CALL.get() or next((c for c in self.calls if c.ask_user is not None), None)
+        modern = self.protocol_version in MODERN_PROTOCOL_VERSIONS
         if call is None or call.ask_user is None:
-            return _nobody_asked(in_call is not None)
+            return _nobody_asked(modern)
         if isinstance(params, types.ElicitRequestURLParams):
             question = UserQuestion(
                 self.app_name, params.message, url=params.url, elicitation_id=params.elicitation_id
@@ -345,7 +348,7 @@ class UpstreamSession:
             except Exception:
                 logger.warning("%s: asking the user the server's question failed", self.app_id, exc_info=True)
         if answer is None:
-            return _nobody_asked(in_call is not None)
+            return _nobody_asked(modern)
         return types.ElicitResult(action=answer.action, content=answer.content)
 
     async def _on_message(self, message: IncomingMessage) -> None:
@@ -360,11 +363,11 @@ class UpstreamSession:
             self._on_tools_changed()
 
 
-def _nobody_asked(in_call: bool) -> types.ElicitResult | types.ErrorData:
+def _nobody_asked(modern: bool) -> types.ElicitResult | types.ErrorData:
     """A question nobody could put to the user. In 2025-11-25 the server gets an error saying
     so, and its tool decides what to do. In 2026-07-28 an error would end the gateway's own
     call without the server hearing of it, so the server's retry carries a decline instead."""
-    if in_call:
+    if modern:
         return types.ElicitResult(action="decline")
     return types.ErrorData(code=types.INVALID_REQUEST, message=NOBODY_ASKED)
 
