@@ -80,8 +80,8 @@ def apps(tmp_path_factory: pytest.TempPathFactory, everything_url: str) -> Path:
     root = tmp_path_factory.mktemp("real-mcp")
     repo = root / "repo"
     repo.mkdir()
-    for command in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"]):
-        subprocess.run(["git", *command], cwd=repo, check=True)
+    for git_args in (["init", "-q", "-b", "main"], ["config", "user.email", "t@example.com"]):
+        subprocess.run(["git", *git_args], cwd=repo, check=True)
     (repo / "notes.txt").write_text("untracked\n", encoding="utf-8")
     folder = root / "apps"
     write_json(
