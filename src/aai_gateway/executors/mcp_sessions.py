@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
@@ -32,6 +31,7 @@ from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
+import httpx
 import httpx2
 import mcp_types as types
 from mcp import Client
@@ -387,7 +387,7 @@ async def http_transport(
     """The SDK's Streamable HTTP transport on an httpx2 client (the one its transport takes) of
     the gateway's making: the headers, no cookies kept, no proxy or CA settings read from the
     environment, redirects only as the SDK follows them (within the server's origin)."""
-    verify = ssl.create_default_context()
+    verify = httpx.create_ssl_context(trust_env=False)  # certifi's CAs; no SSL_CERT_FILE read
     if ca_file:
         verify.load_verify_locations(cafile=ca_file)
     client = httpx2.AsyncClient(
