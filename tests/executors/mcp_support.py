@@ -34,6 +34,7 @@ TOOL_NAMES = (
     "garbage",
     "bad_result",
     "grandchild",
+    "crash_leaving_child",
     "progress",
     "ask",
     "ask_url",

@@ -64,6 +64,9 @@ TOOLS = [
         name="bad_result", description="Answer with something that is no tool result", input_schema=OBJECT
     ),
     types.Tool(name="grandchild", description="Start a process that outlives the call", input_schema=OBJECT),
+    types.Tool(
+        name="crash_leaving_child", description="Exit while a child keeps stdout open", input_schema=OBJECT
+    ),
     types.Tool(name="progress", description="Report progress", input_schema=OBJECT),
     types.Tool(name="ask", description="Ask the user (form)", input_schema=OBJECT),
     types.Tool(name="ask_url", description="Send the user to a page", input_schema=OBJECT),
@@ -207,7 +210,9 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
     raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
 
 
-FAULTS = frozenset({"crash", "hang", "freeze", "flood", "garbage", "bad_result", "grandchild"})
+FAULTS = frozenset(
+    {"crash", "hang", "freeze", "flood", "garbage", "bad_result", "grandchild", "crash_leaving_child"}
+)
 
 
 async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]) -> Any:
@@ -217,6 +222,11 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         sys.stderr.write(f"about to crash: out of cheese{leaked}\n")
         sys.stderr.flush()
         os._exit(3)
+    if name == "crash_leaving_child":  # the child inherits stdout and keeps it open
+        child = subprocess.Popen(["sleep", "600"])  # noqa: ASYNC220
+        if OPTIONS.marker_dir:
+            (Path(OPTIONS.marker_dir) / "grandchild.pid").write_text(str(child.pid))
+        os._exit(4)
     if name == "hang":
         try:
             await anyio.sleep_forever()

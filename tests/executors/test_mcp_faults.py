@@ -85,6 +85,19 @@ async def test_a_server_that_dies_during_the_call_is_reported_with_its_exit_and_
     assert int(await text_of(executor, app, "pid")) != first_pid
 
 
+async def test_a_server_that_dies_while_its_child_keeps_its_output_open_is_noticed_at_once(
+    executor: McpExecutor, tmp_path: Path, markers: Path
+) -> None:
+    app = app_in(tmp_path / "orphaning", "--marker-dir", str(markers), timeout_ms=20_000)
+
+    error = await failure(executor, app, "crash_leaving_child")
+
+    assert error.code is ErrorCode.EXECUTION_FAILED  # not a TIMEOUT after 20 s
+    assert "the server exited with code 4" in error.message
+    await wait_until_gone(int((markers / "grandchild.pid").read_text()))
+    assert await text_of(executor, app, "echo", text="after") == "after"
+
+
 @pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025-11-25"])
 async def test_a_call_the_server_never_answers_times_out_the_server_is_told_to_cancel_and_it_stays(
     executor: McpExecutor, tmp_path: Path, markers: Path, legacy: bool
