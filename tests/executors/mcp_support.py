@@ -147,11 +147,12 @@ class User:
 
 
 @contextmanager
-def http_upstream(*args: str) -> Iterator[str]:
-    """The test server over Streamable HTTP on a free port of 127.0.0.1; yields its URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def http_upstream(*args: str, port: int | None = None) -> Iterator[str]:
+    """The test server over Streamable HTTP on 127.0.0.1 (`port`, or a free one); yields its URL."""
+    if port is None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
     process = subprocess.Popen([sys.executable, str(UPSTREAM), "--http", str(port), *args])
     try:
         deadline = time.monotonic() + 20

@@ -13,7 +13,8 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import MAX_MESSAGE_BYTES, McpExecutor
-from tests.executors.mcp_support import ENVIRON, call, mcp_document, process_alive, write_app
+from tests.executors.mcp_support import ENVIRON, call, http_upstream, mcp_document, process_alive, write_app
+from tests.server.conftest import unused_port
 
 pytestmark = pytest.mark.anyio
 
@@ -258,3 +259,30 @@ async def test_an_edited_descriptor_gets_a_new_server_and_the_old_one_stops(
 
     assert int(await text_of(executor, edited, "pid")) != pid
     await wait_until_gone(pid)
+
+
+async def test_a_streamable_http_server_that_goes_away_is_unreachable_and_found_again_when_back(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    port = unused_port()
+    app = write_app(tmp_path, mcp_document(app_id="dev.test.httpfaults", url=f"http://127.0.0.1:{port}/mcp"))
+
+    unreachable = await failure(executor, app, "pid")
+    with http_upstream(port=port):
+        first = int(await text_of(executor, app, "pid"))
+        died = await failure(executor, app, "crash")
+    with http_upstream(port=port):
+        again = int(await text_of(executor, app, "pid"))
+
+    assert unreachable.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert unreachable.message.startswith(
+        f"{app.id} is not reachable: its MCP server at 127.0.0.1:{port} could not be reached (ConnectError"
+    )
+    assert (
+        unreachable.data["host"] == f"127.0.0.1:{port}" and unreachable.data["transport"] == "streamable-http"
+    )
+    assert died.code is ErrorCode.EXECUTION_FAILED
+    assert died.message.startswith(
+        f"{app.id} crash: the connection to the MCP server at 127.0.0.1:{port} ended"
+    )
+    assert again != first

@@ -16,6 +16,7 @@ Secrets the server was started with are scrubbed from all of it by the caller.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 
 from ..errors import AaiError, AppReportedError, ExecutionFailedError, ServiceUnavailableError
 from .base import ToolResult
+from .mcp_launch import HttpLaunch
 from .mcp_sessions import SessionEndedError, UpstreamSession, describe_exception
 from .mcp_stdio import TOO_LONG_MARK
 from .redaction import Scrubber
@@ -68,8 +70,9 @@ async def call_failure(exc: Exception, app_id: str, tool: str, session: Upstream
             app_id, tool, f"the MCP server's result was refused: {_shown(str(exc))}", **where
         )
     if isinstance(exc, SessionEndedError):
-        return await died(app_id, tool, session)
+        return await died(app_id, tool, session, exc)
     if isinstance(exc, httpx2.HTTPError | OSError):
+        session.stop()  # the next call connects again
         return ServiceUnavailableError(
             app_id, f"its MCP server could not be reached: {describe_exception(exc)}", tool=tool, **where
         )
@@ -82,7 +85,7 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
     if isinstance(data, dict) and TOO_LONG_MARK in data:
         return ExecutionFailedError(app_id, tool, exc.message, max_message_bytes=data[TOO_LONG_MARK], **where)
     if exc.code == types.CONNECTION_CLOSED:
-        return await died(app_id, tool, session)
+        return await died(app_id, tool, session, exc)
     if exc.code == types.INVALID_REQUEST and exc.message == SDK_SAMPLING_REFUSAL:
         return ExecutionFailedError(
             app_id,
@@ -104,36 +107,44 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
     )
 
 
-async def died(app_id: str, tool: str, session: UpstreamSession) -> ExecutionFailedError:
-    """The server or the connection ended during the call."""
+async def died(
+    app_id: str, tool: str, session: UpstreamSession, cause: BaseException
+) -> ExecutionFailedError:
+    """The server or the connection ended during the call; the session is stopped, so that the
+    next call starts (or connects) again."""
+    session.stop()
     if session.stdio is not None:
         with anyio.CancelScope(shield=True):
             await session.stdio.settle()
-    what = "the connection to the MCP server ended" if session.stdio is None else "the MCP server ended"
-    error = ExecutionFailedError(
-        app_id,
-        tool,
-        f"{what} during the call ({session.describe_end()}); the next call starts it again",
-        **_where(session),
-    )
+        what = (
+            f"the MCP server ended during the call ({session.describe_end()}); the next call starts it again"
+        )
+    else:
+        what = (
+            f"the connection to the MCP server at {_host(session)} ended during the call "
+            f"({describe_exception(cause)}); the next call connects again"
+        )
+    error = ExecutionFailedError(app_id, tool, what, **_where(session))
     _add_exit(error, session)
     return error
 
 
 def start_failure(app_id: str, session: UpstreamSession, *, timed_out: bool) -> ServiceUnavailableError:
-    """The server could not be started or did not complete the handshake."""
+    """The server could not be started (or reached), or did not complete the handshake."""
     seconds = session.settings.start_seconds
-    reason = (
-        f"its MCP server did not complete the MCP handshake within {seconds:g} s"
-        if timed_out
-        else "its MCP server could not be started"
+    if timed_out:
+        reason = f"its MCP server did not complete the MCP handshake within {seconds:g} s"
+    elif session.stdio is not None:
+        reason = "its MCP server could not be started"
+    else:
+        reason = f"its MCP server at {_host(session)} could not be reached"
+    fix = (
+        "check the app's execution settings in its aai.json (run the command in a terminal to see "
+        "what it says), then retry"
+        if session.stdio is not None
+        else "check that the server runs and that execution.url in the app's aai.json is right, then retry"
     )
-    error = ServiceUnavailableError(
-        app_id,
-        f"{reason} ({session.describe_end()}); check the app's execution settings in its aai.json "
-        "(run the command in a terminal to see what it says), then retry",
-        **_where(session),
-    )
+    error = ServiceUnavailableError(app_id, f"{reason} ({session.describe_end()}); {fix}", **_where(session))
     _add_exit(error, session)
     return error
 
@@ -151,7 +162,13 @@ def _where(session: UpstreamSession) -> dict[str, Any]:
     command = session.launch.command
     if command is not None:
         return {"transport": "stdio", "command": command}
-    return {"transport": "streamable-http"}
+    return {"transport": "streamable-http", "host": _host(session)}
+
+
+def _host(session: UpstreamSession) -> str:
+    """The server's host and port (never the rest of its URL, whose query may hold a token)."""
+    transport = session.launch.transport
+    return urlsplit(transport.url).netloc if isinstance(transport, HttpLaunch) else "?"
 
 
 def _shown(text: str) -> str:

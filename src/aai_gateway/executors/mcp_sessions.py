@@ -161,6 +161,10 @@ class UpstreamSession:
         if self.client is None:
             raise SessionEndedError(self.describe_end())
 
+    def stop(self) -> None:
+        """End the session (its task stops the server); the next call starts a new one."""
+        self._stop.set()
+
     def retire(self) -> None:
         """Stop once no call is in flight (the app is now reached another way)."""
         self.retiring = True
