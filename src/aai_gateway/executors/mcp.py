@@ -144,6 +144,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
             session = self._sessions.pop(key, None)
             if session is not None and session.alive and session.launch.fingerprint == launch.fingerprint:
                 self._sessions[key] = session
+                session.last_used = anyio.current_time()  # not idle: a call is about to use it
                 return session
             if session is not None and session.alive:
                 session.retire()
