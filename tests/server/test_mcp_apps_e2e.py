@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client import ClientRequestContext
 
 from tests.builders import trusting_config, write_json
-from tests.executors.mcp_support import PNG_DATA, mcp_document
+from tests.executors.mcp_support import PNG_DATA, mcp_document, process_alive
 from tests.server.conftest import connected
 
 pytestmark = pytest.mark.anyio
@@ -161,3 +161,22 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(gateway: Cli
     marker.unlink()
     echoed = await exec_tool(gateway, "echo", {"text": "still here"})
     assert echoed.structured_content is not None and echoed.structured_content["text"] == "still here"
+
+
+async def test_when_the_gateway_exits_no_server_nor_what_it_started_is_left(apps: Path, mode: str) -> None:
+    markers = apps.parent / "markers"
+    async with connected(apps, mode, name="agent-exit") as client:
+        server_pid = int(_text(await exec_tool(client, "pid")))
+        grandchild = int(_text(await exec_tool(client, "grandchild")))
+        assert process_alive(server_pid) and process_alive(grandchild)
+
+    with anyio.fail_after(10):  # the client closed the gateway's stdin: it stops what it started
+        while process_alive(server_pid) or process_alive(grandchild):  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+    assert (markers / "grandchild.pid").exists()
+
+
+def _text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
