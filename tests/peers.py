@@ -24,3 +24,37 @@ def node() -> str:
 def with_node_first_on_path(env: dict[str, str]) -> dict[str, str]:
     """`env` with the test Node's folder first on PATH, for programs that start `node` themselves."""
     return {**env, "PATH": os.pathsep.join([str(NODE_BIN), env.get("PATH", os.defpath)])}
+
+
+MCP_SERVERS_BIN = PEERS / "mcp-servers" / "venv" / "bin"
+EVERYTHING_SCRIPT = (
+    PEERS
+    / "everything"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+
+
+def _installed(path: Path, what: str) -> str:
+    if not path.exists():
+        pytest.fail(f"{what} missing at {path}: run scripts/install-test-peers", pytrace=False)
+    return str(path)
+
+
+def mcp_server_time() -> str:
+    """PyPI's `mcp-server-time` (pinned), in a venv of its own."""
+    return _installed(MCP_SERVERS_BIN / "mcp-server-time", "mcp-server-time")
+
+
+def mcp_server_git() -> str:
+    """PyPI's `mcp-server-git` (pinned), in a venv of its own."""
+    return _installed(MCP_SERVERS_BIN / "mcp-server-git", "mcp-server-git")
+
+
+def everything() -> list[str]:
+    """The command line of npm's `@modelcontextprotocol/server-everything` (pinned) on the test
+    Node, without its transport argument (`stdio` or `streamableHttp`, with PORT in its env)."""
+    return [node(), _installed(EVERYTHING_SCRIPT, "@modelcontextprotocol/server-everything")]

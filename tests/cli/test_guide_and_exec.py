@@ -10,6 +10,7 @@ import pytest
 
 from aai_gateway.cli.main import main
 from tests.builders import trusting_config, write_json
+from tests.executors.mcp_support import mcp_document
 from tests.executors.mobile_support import PLANWISE, calls, stand_in
 from tests.server.conftest import adapter_app
 
@@ -140,3 +141,45 @@ def test_exec_for_the_android_platform_sends_the_intent_through_adb(
         capsys, "exec", "com.example.planwise", "create_event", "--args", json.dumps(event), *planwise
     )
     assert code == 1 and len(calls(bin_dir)) == 1  # on this OS the same tool is not the Android one
+
+
+@pytest.fixture
+def mcp_apps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test MCP server (tests/executors/mcp_upstream.py) as an app, auto-allowed."""
+    write_json(tmp_path / "apps" / "upstream" / "aai.json", mcp_document(app_id="dev.test.upstream"))
+    monkeypatch.setenv(
+        "AAI_GATEWAY_CONFIG", str(trusting_config(tmp_path / "config.toml", ["dev.test.upstream"]))
+    )
+    return tmp_path / "apps"
+
+
+def test_exec_prints_an_mcp_servers_result_as_mcp_writes_it(
+    capsys: pytest.CaptureFixture[str], mcp_apps: Path
+) -> None:
+    code, out, _ = run(
+        capsys, "exec", "dev.test.upstream", "blocks", "--no-default-paths", "--path", str(mcp_apps)
+    )
+
+    printed = json.loads(out)
+    assert code == 0
+    assert [block["type"] for block in printed["content"]] == [
+        "text",
+        "image",
+        "audio",
+        "resource_link",
+        "resource",
+        "resource",
+    ]
+    assert printed["structuredContent"] == {"kinds": 6, "nested": {"list": [1, 2, 3]}}
+    assert "isError" not in printed
+
+
+def test_exec_exits_one_when_the_mcp_tool_reports_its_own_failure(
+    capsys: pytest.CaptureFixture[str], mcp_apps: Path
+) -> None:
+    code, out, _ = run(
+        capsys, "exec", "dev.test.upstream", "tool_error", "--no-default-paths", "--path", str(mcp_apps)
+    )
+
+    assert code == 1
+    assert json.loads(out) == {"content": [{"type": "text", "text": "the disk is full"}], "isError": True}

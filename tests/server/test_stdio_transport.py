@@ -22,7 +22,8 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aai_gateway.server.jsonrpc_lines import LineSplitter, TooLong, encode_message, too_long_error
+from aai_gateway.executors.json_lines import LineSplitter, TooLong
+from aai_gateway.server.jsonrpc_lines import encode_message, too_long_error
 from aai_gateway.server.limits import DEFAULT_MAX_MESSAGE_BYTES
 from tests.builders import write_json
 from tests.server.conftest import adapter_app, gateway_command

@@ -1,4 +1,5 @@
-"""Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`.
+"""Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`; which keyring
+secrets an `mcp` app's server is started or reached with: `AuthProvider.mcp_secrets(app, tool)`.
 
 - No `auth` on the tool's channel (or not an HTTP tool): None.
 - Dialect B `env_var`: the token comes from that environment variable, but only for descriptors
@@ -28,10 +29,18 @@ import anyio
 import httpcore
 import httpx
 
-from ..descriptor import AppDescriptor, Tool
-from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
+from ..descriptor import AppDescriptor, Tool, app_reference
+from ..descriptor.model import (
+    ApiKeyAuth,
+    AppCredentialAuth,
+    Auth,
+    CookieAuth,
+    HttpChannel,
+    McpChannel,
+    OAuth2Auth,
+)
 from ..discovery.web import Resolver, WebFetchPolicy
-from ..errors import AuthRequiredError
+from ..errors import AuthRequiredError, SecretMissingError
 from ..executors.redaction import MIN_SECRET_CHARS, too_short_to_scrub
 from .auth_context import AuthContext
 from .credentials import Credential, CredentialKind, CredentialStore, credential_key
@@ -159,6 +168,26 @@ class AuthProvider:
         if isinstance(auth, OAuth2Auth) and credential.tokens is None:
             raise context.error("you have not signed in yet")
         return await self._token_flow(app, auth, credential, context)
+
+    async def mcp_secrets(self, app: AppDescriptor, tool: Tool) -> dict[str, str]:
+        """The keyring secrets an `mcp` tool's channel refers to (`{"secret": NAME}` in its `env`
+        or `headers`), by NAME, from the credential bound to the app; only those names. A name
+        with no stored value: SecretMissingError listing every missing one, with the command
+        that stores the first."""
+        channel = tool.channel
+        if not isinstance(channel, McpChannel) or not channel.secret_names:
+            return {}
+        credential = await anyio.to_thread.run_sync(self.store.load, app)
+        stored = credential.secrets if credential is not None else {}
+        missing = [name for name in channel.secret_names if not stored.get(name)]
+        if missing:
+            raise SecretMissingError(
+                app.id, app.names.lookup(self.locale), missing, app_reference(app.binding, app.id)
+            )
+        for name in channel.secret_names:
+            if too_short_to_scrub(stored[name]):
+                self._warn_once(app, f"secret {name}")
+        return {name: stored[name] for name in channel.secret_names}
 
     def _warn_about_short_secrets(self, app: AppDescriptor, auth: Auth, credential: Credential) -> None:
         for field in short_secrets(auth, credential):

@@ -40,6 +40,7 @@ def parse_arguments(text: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..executors import ToolResult
     from ..service import Caller, Gateway
     from .consent import TerminalPrompter
     from .runtime import build_gateway, build_watcher
@@ -62,5 +63,10 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(json.dumps(exc.to_payload(), ensure_ascii=False, indent=2), file=sys.stderr)
         return 1
+    if isinstance(result, ToolResult):
+        # An MCP server's own result, as MCP writes it: content blocks, structuredContent, and
+        # isError (then the exit status is 1, like an operation's error)
+        print_json(result.wire())
+        return 1 if result.is_error else 0
     print_json(result)
     return 0

@@ -13,6 +13,7 @@ from .access import (
     ConsentDeniedError,
     ConsentRequiredError,
     DecisionFileError,
+    SecretMissingError,
     SecretStoreUnavailableError,
 )
 from .base import AaiError, ErrorCode, Problem, Severity, escape_pointer_token, json_pointer
@@ -74,6 +75,7 @@ __all__ = [
     "NotImplementedExecutionError",
     "Problem",
     "ResponseTooLargeError",
+    "SecretMissingError",
     "SecretStoreUnavailableError",
     "ServiceUnavailableError",
     "Severity",

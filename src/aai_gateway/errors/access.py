@@ -4,6 +4,8 @@ user's consent missing or refused."""
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Sequence
 from typing import Any
 
 from .base import AaiError, ErrorCode
@@ -50,6 +52,28 @@ class AuthRequiredError(AaiError):
             else ErrorCode.AUTH_EXPIRED
             if expired
             else ErrorCode.AUTH_REQUIRED,
+        )
+
+
+class SecretMissingError(AuthRequiredError):
+    """An `mcp` app's `env` or `headers` refer to keyring secrets (`{"secret": NAME}`) that are not
+    stored for it: `names` lists them all, the command stores the first, under the app's
+    `reference` (its binding's, which names exactly the app the secret is bound to)."""
+
+    def __init__(self, app_id: str, app_name: str, names: Sequence[str], reference: str) -> None:
+        listed = ", ".join(names)
+        reason = (
+            f"the secret {listed} is not stored in the OS keyring"
+            if len(names) == 1
+            else f"the secrets {listed} are not stored in the OS keyring"
+        )
+        super().__init__(
+            app_id,
+            app_name,
+            "secret",
+            reason=reason,
+            command=f"aai-gateway auth set {shlex.quote(reference)} --secret {shlex.quote(names[0])}",
+            secrets=list(names),
         )
 
 

@@ -1,6 +1,16 @@
 """Executors: one module per execution type behind the small `Executor` protocol."""
 
-from .base import Executor, ExecutorBase, ExecutorSettings, Invocation, ProgressReporter
+from .base import (
+    Executor,
+    ExecutorBase,
+    ExecutorSettings,
+    Invocation,
+    ProgressReporter,
+    ToolResult,
+    UserAnswer,
+    UserAsker,
+    UserQuestion,
+)
 from .registry import ExecutorRegistry
 
 __all__ = [
@@ -10,4 +20,8 @@ __all__ = [
     "ExecutorSettings",
     "Invocation",
     "ProgressReporter",
+    "ToolResult",
+    "UserAnswer",
+    "UserAsker",
+    "UserQuestion",
 ]

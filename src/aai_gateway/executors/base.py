@@ -55,6 +55,54 @@ could be asked (no prompter that can ask in the middle of a call)."""
 
 
 @dataclass(frozen=True)
+class UserQuestion:
+    """An app asks the user for input in the middle of a call (an MCP server's elicitation):
+    either a form (`schema`: MCP's restricted JSON Schema of flat properties) or a page to open
+    (`url`, with the app's `elicitation_id`). `app_name` is who asks, for the question's text."""
+
+    app_name: str
+    message: str
+    schema: dict[str, Any] | None = None
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+@dataclass(frozen=True)
+class UserAnswer:
+    """What the user did: `accept` (with the form's `content`), `decline` or `cancel`."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+UserAsker = Callable[[UserQuestion], Awaitable[UserAnswer | None]]
+"""Puts an app's question to the user through the MCP client of the current call; None when it
+cannot be asked now (the client has no elicitation of that kind, or speaks 2026-07-28, where a
+server cannot ask in the middle of a call)."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A tool result to pass on as the app gave it (an MCP server's CallToolResult), instead of a
+    JSON value the gateway wraps: `content` holds MCP content blocks as wire dicts (text, image,
+    audio, resource_link, resource), `structured_content` the structured result, `is_error`
+    whether the tool itself reports a failure."""
+
+    content: list[dict[str, Any]]
+    structured_content: dict[str, Any] | None = None
+    is_error: bool = False
+
+    def wire(self) -> dict[str, Any]:
+        """The result as MCP writes it (camelCase keys)."""
+        document: dict[str, Any] = {"content": self.content}
+        if self.structured_content is not None:
+            document["structuredContent"] = self.structured_content
+        if self.is_error:
+            document["isError"] = True
+        return document
+
+
+@dataclass(frozen=True)
 class Invocation:
     """One operation to run: arguments are already validated against the tool's schema, with
     defaults applied. Everything an executor needs and nothing it must look up itself."""
@@ -68,24 +116,36 @@ class Invocation:
     ask_permission: PermissionAsker | None = None
     """Asks the user through the same prompters as the consent check of this call (apps such as
     ACP agents that ask permission mid-operation); None: nobody can be asked."""
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    """The keyring secrets the tool's channel refers to (`{"secret": NAME}` of an `mcp` app), by
+    NAME, resolved by the service from the credential bound to the app; only those names."""
+    ask_user: UserAsker | None = None
+    """Puts an app's own question to the user through the call's MCP client (an MCP server's
+    elicitation); None: nobody can be asked during this call."""
 
     @property
     def descriptor_dir(self) -> Path | None:
         """The folder of a descriptor read from disk (stdio adapters run there), else None."""
-        if self.app.source.kind in ("file", "bundled"):
-            return Path(self.app.source.location).parent
-        return None
+        return descriptor_dir(self.app)
 
     @property
     def timeout_seconds(self) -> float:
         return self.tool.effective_timeout_ms / 1000
 
 
+def descriptor_dir(app: AppDescriptor) -> Path | None:
+    """The folder of a descriptor read from disk, else None."""
+    if app.source.kind in ("file", "bundled"):
+        return Path(app.source.location).parent
+    return None
+
+
 @runtime_checkable
 class Executor(Protocol):
     """Runs operations of one or more execution types.
 
-    `execute` returns the operation's result as a JSON value, or raises an `AaiError`
+    `execute` returns the operation's result as a JSON value (or a `ToolResult` to pass on as
+    it is), or raises an `AaiError`
     (`TIMEOUT`, `SERVICE_UNAVAILABLE`, `EXECUTION_FAILED`, ...). It must be safe to call
     concurrently. `unavailable_reason` says, without side effects, why a tool cannot run on
     this machine (wrong OS, program missing), or None when it can. `aclose` stops what the

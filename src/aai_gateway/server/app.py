@@ -32,6 +32,7 @@ from ..errors import AaiError, ErrorCode, InvalidArgumentError, UnknownGatewayTo
 from ..service import Caller, Gateway
 from ..service.naming import AAI_EXEC, WEB_DISCOVER
 from . import credentials, results
+from .app_questions import ElicitationUserAsker
 from .ask import Ask, CallMemories, NeedInput
 from .consent_prompt import ElicitationPrompter, UrlConsentPrompter
 from .limits import DEFAULT_MAX_MESSAGE_BYTES
@@ -201,6 +202,7 @@ class GatewayServer:
                     UrlConsentPrompter(ask, self.consent_pages, self._tasks),
                 ],
                 permission_prompters=[ElicitationPermissionPrompter(ask)],
+                ask_user=ElicitationUserAsker(ask),
             )
 
         try:

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-from dataclasses import dataclass
 from typing import Any, Final
 
 import mcp_types as types
@@ -33,66 +31,12 @@ from pydantic import ValidationError
 
 from ..errors import InternalError
 from ..executors.answer_json import nested_deeper_than, writable_text
+from ..executors.json_lines import ID_SEARCH_BYTES, TooLong, leading_members
 from . import results
 
 logger = logging.getLogger(__name__)
 
-ID_SEARCH_BYTES: Final = 64 * 1024  # how much of a skipped line is searched for its request id
 MAX_REQUEST_DEPTH: Final = 200  # levels of objects and arrays; pydantic's parser reads no deeper
-
-# ---------------------------------------------------------------------------- framing
-
-
-@dataclass(frozen=True)
-class TooLong:
-    """A line longer than the limit, of which only the start was kept."""
-
-    start: bytes
-
-
-class LineSplitter:
-    """Cuts a byte stream into lines of at most `limit` bytes; holds at most `limit` bytes plus
-    one chunk. A longer line comes out as `TooLong` once, and the rest of it is dropped unread."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._pending = bytearray()
-        self._searched = 0  # how much of _pending is known to hold no newline
-        self._skipping = False
-
-    def feed(self, chunk: bytes) -> list[bytes | TooLong]:
-        if self._skipping:
-            end = chunk.find(b"\n")
-            if end < 0:
-                return []
-            self._skipping = False
-            chunk = chunk[end + 1 :]
-        pending = self._pending
-        pending += chunk
-        lines: list[bytes | TooLong] = []
-        start = 0
-        while (end := pending.find(b"\n", max(start, self._searched))) >= 0:
-            lines.append(self._line(start, end))
-            start = end + 1
-        del pending[:start]
-        self._searched = len(pending)
-        if len(pending) > self.limit:
-            lines.append(TooLong(bytes(pending[:ID_SEARCH_BYTES])))
-            pending.clear()
-            self._searched = 0
-            self._skipping = True
-        return lines
-
-    def finish(self) -> list[bytes | TooLong]:
-        """At end of input: the last line, when it had no newline."""
-        rest, self._pending = bytes(self._pending), bytearray()
-        return [rest] if rest and not self._skipping else []
-
-    def _line(self, start: int, end: int) -> bytes | TooLong:
-        if end - start > self.limit:
-            return TooLong(bytes(self._pending[start : start + ID_SEARCH_BYTES]))
-        return bytes(self._pending[start:end])
-
 
 # ---------------------------------------------------------------------------- reading messages
 
@@ -204,41 +148,11 @@ def _request_id(document: Any) -> types.RequestId | None:
     return found
 
 
-_TOKEN: Final = re.compile(
-    rb'\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\]:,])'
-)
-
-
 def _request_id_at_start(start: bytes) -> types.RequestId | None:
     """The id of a request from the first bytes of its line, when both its `id` and its
     `method` are members of the top-level object there (clients write them before `params`)."""
-    found: dict[str, Any] = {}
-    depth, key, expecting_key = 0, None, False
-    position = 0
-    while (match := _TOKEN.match(start, position)) is not None:
-        token, position = match.group(1), match.end()
-        if token in (b"{", b"["):
-            depth += 1
-            expecting_key, key = depth == 1 and token == b"{", None
-        elif token in (b"}", b"]"):
-            depth -= 1
-        elif depth == 0:
-            return None  # the line is not an object
-        elif depth == 1 and token == b",":
-            expecting_key = True
-        elif depth == 1 and token != b":":
-            try:
-                value = pydantic_core.from_json(token)
-            except ValueError:
-                return None
-            if expecting_key:
-                key, expecting_key = value, False
-            elif key is not None:
-                found[key] = value
-                key = None
-            if "method" in found and "id" in found:
-                return _request_id(found)
-    return None
+    found = leading_members(start, frozenset({"id", "method"}))
+    return _request_id(found) if {"id", "method"} <= found.keys() else None
 
 
 def encode_message(message: types.JSONRPCMessage, method: str | None = None) -> bytes | None:

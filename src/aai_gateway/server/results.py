@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types as types
 
 from ..errors import AaiError, InternalError
+from ..executors import ToolResult
 from ..executors.answer_json import writable_text
 
 logger = logging.getLogger(__name__)
@@ -22,7 +23,10 @@ logger = logging.getLogger(__name__)
 
 def success(value: Any) -> types.CallToolResult:
     """The JSON result as text, and as structured content when it is an object (the same
-    value: when the text can be written, so can it)."""
+    value: when the text can be written, so can it). A `ToolResult` (an MCP server's own) is
+    passed on as it is."""
+    if isinstance(value, ToolResult):
+        return passed_on(value)
     text = (
         value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
     )
@@ -31,6 +35,12 @@ def success(value: Any) -> types.CallToolResult:
         content=[types.TextContent(type="text", text=text)],
         structured_content=value if isinstance(value, dict) else None,
     )
+
+
+def passed_on(result: ToolResult) -> types.CallToolResult:
+    """An MCP server's tool result as it gave it: every content block (text, image, audio,
+    resource_link, embedded resource), its structured content and `isError`."""
+    return types.CallToolResult.model_validate(result.wire(), by_name=False)
 
 
 def markdown(text: str) -> types.CallToolResult:

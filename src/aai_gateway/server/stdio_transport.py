@@ -41,7 +41,8 @@ from mcp.os.win32.utilities import rebind_std_handle_to_fd
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
-from .jsonrpc_lines import LineSplitter, TooLong, encode_message, read_message, too_long_error
+from ..executors.json_lines import LineSplitter, TooLong
+from .jsonrpc_lines import encode_message, read_message, too_long_error
 from .limits import DEFAULT_MAX_MESSAGE_BYTES
 
 if sys.platform != "win32":

@@ -19,7 +19,7 @@ from ..descriptor import AppDescriptor, Tool
 from ..discovery import Catalog
 from ..discovery.web_discovery import WebDiscovery
 from ..errors import AaiError, FeatureOffError
-from ..executors import ExecutorRegistry, Invocation, ProgressReporter
+from ..executors import ExecutorRegistry, Invocation, ProgressReporter, ToolResult, UserAsker
 from ..executors.answer_json import check_answer
 from ..guide import render_guide
 from .arguments import ArgumentValidator
@@ -170,19 +170,24 @@ class Gateway:
         progress: ProgressReporter | None = None,
         prompters: Sequence[Prompter] = (),
         permission_prompters: Sequence[PermissionPrompter] | None = None,
+        ask_user: UserAsker | None = None,
     ) -> Any:
         """Every execution path goes through here: resolve, validate, consent, credentials, run.
 
         `prompters` ask for consent before the call; `permission_prompters` ask, during the call,
         when the app asks permission for something (default: `prompters`; a prompter that can
         only ask before a call, like 2026-07-28 elicitation, must not be among them). The native
-        dialog of the consent gate, when there is one, is tried last for both."""
+        dialog of the consent gate, when there is one, is tried last for both. `ask_user` puts
+        an app's own questions (an MCP server's elicitation) to the user during the call.
+
+        The result is a JSON value, or a `ToolResult` an MCP server gave, passed on as it is."""
         app = self.resolve(app_reference)
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.executor_for(app, tool)
         await self.consent.check(caller.name, app, tool, prepared, prompters=prompters)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
+        secrets = await self.auth.mcp_secrets(app, tool) if self.auth is not None else {}
         invocation = Invocation(
             app,
             tool,
@@ -193,6 +198,8 @@ class Gateway:
             ask_permission=permission_asker(
                 caller.name, app, self._permission_prompters(prompters, permission_prompters)
             ),
+            secrets=secrets,
+            ask_user=ask_user,
         )
         started = time.perf_counter()
         outcome = "ok"
@@ -200,7 +207,10 @@ class Gateway:
             result = await executor.execute(invocation)
             # Whatever the executor: an answer too deep, with a lone surrogate or an infinite
             # number could not travel back to the client as JSON (see answer_json)
-            check_answer(result, app_id=app.id, tool=tool.name)
+            passed_on = isinstance(result, ToolResult)
+            check_answer(result.wire() if passed_on else result, app_id=app.id, tool=tool.name)
+            if passed_on and result.is_error:
+                outcome = "tool_error"
             return result
         except AaiError as exc:
             outcome = exc.code.value

@@ -1,0 +1,238 @@
+"""`execution.type: "mcp"`: the tools of an MCP server the user already runs, called through the
+gateway (docs/mcp-servers.md).
+
+One session per server: per app (its binding and id), started on the first call and shared by
+concurrent calls; a new one when the server died (the next call works), when the resolved launch
+settings changed (a new secret, an edited descriptor: the old session stops once its calls are
+done), and none after `idle_seconds` without a call or after `aclose` (stdio servers are stopped
+with their whole process group). See `mcp_sessions` for how a session runs, `mcp_stdio` for the
+stdio transport, `mcp_launch` for how env and headers are resolved, `mcp_results` for what
+answers become.
+
+Each call is bounded by the tool's timeout (`execution.timeout`, default 30 s; the clock stops
+while the user answers a question of the server); on TIMEOUT the server is told to cancel the
+request, and the session is stopped when the server no longer answers at all (a tools/list
+within `probe_seconds`), so that the next call starts it again. A cancelled call is cancelled
+upstream too. Progress of the server goes to `Invocation.progress`; its questions to
+`Invocation.ask_user`. Everything the server sends back is scrubbed of the secrets it was started
+with.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+
+from ..descriptor import AppDescriptor, ExecutionType, Tool
+from ..descriptor.model import McpChannel
+from ..errors import AaiError, ExecutionTimeoutError
+from .base import ExecutorBase, ExecutorSettings, Invocation, ProgressReporter, ToolResult, timeout_error
+from .mcp_launch import Launch, SessionSettings, resolve_launch
+from .programs import missing_program
+from .redaction import Scrubber
+
+if TYPE_CHECKING:  # the MCP client takes half a second to import: only on first use
+    from .mcp_sessions import UpstreamSession
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+SessionKey = tuple[str, str]
+"""An app's binding and id."""
+ToolsChanged = Callable[[str, str], None]
+"""Told `(binding, app id)` when that app's MCP server says its tools changed."""
+
+
+class McpExecutor(ExecutorBase[McpChannel]):
+    """Runs `mcp` tools. `environ`: the gateway's environment (PATH, the allow-listed variables a
+    server gets, `{"env": VAR}` values); `ca_file`: extra CAs an HTTPS server may be signed by;
+    `idle_seconds`: a session without a call for this long is stopped; `start_seconds`: starting
+    a server and its handshake; `probe_seconds`: after a timeout, how long the server has to
+    show it still answers; `ask_seconds`: how long a question of the server may wait for the
+    user; `max_message_bytes`: the longest message read from a server."""
+
+    channel_class = McpChannel
+    label = "MCP"
+
+    def __init__(
+        self,
+        *,
+        environ: Mapping[str, str],
+        ca_file: str | None = None,
+        idle_seconds: float = 600.0,
+        start_seconds: float = 60.0,
+        kill_grace_seconds: float = 2.0,
+        probe_seconds: float = 5.0,
+        ask_seconds: float = 300.0,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+    ) -> None:
+        self.environ = environ
+        self.probe_seconds = probe_seconds
+        self.settings = SessionSettings(
+            start_seconds=start_seconds,
+            idle_seconds=idle_seconds,
+            grace=kill_grace_seconds,
+            ask_seconds=ask_seconds,
+            max_message_bytes=max_message_bytes,
+            ca_file=ca_file,
+        )
+        self._sessions: dict[SessionKey, UpstreamSession] = {}
+        self._running: set[UpstreamSession] = set()  # the current ones and those being replaced
+        self._locks: dict[SessionKey, anyio.Lock] = {}
+        self._listeners: list[ToolsChanged] = []
+
+    def unavailable(self, channel: McpChannel, tool: Tool) -> str | None:
+        if channel.command is None:
+            return None
+        path = channel.env.get("PATH")
+        missing = missing_program(
+            channel.command, self.environ, path if isinstance(path, str) and path else None
+        )
+        if missing is None:
+            return None
+        return f"MCP server command {missing}; install the server or set execution.command to its full path"
+
+    def on_tools_changed(self, listener: ToolsChanged) -> None:
+        """Call `listener(binding, app id)` whenever an app's server says its tools changed."""
+        self._listeners.append(listener)
+
+    async def execute(self, invocation: Invocation) -> ToolResult:
+        app, tool = invocation.app, invocation.tool
+        launch = resolve_launch(app, tool.name, self.channel(invocation), invocation.secrets, self.environ)
+        scrubber = Scrubber(launch.secret_values)
+        try:
+            session = await self._session(app, launch, scrubber)
+            return await self._call(session, invocation, scrubber)
+        except AaiError as error:
+            raise scrubber.error(error) from None
+
+    async def server_tools(
+        self, app: AppDescriptor, channel: McpChannel, secrets: Mapping[str, str]
+    ) -> list[dict[str, Any]]:
+        """Every tool the app's server lists (tools/list, every page), as MCP writes them; the
+        session is started if it is not running, and kept."""
+        launch = resolve_launch(app, "tools/list", channel, secrets, self.environ)
+        scrubber = Scrubber(launch.secret_values)
+        try:
+            session = await self._session(app, launch, scrubber)
+            tools = await session.list_tools()
+        except AaiError as error:
+            raise scrubber.error(error) from None
+        return [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
+
+    async def aclose(self) -> None:
+        sessions, self._sessions = list(self._running), {}
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tasks:
+                for session in sessions:
+                    tasks.start_soon(session.close)
+
+    # ------------------------------------------------------------------ sessions
+
+    async def _session(self, app: AppDescriptor, launch: Launch, scrubber: Scrubber) -> UpstreamSession:
+        """The app's running session, started (again) when there is none, it ended, or the app is
+        now reached another way."""
+        from .mcp_results import start_failure  # noqa: PLC0415 (see TYPE_CHECKING above)
+        from .mcp_sessions import SessionEndedError, UpstreamSession  # noqa: PLC0415
+
+        key = (str(app.binding), app.id)
+        async with self._locks.setdefault(key, anyio.Lock()):
+            session = self._sessions.pop(key, None)
+            if session is not None and session.alive and session.launch.fingerprint == launch.fingerprint:
+                self._sessions[key] = session
+                session.last_used = anyio.current_time()  # not idle: a call is about to use it
+                return session
+            if session is not None and session.alive:
+                session.retire()
+            session = UpstreamSession(
+                app.id,
+                app.names.lookup(None),
+                launch,
+                self.settings,
+                scrub=scrubber.text,
+                on_end=self._running.discard,
+                on_tools_changed=partial(self._tools_changed, key),
+            )
+            self._running.add(session)
+            try:
+                await session.open()
+            except TimeoutError as exc:
+                raise start_failure(app.id, session, timed_out=True) from exc
+            except SessionEndedError as exc:
+                raise start_failure(app.id, session, timed_out=False) from exc
+            self._sessions[key] = session
+            return session
+
+    def _tools_changed(self, key: SessionKey) -> None:
+        for listener in self._listeners:
+            try:
+                listener(*key)
+            except Exception:
+                logger.exception("a tools-changed listener failed")
+
+    # ------------------------------------------------------------------ calls
+
+    async def _call(self, session: UpstreamSession, invocation: Invocation, scrubber: Scrubber) -> ToolResult:
+        from .mcp_results import call_failure, passed_on  # noqa: PLC0415 (see TYPE_CHECKING above)
+        from .mcp_sessions import Call  # noqa: PLC0415
+
+        app_id, tool = invocation.app.id, invocation.tool.name
+        call = Call(invocation.ask_user)
+        progress = _forwarder(invocation.progress, scrubber)
+        problems_before = session.stdio.problems_seen if session.stdio is not None else 0
+        try:
+            with anyio.CancelScope(deadline=anyio.current_time() + invocation.timeout_seconds) as scope:
+                call.scope = scope
+                result = await session.call_tool(call, tool, invocation.arguments, progress)
+        except Exception as exc:
+            error = await call_failure(exc, app_id, tool, session)
+            if error is None:
+                raise
+            raise error from exc
+        if scope.cancelled_caught:
+            raise await self._timed_out(session, invocation, problems_before)
+        return passed_on(result, scrubber)
+
+    async def _timed_out(
+        self, session: UpstreamSession, invocation: Invocation, problems_before: int
+    ) -> ExecutionTimeoutError:
+        """TIMEOUT; the session is stopped when the server does not answer at all any more."""
+        answers = await session.answers(self.probe_seconds)
+        if not answers:
+            logger.warning(
+                "%s: the MCP server did not answer within %g s after a call timed out; stopping it",
+                invocation.app.id,
+                self.probe_seconds,
+            )
+            await session.close()
+        error = timeout_error(invocation)
+        error.data["server_restarts"] = not answers
+        problems = session.stdio.problems_since(problems_before) if session.stdio is not None else []
+        if problems:  # what it wrote instead of an answer, say
+            error.message += f"; meanwhile {'; '.join(problems)}"
+            error.args = (error.message,)
+            error.data["server_problems"] = problems
+        return error
+
+
+def _forwarder(progress: ProgressReporter | None, scrubber: Scrubber) -> ProgressReporter | None:
+    """The server's progress to the caller; a caller that went away does not fail the call."""
+    if progress is None:
+        return None
+
+    async def forward(done: float, total: float | None, message: str | None) -> None:
+        try:
+            await progress(done, total, scrubber.text(message) if message else message)
+        except Exception:
+            logger.debug("progress could not be forwarded", exc_info=True)
+
+    return forward
+
+
+def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], McpExecutor]:
+    """The entry point of `mcp` in the group `aai_gateway.executors` (pyproject.toml)."""
+    return (ExecutionType.MCP,), McpExecutor(environ=settings.environ, ca_file=settings.ca_file)

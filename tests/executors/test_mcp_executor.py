@@ -1,0 +1,179 @@
+"""The `mcp` executor against a real MCP server process (tests/executors/mcp_upstream.py), without
+the gateway's own MCP server: both protocol generations, results passed on as they are, one
+shared session, the server's own errors."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.executors import ToolResult
+from aai_gateway.executors.mcp import McpExecutor
+from tests.executors.mcp_support import ENVIRON, PNG_DATA, call, mcp_document, write_app
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def executor() -> AsyncIterator[McpExecutor]:
+    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
+    try:
+        yield executor
+    finally:
+        await executor.aclose()
+
+
+@pytest.fixture(
+    scope="module", params=["both", "legacy-only"], ids=["2026-07-28 server", "2025-11-25 server"]
+)
+def app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AppDescriptor:
+    """The test server as it is (it negotiates 2026-07-28), or refusing `server/discover` like a
+    server of before 2026-07-28 (the executor falls back to the handshake)."""
+    legacy = request.param == "legacy-only"
+    folder = tmp_path_factory.mktemp("legacy" if legacy else "modern")
+    return write_app(folder, mcp_document(args=["--legacy-only"] if legacy else []))
+
+
+async def run(executor: McpExecutor, app: AppDescriptor, tool: str, **arguments: object) -> ToolResult:
+    result = await executor.execute(call(app, tool, dict(arguments)))
+    assert isinstance(result, ToolResult)
+    return result
+
+
+async def test_each_server_is_spoken_to_in_the_newest_generation_it_knows(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    result = await run(executor, app, "echo", text="hello")
+
+    legacy_only = "--legacy-only" in getattr(app.tools[0].channel, "args", ())
+    expected = "2025-11-25" if legacy_only else "2026-07-28"
+    assert result.structured_content == {"text": "hello", "protocol": expected}
+    assert result.content == [{"type": "text", "text": "hello"}]
+    assert result.is_error is False
+
+
+async def test_every_kind_of_content_and_the_structured_content_pass_through_unchanged(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    result = await run(executor, app, "blocks")
+
+    kinds = [block["type"] for block in result.content]
+    assert kinds == ["text", "image", "audio", "resource_link", "resource", "resource"]
+    assert result.content[1] == {"type": "image", "data": PNG_DATA, "mimeType": "image/png"}
+    assert result.content[3] == {
+        "type": "resource_link",
+        "uri": "file:///tmp/report.txt",
+        "name": "report",
+        "mimeType": "text/plain",
+    }
+    assert result.content[4]["resource"] == {
+        "uri": "memo://one",
+        "mimeType": "text/plain",
+        "text": "embedded text",
+    }
+    assert result.content[5]["resource"]["blob"] == PNG_DATA
+    assert result.structured_content == {"kinds": 6, "nested": {"list": [1, 2, 3]}}
+
+
+async def test_a_tool_that_reports_its_own_failure_is_a_result_with_is_error_not_a_gateway_error(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    result = await run(executor, app, "tool_error")
+
+    assert result.is_error is True
+    assert result.content == [{"type": "text", "text": "the disk is full"}]
+
+
+async def test_an_error_response_of_the_server_names_the_app_the_tool_and_the_servers_code(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "protocol_error")
+
+    error = caught.value
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.message.startswith(
+        f"{app.id} protocol_error failed: the MCP server answered with error -32050"
+    )
+    assert "the upstream refuses this" in error.message
+    assert error.data["app"] == app.id and error.data["tool"] == "protocol_error"
+    assert error.data["mcp_error"] == {
+        "code": -32050,
+        "message": "the upstream refuses this",
+        "data": {"why": "policy"},
+    }
+
+
+async def test_a_tool_the_server_does_not_have_is_its_error_not_a_crash(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "not_upstream")
+
+    assert caught.value.code is ErrorCode.EXECUTION_FAILED
+    assert "unknown tool not_upstream" in caught.value.message
+
+
+async def test_structured_content_that_breaks_the_tools_output_schema_is_refused_naming_the_tool(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "shaped")
+
+    assert caught.value.code is ErrorCode.EXECUTION_FAILED
+    assert caught.value.message.startswith(f"{app.id} shaped: the MCP server's result was refused")
+
+
+async def test_concurrent_calls_share_one_server_process(executor: McpExecutor, app: AppDescriptor) -> None:
+    answers: list[str] = []
+
+    async def one() -> None:
+        answers.append((await run(executor, app, "slow", seconds=0.2)).content[0]["text"])
+        answers.append((await run(executor, app, "pid")).content[0]["text"])
+
+    before = (await run(executor, app, "pid")).content[0]["text"]
+    async with anyio.create_task_group() as tasks:
+        for _ in range(8):
+            tasks.start_soon(one)
+
+    assert sorted(answers) == sorted(["slept"] * 8 + [before] * 8)
+
+
+async def test_the_server_starts_in_the_descriptors_folder_with_only_the_allow_listed_environment(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    cwd = await run(executor, app, "cwd")
+    hidden = await run(executor, app, "env", name="AAI_TEST_GATEWAY_ONLY")
+    home = await run(executor, app, "env", name="HOME")
+
+    assert cwd.content[0]["text"] == str(Path(app.source.location).parent)
+    assert hidden.content[0]["text"] == "<unset>"
+    assert home.content[0]["text"] == "/tmp"
+
+
+async def test_a_command_that_is_not_installed_makes_the_tool_unavailable_with_the_reason(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    app = write_app(tmp_path, mcp_document(app_id="dev.test.missing", command="no-such-mcp-server-xyz"))
+
+    reason = executor.unavailable_reason(app.tools[0])
+
+    assert reason == (
+        "MCP server command 'no-such-mcp-server-xyz' was not found on PATH, or is not executable; "
+        "install the server or set execution.command to its full path"
+    )
+    assert (
+        executor.unavailable_reason(write_app(tmp_path / "ok", mcp_document(command=sys.executable)).tools[0])
+        is None
+    )
