@@ -26,6 +26,7 @@ from typing import Protocol
 import anyio
 
 from ..descriptor import AppDescriptor, Tool
+from ..descriptor.annotations import annotation_hints
 from ..errors import ConsentDeniedError, ConsentRequiredError, SecretStoreUnavailableError
 from . import dialog
 from .config import ConsentConfig
@@ -185,7 +186,7 @@ class ConsentGate:
             arguments=dict(arguments),
             offered=tuple(str(d) for d in offered),
             offer_remember_deny=lasting is None,
-            tool_hints=tuple(tool.annotations.hints()) if tool.annotations is not None else (),
+            tool_hints=tuple(annotation_hints(tool.annotations)) if tool.annotations is not None else (),
         )
 
     def _required(

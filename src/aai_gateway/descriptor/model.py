@@ -305,33 +305,6 @@ class ToolAnnotations(_Model):
     idempotent_hint: bool | None = None
     open_world_hint: bool | None = None
 
-    def hints(self) -> list[str]:
-        """The declared hints in words, for guides and consent questions (fixed text: nothing of
-        the descriptor's own words). Destructive and idempotent only mean something for a tool
-        that is not read-only."""
-        hints = []
-        if self.read_only_hint is not None:
-            hints.append("read-only" if self.read_only_hint else "changes data")
-        if not self.read_only_hint and self.destructive_hint is not None:
-            hints.append(
-                "destructive: may delete or overwrite data"
-                if self.destructive_hint
-                else "not destructive: only adds data"
-            )
-        if not self.read_only_hint and self.idempotent_hint is not None:
-            hints.append(
-                "idempotent: repeating a call with the same arguments changes nothing more"
-                if self.idempotent_hint
-                else "not idempotent: repeating a call repeats its effect"
-            )
-        if self.open_world_hint is not None:
-            hints.append(
-                "open world: reaches outside systems such as the web"
-                if self.open_world_hint
-                else "closed world: works only on its own data"
-            )
-        return hints
-
 
 class Tool(_Model):
     name: str

@@ -10,7 +10,7 @@ came from, never the value.
 A stdio server is started with the program `programs.find_program` finds (the descriptor's `PATH`
 in `env`, when it sets one, is where a bare name is looked up), the allow-listed variables of the
 gateway's environment plus the descriptor's `env`, in `cwd` (default: the descriptor's folder).
-A Streamable HTTP server is reached at `url` with `headers` (see `mcp_sessions.http_transport`).
+A Streamable HTTP server is reached at `url` with `headers` (see `mcp_http.http_transport`).
 
 `Launch.fingerprint` tells two launches apart without keeping their values in the clear: the
 session of an app is replaced when it changes (a new secret, an edited descriptor).

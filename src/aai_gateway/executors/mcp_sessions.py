@@ -23,23 +23,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
-import httpx
-import httpx2
 import mcp_types as types
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from .base import UserAsker, UserQuestion
+from .mcp_http import http_transport
 from .mcp_launch import HttpLaunch, Launch, SessionSettings, StdioLaunch
 from .mcp_stdio import StdioServer
 
@@ -49,9 +46,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CLIENT_INFO: Final = types.Implementation(name="aai-gateway", title="AAI Gateway", version=__version__)
-HTTP_TIMEOUT_SECONDS: Final = 30.0
-"""Connecting, writing, waiting for a pooled connection; an SSE stream may be read for longer."""
-SSE_READ_SECONDS: Final = 300.0
 NOBODY_ASKED: Final = (
     "the AAI gateway could not put this question to the user: its MCP client cannot answer "
     "questions during a call (no elicitation of this kind, or the 2026-07-28 protocol, where a "
@@ -382,28 +376,3 @@ def describe_exception(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-@asynccontextmanager
-async def http_transport(
-    launch: HttpLaunch, *, ca_file: str | None, max_event_bytes: int
-) -> AsyncIterator[Any]:
-    """The SDK's Streamable HTTP transport on an httpx2 client (the one its transport takes) of
-    the gateway's making: the headers, no cookies kept, no proxy or CA settings read from the
-    environment, redirects only as the SDK follows them (within the server's origin)."""
-    verify = httpx.create_ssl_context(trust_env=False)  # certifi's CAs; no SSL_CERT_FILE read
-    if ca_file:
-        verify.load_verify_locations(cafile=ca_file)
-    client = httpx2.AsyncClient(
-        headers=dict(launch.headers),
-        verify=verify,
-        trust_env=False,
-        follow_redirects=False,
-        cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-        timeout=httpx2.Timeout(HTTP_TIMEOUT_SECONDS, read=SSE_READ_SECONDS),
-    )
-    async with (
-        client,
-        streamable_http_client(launch.url, http_client=client, max_sse_event_size=max_event_bytes) as streams,
-    ):
-        yield streams

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..descriptor.annotations import annotation_hints
 from ..descriptor.model import (
     AcpChannel,
     ApiKeyAuth,
@@ -310,7 +311,7 @@ def _annotation_lines(annotations: ToolAnnotations | None) -> list[str]:
     lines = []
     if annotations.title and annotations.title.strip():
         lines += [f"**Title**: {' '.join(annotations.title.split())}", ""]
-    hints = annotations.hints()
+    hints = annotation_hints(annotations)
     if hints:
         lines += [f"**Hints** (as the app declares them): {'; '.join(hints)}.", ""]
     return lines
