@@ -82,7 +82,7 @@ class ConsentQuestion:
     offered: tuple[str, ...] = EVERY_DECISION
     offer_remember_deny: bool = True
     tool_hints: tuple[str, ...] = ()
-    """What the app declares about the tool (MCP annotations, `ToolAnnotations.hints`)."""
+    """What the app declares about the tool (MCP annotations, `descriptor.annotations.annotation_hints`)."""
 
 
 @dataclass(frozen=True)
