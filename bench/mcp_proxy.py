@@ -25,8 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +41,7 @@ from aai_gateway.server.listing import list_tools
 from aai_gateway.service import Caller
 from harness import Timing, add_repeat_option, calls, gateway_server, in_process_gateway, interleaved
 from mcp_apps import Server, import_servers
+from process_cpu import child_pids, cpu_accounted
 
 BENCH = Path(__file__).resolve().parent
 DATA = BENCH / "data" / "mcp-tools"
@@ -74,49 +77,68 @@ def fastmcp_proxy() -> StdioServerParameters:
     )
 
 
-async def measure_calls(
-    folder: Path, app_id: str, run: Run
-) -> tuple[dict[str, dict[int, Timing]], dict[str, str]]:
-    """Seconds per call by way of calling and concurrency, and the protocol each front spoke."""
-    direct = StdioServerParameters(command=UPSTREAM[0], args=UPSTREAM[1:])
+Cpu = dict[tuple[str, int], list[tuple[float, float]]]
+"""CPU seconds of the middle process and of its upstream in each run, by way and concurrency."""
+
+
+@dataclass
+class Measured:
+    timings: dict[str, dict[int, Timing]]
+    protocols: dict[str, str]
+    cpu: Cpu
+
+
+async def measure_calls(folder: Path, app_id: str, run: Run) -> Measured:
+    """Seconds per call by way of calling and concurrency, the protocol each front spoke, and the
+    CPU time of the processes behind each front."""
     gateway = in_process_gateway(folder, os.environ)
     caller = Caller("bench")
-    async with (
-        Client(direct, mode=run.mode) as direct_client,
-        Client(fastmcp_proxy(), mode=run.mode) as proxy_client,
-        Client(gateway_server(folder, os.environ), mode=run.mode) as gateway_client,
-    ):
+    servers = {
+        DIRECT: StdioServerParameters(command=UPSTREAM[0], args=UPSTREAM[1:]),
+        FASTMCP: fastmcp_proxy(),
+        GATEWAY: gateway_server(folder, os.environ),
+    }
+    async with AsyncExitStack() as stack:
+        clients: dict[str, Client] = {}
+        pids: dict[str, int] = {}
+        for label, server in servers.items():
+            before = child_pids()
+            clients[label] = await stack.enter_async_context(Client(server, mode=run.mode))
+            started = child_pids() - before
+            if len(started) == 1:  # on Linux; elsewhere no CPU figures
+                pids[label] = started.pop()
 
         async def call_direct() -> object:
-            return checked(await direct_client.call_tool("echo", PAYLOAD))
+            return checked(await clients[DIRECT].call_tool("echo", PAYLOAD))
 
         async def call_proxy() -> object:
-            return checked(await proxy_client.call_tool("echo", PAYLOAD))
+            return checked(await clients[FASTMCP].call_tool("echo", PAYLOAD))
 
         async def call_gateway() -> object:
             arguments = {"app": app_id, "tool": "echo", "args": PAYLOAD}
-            return checked(await gateway_client.call_tool("aai_exec", arguments))
+            return checked(await clients[GATEWAY].call_tool("aai_exec", arguments))
 
         async def call_in_process() -> object:
             return await gateway.execute(app_id, "echo", PAYLOAD, caller=caller)
 
         ways = {DIRECT: call_direct, FASTMCP: call_proxy, GATEWAY: call_gateway, IN_PROCESS: call_in_process}
-        measurements = {
-            (label, level): calls(run.calls, one_call, level)
-            for label, one_call in ways.items()
-            for level in (1, run.concurrency)
-        }
+        for one_call in ways.values():  # every upstream started before any clock runs
+            await one_call()
+        cpu: Cpu = {}
+        measurements = {}
+        for label, one_call in ways.items():
+            for level in (1, run.concurrency):
+                measure = calls(run.calls, one_call, level)
+                if label in pids:
+                    measure = cpu_accounted(measure, pids[label], cpu.setdefault((label, level), []))
+                measurements[label, level] = measure
         timings = await interleaved(measurements, run.repeat)
-        protocols = {
-            DIRECT: str(direct_client.protocol_version),
-            FASTMCP: str(proxy_client.protocol_version),
-            GATEWAY: str(gateway_client.protocol_version),
-        }
+        protocols = {label: str(clients[label].protocol_version) for label in servers}
     await gateway.aclose()
     results: dict[str, dict[int, Timing]] = {label: {} for label in ways}
     for (label, level), timing in timings.items():
         results[label][level] = timing.per(run.calls)
-    return results, protocols
+    return Measured(results, protocols, cpu)
 
 
 def checked(result: types.CallToolResult) -> types.CallToolResult:
@@ -126,14 +148,15 @@ def checked(result: types.CallToolResult) -> types.CallToolResult:
     return result
 
 
-def print_calls(results: dict[str, dict[int, Timing]], protocols: dict[str, str], run: Run) -> None:
+def print_calls(measured: Measured, run: Run) -> None:
     levels = (1, run.concurrency)
+    results = measured.timings
     floor, proxy, gateway = results[DIRECT], results[FASTMCP], results[GATEWAY]
     print(
         f"{run.calls} calls of `echo` per run; per call: median (fastest–slowest) of {run.repeat} runs; "
         "ratios vs the direct call"
     )
-    print("protocol toward the client: " + ", ".join(f"{k} {v}" for k, v in protocols.items()))
+    print("protocol toward the client: " + ", ".join(f"{k} {v}" for k, v in measured.protocols.items()))
     print(f"{'':<29}{'sequential':>40}{f'{run.concurrency} in flight':>42}")
     for label, timings in results.items():
         cells = [f"{timings[c].show()} {timings[c].show_ratio(floor[c])}" for c in levels]
@@ -145,6 +168,17 @@ def print_calls(results: dict[str, dict[int, Timing]], protocols: dict[str, str]
     print("gateway over MCP vs FastMCP's proxy: " + ", ".join(versus))
     faster = all(gateway[c].median < proxy[c].median for c in levels)
     print(f"goal (gateway faster than FastMCP's proxy in every column): {'met' if faster else 'NOT met'}")
+    if measured.cpu:
+        print("CPU per call, median of the runs: the process the client talks to + the upstream it started")
+        for label in (DIRECT, FASTMCP, GATEWAY):
+            cells = []
+            for level in levels:
+                samples = measured.cpu.get((label, level), [])
+                middle, upstream = (
+                    statistics.median(s[i] for s in samples) / run.calls * 1e6 for i in (0, 1)
+                )
+                cells.append(f"{middle:,.0f} + {upstream:,.0f} µs" if upstream else f"{middle:,.0f} µs")
+            print(f"{label:<29}{cells[0]:>40}{cells[1]:>42}")
 
 
 # ---------------------------------------------------------------------------- tools/list
@@ -231,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
         folder = Path(tmp)
         ids = import_servers(folder, [Server("bench-echo", UPSTREAM[0], UPSTREAM[1:], echo_tools())])
-        results, protocols = anyio.run(measure_calls, folder, ids["bench-echo"], run)
-    print_calls(results, protocols, run)
+        measured = anyio.run(measure_calls, folder, ids["bench-echo"], run)
+    print_calls(measured, run)
     return 0
 
 
