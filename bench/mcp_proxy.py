@@ -23,6 +23,7 @@ Run: ./scripts/bench (installs the `bench` extra, FastMCP), or
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -261,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.listing_only:
         return 0
     print()
+    if importlib.util.find_spec("fastmcp") is None:
+        print("FastMCP is not installed: run ./scripts/bench, or pip install -e '.[bench]'", file=sys.stderr)
+        return 1
     run = Run(args.calls, args.concurrency, args.repeat, args.mode)
     with tempfile.TemporaryDirectory(prefix="aai-bench-") as tmp:
         folder = Path(tmp)
