@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 
 from ..descriptor import Tool
+from ..descriptor.mcp_tools import server_probe
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import ServerToolsState, snapshot_age
 from ..executors.base import ExecutorSettings
@@ -196,7 +197,12 @@ def catalog_as_json(
 
 
 def _runs_here(entry: CatalogEntry, reason_of: ReasonOf) -> str:
-    return runs_here(entry.descriptor.tools, reason_of, entry.descriptor.declared_platforms)
+    app = entry.descriptor
+    probe = server_probe(app) if not app.tools_declared and not app.server_tools_read else None
+    if probe is not None:  # its tools are not known: can its server run here?
+        reason = reason_of(probe)
+        return "yes" if reason is None else "no: " + short_reason(reason)
+    return runs_here(app.tools, reason_of, app.declared_platforms)
 
 
 def _availability(entry: CatalogEntry, reason_of: ReasonOf) -> dict[str, Any]:
@@ -219,10 +225,10 @@ def _tools_cell(entry: CatalogEntry) -> str:
     if state is None:
         return count
     if state.taken_at is None:
-        return "- (server: read on first use)"
+        return "- (read on first use)"
     if state.stale:
-        return f"- (server: snapshot of {snapshot_age(state)} ago is stale)"
-    return f"{count} (server, {snapshot_age(state)} ago)"
+        return "- (stale snapshot)"
+    return f"{count} (snapshot {snapshot_age(state)})"
 
 
 def _server_tools_json(state: ServerToolsState | None) -> dict[str, Any] | None:

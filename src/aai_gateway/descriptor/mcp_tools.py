@@ -135,6 +135,20 @@ def with_server_tools(
     return updated, taken
 
 
+SERVER_PROBE: Final = "tools/list"
+
+
+def server_probe(app: AppDescriptor) -> Tool | None:
+    """A stand-in tool of `app`'s MCP server on this host, to ask an executor whether the server
+    can run here before any of its tools is known; None when `app` has no such server here."""
+    section = app.section(app.platform) if app.platform is not None else None
+    if section is None or not isinstance(section.channel, McpChannel):
+        return None
+    return Tool(
+        name=SERVER_PROBE, parameters={"type": "object"}, platform=section.platform, channel=section.channel
+    )
+
+
 def without_server_tools(app: AppDescriptor) -> AppDescriptor:
     """`app` as its descriptor declares it, before its server's tools are known."""
     if app.tools_declared:

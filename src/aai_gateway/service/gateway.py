@@ -18,6 +18,7 @@ from ..auth.provider import AuthProvider
 from ..consent.gate import ConsentGate, Prompter
 from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor, Tool
+from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import catalog_with_snapshot, with_snapshot
@@ -35,9 +36,6 @@ from .resolve import AppDirectory, resolve_tool
 logger = logging.getLogger(__name__)
 
 ListChanged = Callable[[], Awaitable[None]]
-SERVER_PROBE = "tools/list"
-"""The name of the stand-in tool that asks an executor whether an app's MCP server can run here
-before its tools are known (`Gateway._server_unavailable`)."""
 
 
 @dataclass(frozen=True)
@@ -134,16 +132,10 @@ class Gateway:
     def _server_unavailable(self, app: AppDescriptor) -> str | None:
         """Why the MCP server of `app` cannot run here (its executor is asked about a stand-in
         tool, since no tool of its own is known), or None."""
-        section = app.section(app.platform) if app.platform is not None else None
-        if section is None or not isinstance(section.channel, McpChannel):
-            return "not an MCP server of this platform"
-        probe = Tool(
-            name=SERVER_PROBE,
-            parameters={"type": "object"},
-            platform=section.platform,
-            channel=section.channel,
+        probe = server_probe(app)
+        return (
+            "not an MCP server of this platform" if probe is None else self.registry.unavailable_reason(probe)
         )
-        return self.registry.unavailable_reason(probe)
 
     @property
     def exec_tool_name(self) -> str:
