@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -259,6 +260,16 @@ def test_a_snapshot_copied_under_another_apps_name_is_not_that_apps(
     assert "its name does not match the app it holds" in caplog.text
 
 
+LOAD_IN_A_CHILD = """
+import sys
+from pathlib import Path
+from aai_gateway.discovery.catalog import load_file
+from aai_gateway.discovery.mcp_snapshots import SnapshotStore
+entry = load_file(Path(sys.argv[1]), "test", "linux")
+print(SnapshotStore(Path(sys.argv[2])).load(entry.descriptor), SnapshotStore(Path(sys.argv[2])).list())
+"""
+
+
 @posix_only
 def test_a_fifo_a_folder_or_a_symlink_in_place_of_a_snapshot_never_blocks_or_is_followed(
     store: SnapshotStore, app: AppDescriptor, tmp_path: Path
@@ -269,8 +280,10 @@ def test_a_fifo_a_folder_or_a_symlink_in_place_of_a_snapshot_never_blocks_or_is_
     elsewhere.write_text(json.dumps(document), encoding="utf-8")
 
     path.unlink()
-    os.mkfifo(path)  # opened blocking, reading it would wait for a writer forever
-    assert store.load(app) is None and store.list() == []
+    os.mkfifo(path)  # opened blocking, reading it would wait for a writer forever: in a child
+    child = [sys.executable, "-c", LOAD_IN_A_CHILD, app.source.location, str(store.root)]
+    done = subprocess.run(child, capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == ["None", "[]"]
     path.unlink()
     path.mkdir()
     assert store.load(app) is None
