@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import stat
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,7 @@ MAX_SNAPSHOT_BYTES: Final = MAX_TOOLS_BYTES + 256 * 1024
 """The tools' bytes, and room for everything else the file holds."""
 _SUFFIX: Final = ".json"
 _Paths = list[Path]  # `SnapshotStore.list` hides the built-in name inside the class
+_NO_FOLLOW_NO_WAIT: Final = 0 if sys.platform == "win32" else os.O_NOFOLLOW | os.O_NONBLOCK
 _TMP_SUFFIX: Final = ".tmp"
 
 
@@ -300,8 +302,7 @@ def _decode(data: bytes) -> Snapshot:
 def _read_bounded(path: Path) -> bytes | None:
     """The file's bytes; None when it is not a regular file or larger than the limit. Opened
     without following a symlink and without blocking (a FIFO would otherwise hang the reader)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, os.O_RDONLY | _NO_FOLLOW_NO_WAIT)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNAPSHOT_BYTES:
