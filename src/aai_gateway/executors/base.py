@@ -20,6 +20,7 @@ from ..errors import ExecutionTimeoutError, InternalError
 if TYPE_CHECKING:
     import httpx
 
+    from ..discovery.mcp_snapshots import Snapshot
     from ..discovery.web import WebFetchPolicy
 
 ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -158,6 +159,32 @@ class Executor(Protocol):
     async def execute(self, invocation: Invocation) -> Any: ...
 
     async def aclose(self) -> None: ...
+
+
+SnapshotListener = Callable[[AppDescriptor, "Snapshot"], Awaitable[object]]
+"""Told of every tool list a `SnapshotTaker` read on its own (`Gateway.apply_snapshot`)."""
+
+
+@runtime_checkable
+class SnapshotTaker(Protocol):
+    """An executor that can read an app's tools from the app's server: the `mcp` executor, for
+    descriptors that leave their tools to their MCP server (`AppDescriptor.tools_declared` is
+    false). The registry finds it by execution type (`ExecutorRegistry.snapshot_taker`).
+
+    `take_snapshot` connects to the app's server (starting it if needed, or using the session
+    it already has; `secrets` are the keyring secrets its launch settings refer to, as in
+    `Invocation.secrets`), reads `tools/list` (every page) and returns `Snapshot.taken(app, tools,
+    server=..., instructions=...)`; it raises an `AaiError` naming the server when it cannot
+    (SERVICE_UNAVAILABLE, TIMEOUT...). It saves nothing: the caller keeps and applies the
+    snapshot. `on_snapshot` is called once, by the gateway, with the listener to call with
+    `(app, snapshot)` whenever the executor reads a server's tools on its own: after it has
+    (re)connected to a server, and after the server sent `notifications/tools/list_changed`.
+    The listener keeps the snapshot, re-applies it to the catalog and tells the MCP client
+    when the gateway's own tools/list changed; it never raises."""
+
+    async def take_snapshot(self, app: AppDescriptor, secrets: Mapping[str, str]) -> Snapshot: ...
+
+    def on_snapshot(self, listener: SnapshotListener) -> None: ...
 
 
 @dataclass(frozen=True)

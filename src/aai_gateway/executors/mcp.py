@@ -20,17 +20,28 @@ with.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
 from ..descriptor import AppDescriptor, ExecutionType, Tool
+from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
-from ..errors import AaiError, ExecutionTimeoutError
-from .base import ExecutorBase, ExecutorSettings, Invocation, ProgressReporter, ToolResult, timeout_error
+from ..discovery.mcp_snapshots import ServerInfo, Snapshot
+from ..errors import AaiError, ExecutionTimeoutError, UsageError
+from .base import (
+    ExecutorBase,
+    ExecutorSettings,
+    Invocation,
+    ProgressReporter,
+    SnapshotListener,
+    ToolResult,
+    timeout_error,
+)
 from .mcp_launch import Launch, SessionSettings, resolve_launch
 from .programs import missing_program
 from .redaction import Scrubber
@@ -84,6 +95,11 @@ class McpExecutor(ExecutorBase[McpChannel]):
         self._running: set[UpstreamSession] = set()  # the current ones and those being replaced
         self._locks: dict[SessionKey, anyio.Lock] = {}
         self._listeners: list[ToolsChanged] = []
+        self._snapshot_listeners: list[SnapshotListener] = []
+        # Apps whose tools were read from their server, with the secrets of that read: a
+        # tools/list_changed of theirs is answered by reading the tools again
+        self._snapshotted: dict[SessionKey, tuple[AppDescriptor, dict[str, str]]] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     def unavailable(self, channel: McpChannel, tool: Tool) -> str | None:
         if channel.command is None:
@@ -110,21 +126,37 @@ class McpExecutor(ExecutorBase[McpChannel]):
         except AaiError as error:
             raise scrubber.error(error) from None
 
-    async def server_tools(
-        self, app: AppDescriptor, channel: McpChannel, secrets: Mapping[str, str]
-    ) -> list[dict[str, Any]]:
-        """Every tool the app's server lists (tools/list, every page), as MCP writes them; the
-        session is started if it is not running, and kept."""
-        launch = resolve_launch(app, "tools/list", channel, secrets, self.environ)
+    async def take_snapshot(self, app: AppDescriptor, secrets: Mapping[str, str]) -> Snapshot:
+        """The app's server's tools (tools/list, every page), what it says it is and its
+        instructions; the session is started if it is not running, and kept. `secrets`: the
+        keyring secrets its launch settings refer to (as `Invocation.secrets`)."""
+        probe = server_probe(app)
+        if probe is None or not isinstance(probe.channel, McpChannel):
+            raise UsageError(f"{app.id} has no MCP server on this computer", app=app.id)
+        launch = resolve_launch(app, "tools/list", probe.channel, secrets, self.environ)
         scrubber = Scrubber(launch.secret_values)
         try:
             session = await self._session(app, launch, scrubber)
             tools = await session.list_tools()
         except AaiError as error:
             raise scrubber.error(error) from None
-        return [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
+        self._snapshotted[(str(app.binding), app.id)] = (app, dict(secrets))
+        client = session.client
+        info = client.server_info if client is not None else None
+        return Snapshot.taken(
+            app,
+            [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools],
+            server=ServerInfo(info.name, info.version, info.title) if info is not None else None,
+            instructions=client.instructions if client is not None else None,
+        )
+
+    def on_snapshot(self, listener: SnapshotListener) -> None:
+        """`listener(app, snapshot)` after a server whose tools were read said they changed."""
+        self._snapshot_listeners.append(listener)
 
     async def aclose(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         sessions, self._sessions = list(self._running), {}
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tasks:
@@ -173,6 +205,20 @@ class McpExecutor(ExecutorBase[McpChannel]):
                 listener(*key)
             except Exception:
                 logger.exception("a tools-changed listener failed")
+        if key in self._snapshotted and self._snapshot_listeners:
+            task = asyncio.get_running_loop().create_task(self._read_tools_again(key))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _read_tools_again(self, key: SessionKey) -> None:
+        app, secrets = self._snapshotted[key]
+        try:
+            snapshot = await self.take_snapshot(app, secrets)
+        except AaiError as error:
+            logger.warning("%s: its tools changed but could not be read again: %s", app.id, error)
+            return
+        for listener in self._snapshot_listeners:
+            await listener(app, snapshot)  # the gateway's listener never raises
 
     # ------------------------------------------------------------------ calls
 

@@ -91,6 +91,8 @@ class GatewayServer:
         self.watcher = watcher
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
+        # Tools an MCP server listed (a first use, its list_changed) may change the app list too.
+        gateway.on_list_changed = self.notifier.tools_changed
         self.memories = CallMemories()
         self.credential_pages: Pages[Credential] = Pages("credentials")
         self.consent_pages: Pages[Answer] = Pages("consent")
@@ -175,10 +177,8 @@ class GatewayServer:
         if name in WEB_DISCOVER.values():
             return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)
-        if entry is not None:
-            return results.markdown(
-                self.gateway.render(entry.app)
-            )  # the listed app itself, never re-resolved
+        if entry is not None:  # the listed app itself, never re-resolved
+            return results.markdown(await self.gateway.guide_of(entry.app))
         known = [t.name for t in list_tools(self.gateway)]
         raise UnknownGatewayToolError(name, known)
 
