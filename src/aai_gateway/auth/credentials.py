@@ -58,6 +58,7 @@ class Credential(BaseModel):
     api_key: str | None = None
     client_id: str | None = None  # oauth2 client id, or appCredential App ID
     client_secret: str | None = None  # oauth2 client secret, or appCredential App Secret
+    client_auth_method: str | None = None  # how the oauth2 client authenticates at the token endpoint
     cookies: dict[str, str] = {}
     secrets: dict[str, str] = {}  # by NAME, for `{"secret": NAME}` references of an mcp app
     tokens: OAuthTokens | None = None

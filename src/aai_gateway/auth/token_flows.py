@@ -34,12 +34,12 @@ from ..errors import ServiceUnavailableError
 from .auth_context import AuthContext
 from .credentials import AppToken, Credential, OAuthTokens
 from .flows import install_query_redaction
+from .oauth_client import OAuthClient, refresh
 from .token_answers import (
     UnusableAnswerError,
     answer_document,
     endpoint_message,
     lifetime_field,
-    parse_token_response,
     scrub,
     token_field,
 )
@@ -247,6 +247,9 @@ class OAuth2Flow(_TokenFlow):
         if settings.token_placement == "query":  # noqa: S105 (a location, not a secret)
             install_query_redaction()
 
+    def _route(self, url: str) -> httpx.AsyncClient:
+        return self._client
+
     @property
     def refreshable(self) -> bool:
         tokens = self.credential.tokens
@@ -303,43 +306,29 @@ class OAuth2Flow(_TokenFlow):
             return fresh
 
     async def _refresh(self, current: OAuthTokens) -> OAuthTokens:
-        credential = self.credential
         if not current.refresh_token:
             raise self.context.error("the access token expired and there is no refresh token", expired=True)
-        form = {"grant_type": "refresh_token", "refresh_token": current.refresh_token}
-        if credential.client_id:
-            form["client_id"] = credential.client_id
-        if credential.client_secret:
-            form["client_secret"] = credential.client_secret
-        started = time.time()
-        response = await post_to_endpoint(
-            self._client,
+        fresh = await refresh(
+            self._route,
             self.settings.token_endpoint,
-            app_id=self.context.app_id,
-            what="token endpoint",
-            data=form,
+            oauth_client_of(self.credential),
+            refresh_token=current.refresh_token,
+            context=self.context,
         )
-        logger.debug("oauth2 refresh for %s -> %s", credential.app_id, response.status_code)
-        if response.status_code >= 500:
-            raise ServiceUnavailableError(
-                credential.app_id,
-                f"its token endpoint answered {endpoint_message(response, self._secrets())}",
-                host=host_of(self.settings.token_endpoint),
-            )
-        try:
-            fresh = parse_token_response(response, started, self._secrets())
-        except ValueError as exc:
-            raise self.context.error(
-                f"the sign-in could not be renewed ({scrub(str(exc), self._secrets())})",
-                expired=True,
-                endpoint=public_url(self.settings.token_endpoint),
-            ) from None
+        logger.debug("oauth2 refresh for %s done", self.credential.app_id)
         return fresh.model_copy(
             update={
                 "refresh_token": fresh.refresh_token or current.refresh_token,
                 "scope": fresh.scope or current.scope,
             }
         )
+
+
+def oauth_client_of(credential: Credential) -> OAuthClient | None:
+    """The OAuth client a stored sign-in was made with, if it names one."""
+    if not credential.client_id:
+        return None
+    return OAuthClient(credential.client_id, credential.client_secret, credential.client_auth_method)
 
 
 def _credential_secrets(credential: Credential) -> list[str | None]:
