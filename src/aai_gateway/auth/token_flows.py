@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from typing import Any, Final
 
 import anyio
@@ -35,6 +35,7 @@ from .auth_context import AuthContext
 from .credentials import AppToken, Credential, OAuthTokens
 from .flows import install_query_redaction
 from .oauth_client import OAuthClient, refresh
+from .oauth_transport import Route
 from .token_answers import (
     UnusableAnswerError,
     answer_document,
@@ -239,15 +240,21 @@ class OAuth2Flow(_TokenFlow):
         context: AuthContext | None = None,
         refresh_margin: float = REFRESH_MARGIN_SECONDS,
         query_parameter: str = "access_token",
+        route: Route | None = None,
+        extra: Mapping[str, str] | None = None,
     ) -> None:
+        """`route` picks the client for each endpoint (default: `token_client` for all); `extra`
+        goes with every refresh (an MCP server's RFC 8707 `resource`)."""
         context = context or AuthContext.for_credential(credential, "oauth2")
         super().__init__(credential, persist, token_client, context, refresh_margin)
         self.settings = settings
         self.query_parameter = query_parameter
+        self._route = route or self._token_client
+        self._extra = dict(extra or {})
         if settings.token_placement == "query":  # noqa: S105 (a location, not a secret)
             install_query_redaction()
 
-    def _route(self, url: str) -> httpx.AsyncClient:
+    def _token_client(self, url: str) -> httpx.AsyncClient:
         return self._client
 
     @property
@@ -264,7 +271,7 @@ class OAuth2Flow(_TokenFlow):
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         await request.aread()
-        tokens = await self._usable_tokens()
+        tokens = await self.usable_tokens()
         self._apply(request, tokens.access_token)
         response = yield request
         if response.status_code != 401:
@@ -274,7 +281,7 @@ class OAuth2Flow(_TokenFlow):
                 "the app refused the stored access token (HTTP 401) and there is no refresh token",
                 expired=True,
             )
-        tokens = await self._refreshed(refused=tokens.access_token)
+        tokens = await self.refreshed(refused=tokens.access_token)
         self._apply(request, tokens.access_token)
         response = yield request
         if response.status_code == 401:
@@ -282,19 +289,20 @@ class OAuth2Flow(_TokenFlow):
                 "the app refused the access token even after it was refreshed (HTTP 401)", expired=True
             )
 
-    async def _usable_tokens(self) -> OAuthTokens:
+    async def usable_tokens(self) -> OAuthTokens:
+        """The stored tokens, refreshed first when they expire within the margin."""
         tokens = self.credential.tokens
         if tokens is None:
             raise self.context.error("you have not signed in yet")
         if not tokens.expires_within(self.refresh_margin):
             return tokens
         if tokens.refresh_token:
-            return await self._refreshed(refused=tokens.access_token)
+            return await self.refreshed(refused=tokens.access_token)
         if tokens.expires_within(0):
             raise self.context.error("the access token expired and there is no refresh token", expired=True)
         return tokens  # close to expiry, cannot be refreshed: use it while it lasts
 
-    async def _refreshed(self, *, refused: str) -> OAuthTokens:
+    async def refreshed(self, *, refused: str) -> OAuthTokens:
         """New tokens, unless another request already replaced `refused` (one refresh for all)."""
         async with self._lock:
             current = self.credential.tokens
@@ -314,6 +322,7 @@ class OAuth2Flow(_TokenFlow):
             oauth_client_of(self.credential),
             refresh_token=current.refresh_token,
             context=self.context,
+            extra=self._extra,
         )
         logger.debug("oauth2 refresh for %s done", self.credential.app_id)
         return fresh.model_copy(
