@@ -78,7 +78,12 @@ class McpOAuth(httpx2.Auth):
             request.headers["Authorization"] = f"Bearer {token}"
         response = yield request
         retried = False
-        if response.status_code == 401 and token is not None and _can_refresh(flow):
+        if (
+            response.status_code == 401
+            and token is not None
+            and _can_refresh(flow)
+            and not _step_up(response)
+        ):
             token, problem = await self._token(flow, refused=token)
             if token is not None:
                 request.headers["Authorization"] = f"Bearer {token}"
@@ -111,7 +116,9 @@ class McpOAuth(httpx2.Auth):
     ) -> None:
         """Keep in `failure` what the user must do about the server's answer, or clear it."""
         status = response.status_code
-        if status == 401:
+        if status in (401, 403) and _step_up(response):
+            self.failure = self._more_scope(flow, extract_scope_from_www_auth(response))
+        elif status == 401:
             logger.info("the MCP server of %s refused the request (HTTP 401)", self.context.app_id)
             if problem is not None:
                 self.failure = problem
@@ -129,8 +136,6 @@ class McpOAuth(httpx2.Auth):
                     "the MCP server refused the stored access token (HTTP 401) and there is no refresh token",
                     expired=True,
                 )
-        elif status == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope":
-            self.failure = self._more_scope(flow, extract_scope_from_www_auth(response))
         elif response.is_success:
             self.failure = None
 
@@ -155,3 +160,9 @@ class McpOAuth(httpx2.Auth):
 def _can_refresh(flow: OAuth2Flow | None) -> bool:
     stored = flow.credential.tokens if flow is not None else None
     return stored is not None and bool(stored.refresh_token)
+
+
+def _step_up(response: httpx2.Response) -> bool:
+    """The server wants a token with more scope (RFC 6750 §3.1; 403, or 401 from some servers):
+    a refresh cannot give it, a new sign-in can."""
+    return extract_field_from_www_auth(response, "error") == "insufficient_scope"
