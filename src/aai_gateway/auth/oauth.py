@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -54,7 +55,7 @@ OpenUrl = Callable[[str], None]
 Register = Callable[[str], Awaitable[OAuthClient]]
 """Registers the gateway for a redirect URI (dynamic client registration) and says as whom."""
 
-__all__ = ["PkcePair", "SignIn", "authorization_url", "login", "s256_challenge", "sign_in"]
+__all__ = ["LoopbackSignIn", "PkcePair", "SignIn", "authorization_url", "login", "s256_challenge", "sign_in"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,94 @@ def authorization_url(
     )
 
 
+class LoopbackSignIn:
+    """One sign-in in the user's browser, steps 1 to 5 of the module docstring: `serve()` listens
+    for the loopback callback, registers the gateway when it has no client, and yields the
+    authorization URL to show the user; `browser_returned()`, inside it, waits for the browser;
+    `finish()`, after it, exchanges the code. `aai-gateway auth login` prints or opens the URL
+    (`sign_in`); during a call the gateway sends it to the user by URL elicitation
+    (sign_in_page.py)."""
+
+    def __init__(
+        self,
+        context: AuthContext,
+        route: Route,
+        target: SignIn,
+        *,
+        client: OAuthClient | None,
+        register: Register,
+        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        port: int = 0,
+    ) -> None:
+        self.context = context
+        self.target = target
+        self.client = client
+        self.timeout_seconds = timeout_seconds
+        self._route = route
+        self._register = register
+        self._port = port
+        self._pkce = PkcePair.create()
+        self._redirect_uri = ""
+        self._callback: LoopbackCallback | None = None
+
+    @asynccontextmanager
+    async def serve(self) -> AsyncIterator[str]:
+        async with await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self._port) as listener:
+            bound_port = listener.extra(SocketAttribute.local_port)  # noqa: S610 (anyio, not Django)
+            self._redirect_uri = f"http://127.0.0.1:{bound_port}{CALLBACK_PATH}"
+            if self.client is None:
+                self.client = await self._register(self._redirect_uri)
+            state = secrets.token_urlsafe(32)
+            url = oauth_authorization_url(
+                self.target.authorization_endpoint,
+                self.client,
+                redirect_uri=self._redirect_uri,
+                state=state,
+                code_challenge=self._pkce.challenge,
+                scope=self.target.scope,
+                extra={**self.target.authorize_extra, **self.target.extra},
+            )
+            self._callback = LoopbackCallback(state, self.context.app_name)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(listener.serve, self._callback.handle)
+                try:
+                    yield url  # the socket listens already: a quick browser waits in the backlog
+                finally:
+                    tg.cancel_scope.cancel()
+
+    async def browser_returned(self) -> None:
+        """Inside `serve()`: until the browser came back (or the time is up). Never raises, so
+        what went wrong comes out of `finish()`, after `serve()`, as the error it is."""
+        if self._callback is None:
+            raise RuntimeError("browser_returned() belongs inside serve()")
+        logger.info("waiting for the browser to return from %s", host_of(self.target.authorization_endpoint))
+        with anyio.move_on_after(self.timeout_seconds):
+            await self._callback.done.wait()
+
+    async def finish(self) -> tuple[OAuthClient, OAuthTokens]:
+        """After `serve()`: the client signed in as, and its tokens. Raises `AuthRequiredError`
+        when the sign-in was refused or timed out, or the code was not accepted."""
+        callback, client = self._callback, self.client
+        if callback is None or client is None:
+            raise RuntimeError("finish() follows serve()")
+        if callback.error is not None:
+            raise self.context.error(callback.error)
+        if callback.code is None:
+            raise self.context.error(f"the browser did not come back within {self.timeout_seconds:g} s")
+        tokens = await exchange_code(
+            self._route,
+            self.target.token_endpoint,
+            client,
+            code=callback.code,
+            code_verifier=self._pkce.verifier,
+            redirect_uri=self._redirect_uri,
+            context=self.context,
+            extra=self.target.extra,
+        )
+        logger.info("signed in to %s", self.context.app_id)
+        return client, tokens
+
+
 async def sign_in(
     context: AuthContext,
     route: Route,
@@ -102,52 +191,14 @@ async def sign_in(
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
     port: int = 0,
 ) -> tuple[OAuthClient, OAuthTokens]:
-    """Steps 1 to 5 of the module docstring: the client signed in as, and its tokens. Raises
-    `AuthRequiredError` when the sign-in is refused, times out or cannot start."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
-    try:
-        bound_port = listener.extra(SocketAttribute.local_port)  # noqa: S610 (anyio, not Django)
-        redirect_uri = f"http://127.0.0.1:{bound_port}{CALLBACK_PATH}"
-        if client is None:
-            client = await register(redirect_uri)
-        pkce = PkcePair.create()
-        state = secrets.token_urlsafe(32)
-        url = oauth_authorization_url(
-            target.authorization_endpoint,
-            client,
-            redirect_uri=redirect_uri,
-            state=state,
-            code_challenge=pkce.challenge,
-            scope=target.scope,
-            extra={**target.authorize_extra, **target.extra},
-        )
-        callback = LoopbackCallback(state, context.app_name)
-        # The socket listens already: a browser that answers quickly waits in the backlog.
-        open_url(url)
-        logger.info("waiting for the browser to return from %s", host_of(target.authorization_endpoint))
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(listener.serve, callback.handle)
-            with anyio.move_on_after(timeout_seconds):
-                await callback.done.wait()
-            tg.cancel_scope.cancel()
-    finally:
-        await listener.aclose()
-    if callback.error is not None:
-        raise context.error(callback.error)
-    if callback.code is None:
-        raise context.error(f"the browser did not come back within {timeout_seconds:g} s")
-    tokens = await exchange_code(
-        route,
-        target.token_endpoint,
-        client,
-        code=callback.code,
-        code_verifier=pkce.verifier,
-        redirect_uri=redirect_uri,
-        context=context,
-        extra=target.extra,
+    """The sign-in of `auth login`: `open_url` shows the authorization URL (it must not block)."""
+    signing_in = LoopbackSignIn(
+        context, route, target, client=client, register=register, timeout_seconds=timeout_seconds, port=port
     )
-    logger.info("signed in to %s", context.app_id)
-    return client, tokens
+    async with signing_in.serve() as url:
+        open_url(url)
+        await signing_in.browser_returned()
+    return await signing_in.finish()
 
 
 async def login(
