@@ -38,6 +38,7 @@ from .credentials import Credential, CredentialKind, CredentialStore, credential
 from .flows import ApiKeyFlow, CookieFlow
 from .mcp_auth import McpOAuth
 from .mcp_discovery import mcp_route, mcp_server_url
+from .oauth_transport import Route
 from .token_client import is_web, new_token_client
 from .token_flows import AppCredentialFlow, OAuth2Flow, Persist
 
@@ -281,6 +282,11 @@ class AuthProvider:
             return None
         return McpOAuth(partial(self._mcp_tokens, app, url), AuthContext.for_mcp_server(app, self.locale))
 
+    def mcp_route(self, server_url: str) -> Route:
+        """Which client reaches each URL of the MCP server at `server_url`'s authorization
+        (mcp_discovery.mcp_route): the server's origin as the server, the rest under the web rules."""
+        return mcp_route(server_url, self._client(web=False), self._client(web=True))
+
     async def _mcp_tokens(self, app: AppDescriptor, url: str) -> OAuth2Flow | None:
         """The token flow of the app's stored sign-in (read on every request), or None."""
         credential = await anyio.to_thread.run_sync(self.store.load, app)
@@ -293,14 +299,13 @@ class AuthProvider:
         )
 
         def build(persist: Persist) -> OAuth2Flow:
-            route = mcp_route(url, self._client(web=False), self._client(web=True))
             return OAuth2Flow(
                 settings,
                 credential,
                 persist,
                 self._client(web=True),
                 context=context,
-                route=route,
+                route=self.mcp_route(url),
                 extra={"resource": server.resource},
             )
 
