@@ -19,6 +19,7 @@ from aai_gateway.auth.mcp_login import NoSignInNeededError, login_mcp
 from aai_gateway.auth.oauth import s256_challenge
 from aai_gateway.auth.provider import AuthProvider
 from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.auth.sign_in_page import browser_sign_in
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AuthRequiredError, ErrorCode
 from tests.auth.mcp_oauth_servers import SCOPE, McpAuthorizationServer, ProtectedMcpServer
@@ -270,3 +271,25 @@ async def test_no_token_code_or_verifier_reaches_the_log(
         exchange["code_verifier"],
     ):
         assert secret and secret not in logged
+
+
+async def test_during_a_call_the_sign_in_is_served_by_its_link_and_stores_the_tokens(
+    mcp: ProtectedMcpServer, authorization: McpAuthorizationServer, store: CredentialStore
+) -> None:
+    """What the server sends by URL elicitation when an MCP server asks for a sign-in mid-call:
+    the authorization server's link; once the user consents, the tokens are in the store."""
+    app = mcp_app(mcp.url)
+    page = await browser_sign_in(app, "whoami", AuthProvider(store, environ={}))
+    assert page is not None
+
+    async with page.serve() as url:
+        assert url.startswith(f"{authorization.url}/authorize?")
+        assert await consent(url) == 200
+        credential = await page.wait()
+
+    stored = store.load(app)
+    assert credential is not None and stored is not None
+    assert stored.tokens == credential.tokens
+    assert credential.authorization_server is not None
+    async with mcp_session(mcp.url, await auth_for(app, store)) as session:
+        assert (await whoami(session))["user"] == "alice"
