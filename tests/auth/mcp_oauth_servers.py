@@ -301,14 +301,10 @@ async def _body(receive: Receive) -> bytes:
 
 
 def _replay(body: bytes) -> Receive:
-    sent = False
+    messages: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
 
     async def receive() -> Message:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
+        return messages.pop() if messages else {"type": "http.disconnect"}
 
     return receive
 

@@ -1,4 +1,5 @@
-"""Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`.
+"""Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`; and the auth
+of an `mcp` app's Streamable HTTP transport: `AuthProvider.mcp_http_auth(app)` (mcp_auth.py).
 
 - No `auth` on the tool's channel (or not an HTTP tool): None.
 - Dialect B `env_var`: the token comes from that environment variable, but only for descriptors
@@ -10,7 +11,8 @@
 Token flows (appCredential, oauth2) are cached per app and source so concurrent calls share one
 token and one refresh. The stored record is read on every call (the CLI may have signed in again
 in another process): a record the cached flow does not know replaces the flow. Token requests of
-web apps go through a client that enforces the web network rules (token_client.py).
+web apps go through a client that enforces the web network rules (token_client.py); those of an
+MCP server's authorization through the clients `mcp_route` picks (mcp_discovery.py).
 
 A secret shorter than the scrubber's minimum (executors/redaction.py) cannot be removed from what
 an app echoes back; the first call that uses one logs a warning naming the app and the field.

@@ -3,7 +3,9 @@
 - `AppCredentialFlow`: an App ID + App Secret exchanged (Feishu style) for a short-lived token,
   cached until shortly before it expires, exchanged again when it nears expiry or is refused.
 - `OAuth2Flow`: OAuth 2 tokens from `aai-gateway auth login`, refreshed before they expire and
-  once when the app answers 401.
+  once when the app answers 401. The refresh request is the OAuth client's (oauth_client.py,
+  authlib); an MCP server's tokens use the same flow, its `resource` sent with every refresh,
+  under the `httpx2.Auth` of mcp_auth.py.
 
 They are async only (`httpx.AsyncClient`): they do network I/O and share one refresh between
 concurrent requests through an `anyio.Lock`. New tokens are kept through the `persist` callback
