@@ -113,6 +113,7 @@ async def test_auth_login_signs_in_in_a_browser_and_the_keyring_token_reaches_an
     status = json.loads(run_cli(env, "auth", "status", "--json", *where).out)
     assert [(row["app"], row["auth_type"]) for row in status] == [("protected", "oauth2")]
     assert status[0]["state"].startswith("signed in, expires in")
+    assert "descriptor is not found" not in status[0]["state"]
 
     loaded = load_text(path.read_text(), Source(kind="file", location=str(path)), "linux").descriptor
     assert loaded is not None
