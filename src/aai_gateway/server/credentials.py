@@ -82,8 +82,10 @@ async def sign_in(
     error: AaiError,
     locale: str | None,
 ) -> None:
-    """Returns once the user signed in; re-raises `error` if they did not, or if the app does
-    not sign in with OAuth."""
+    """Returns once the user signed in; re-raises `error` if they did not, or if what is missing
+    is not an OAuth sign-in (a named secret of an MCP server, say: nothing is probed for it)."""
+    if error.data.get("auth_type") != "oauth2":
+        raise error
     key = f"{app.binding}/{app.id}"
     page_id: str | None = ask.memory.values.get(f"sign_in:{key}")
     if page_id is None or pages.url(page_id) is None:
