@@ -170,7 +170,7 @@ def configure_logging(level: str = "WARNING", log_file: str | None = None) -> No
         handler.setFormatter(formatter)
     logging.basicConfig(level=getattr(logging, level.upper(), logging.WARNING), handlers=handlers, force=True)
     # These log full URLs (query strings may hold tokens) and headers: never below WARNING.
-    for chatty in ("httpx", "httpcore", "uvicorn", "uvicorn.access"):
+    for chatty in ("httpx", "httpcore", "httpx2", "httpcore2", "authlib", "uvicorn", "uvicorn.access"):
         logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
