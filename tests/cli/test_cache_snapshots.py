@@ -104,7 +104,7 @@ def test_cache_clear_removes_snapshots_too_and_one_apps_alone(
     assert SnapshotStore.in_cache(cache).list() == [] and WebCache(cache).entries() == []
 
 
-def test_cache_refresh_says_that_no_mcp_executor_is_installed(
+def test_cache_refresh_of_a_server_that_cannot_start_says_why_and_keeps_no_snapshot(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
 ) -> None:
     apps = tmp_path / "apps"
@@ -113,7 +113,7 @@ def test_cache_refresh_says_that_no_mcp_executor_is_installed(
     code, _, err = run(capsys, "cache", "refresh", "dev.test.time", *DISCOVERY, str(apps))
 
     assert code == 2
-    assert "no executor for execution type 'mcp' is installed in this gateway" in err
+    assert "dev.test.time is not reachable" in err and "'/nonexistent/server' was not found" in err
     assert SnapshotStore.in_cache(cache).list() == []
 
 
@@ -130,7 +130,7 @@ def test_scan_shows_where_an_mcp_apps_tools_come_from_and_the_tools_left_out(
     assert code == 0
     rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("dev.test.")}
     assert " mcp " in rows["dev.test.taken"] and "1 (snapshot 1.5 h)" in rows["dev.test.taken"]
-    assert "- (read on first use)  no: no executor for 'mcp'" in rows["dev.test.waiting"]
+    assert "- (read on first use)  no: MCP server command '/nonexistent/serve" in rows["dev.test.waiting"]
     assert "Tools of MCP servers (1 problem)" in out
     assert f"{taken} (tools/list of its MCP server): /tools/1/name: tool name 'bad name'" in out
     by_id = {app["id"]: app for app in json.loads(listed)["apps"]}
