@@ -40,7 +40,9 @@ class OneShotMcpExecutor:
     async def aclose(self) -> None:
         pass
 
-    async def take_snapshot(self, app: AppDescriptor, secrets: Mapping[str, str]) -> Snapshot:
+    async def take_snapshot(
+        self, app: AppDescriptor, secrets: Mapping[str, str], upstream_auth: object = None
+    ) -> Snapshot:
         self.taken.append(app.id)
         async with _session(app) as client:
             tools: list[Any] = []

@@ -15,7 +15,7 @@ import anyio
 from pydantic import BaseModel
 
 from ..descriptor import AppDescriptor, Tool
-from ..errors import ExecutionTimeoutError, InternalError
+from ..errors import AaiError, ExecutionTimeoutError, InternalError
 
 if TYPE_CHECKING:
     import httpx
@@ -103,6 +103,17 @@ class ToolResult:
         return document
 
 
+class UpstreamAuth(Protocol):
+    """The auth of an MCP server's Streamable HTTP client (`auth.mcp_auth.McpOAuth`, an
+    `httpx2.Auth` the service builds from the app's sign-in). A refusal cannot be raised inside
+    the SDK's transport (it would only be logged), so it is kept in `failure`, the AUTH_* error
+    it means, for the executor to raise; `secret_values` are what the executor scrubs."""
+
+    failure: AaiError | None
+
+    def secret_values(self) -> list[str]: ...
+
+
 @dataclass(frozen=True)
 class Invocation:
     """One operation to run: arguments are already validated against the tool's schema, with
@@ -117,6 +128,8 @@ class Invocation:
     ask_permission: PermissionAsker | None = None
     """Asks the user through the same prompters as the consent check of this call (apps such as
     ACP agents that ask permission mid-operation); None: nobody can be asked."""
+    upstream_auth: UpstreamAuth | None = None
+    """The auth of an `mcp` app's Streamable HTTP client (its sign-in), None for every other."""
     secrets: Mapping[str, str] = field(default_factory=dict)
     """The keyring secrets the tool's channel refers to (`{"secret": NAME}` of an `mcp` app), by
     NAME, resolved by the service from the credential bound to the app; only those names."""
@@ -182,7 +195,9 @@ class SnapshotTaker(Protocol):
     The listener keeps the snapshot, re-applies it to the catalog and tells the MCP client
     when the gateway's own tools/list changed; it never raises."""
 
-    async def take_snapshot(self, app: AppDescriptor, secrets: Mapping[str, str]) -> Snapshot: ...
+    async def take_snapshot(
+        self, app: AppDescriptor, secrets: Mapping[str, str], upstream_auth: UpstreamAuth | None = None
+    ) -> Snapshot: ...
 
     def on_snapshot(self, listener: SnapshotListener) -> None: ...
 

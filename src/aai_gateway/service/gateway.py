@@ -27,6 +27,7 @@ from ..discovery.web_discovery import WebDiscovery
 from ..errors import AaiError, FeatureOffError, UsageError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter, ToolResult, UserAsker
 from ..executors.answer_json import check_answer
+from ..executors.base import UpstreamAuth
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
@@ -191,7 +192,7 @@ class Gateway:
             current = self._current(app)
             if current.tools_declared or current.server_tools_read:
                 return current
-            snapshot = await taker.take_snapshot(current, await self._server_secrets(current))
+            snapshot = await taker.take_snapshot(current, *await self._server_access(current))
             return (await self.apply_snapshot(current, snapshot)).descriptor
 
     async def refresh_snapshot(self, app: AppDescriptor) -> CatalogEntry:
@@ -205,14 +206,14 @@ class Gateway:
                 app=app.id,
             )
         taker = self.registry.require_snapshot_taker()
-        return await self.apply_snapshot(app, await taker.take_snapshot(app, await self._server_secrets(app)))
+        return await self.apply_snapshot(app, await taker.take_snapshot(app, *await self._server_access(app)))
 
-    async def _server_secrets(self, app: AppDescriptor) -> dict[str, str]:
-        """The keyring secrets `app`'s MCP server is started or reached with."""
+    async def _server_access(self, app: AppDescriptor) -> tuple[dict[str, str], UpstreamAuth | None]:
+        """The keyring secrets `app`'s MCP server is started or reached with, and its sign-in."""
         probe = server_probe(app)
         if probe is None or self.auth is None:
-            return {}
-        return await self.auth.mcp_secrets(app, probe)
+            return {}, None
+        return await self.auth.mcp_secrets(app, probe), await self.auth.mcp_http_auth(app)
 
     async def apply_snapshot(self, app: AppDescriptor, snapshot: Snapshot) -> CatalogEntry:
         """Keep `snapshot` (in the snapshot store, when there is one) and give `app` its tools.
@@ -295,6 +296,7 @@ class Gateway:
         await self.consent.check(caller.name, app, tool, prepared, prompters=prompters)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         secrets = await self.auth.mcp_secrets(app, tool) if self.auth is not None else {}
+        upstream_auth = await self.auth.mcp_http_auth(app) if self.auth is not None else None
         invocation = Invocation(
             app,
             tool,
@@ -306,6 +308,7 @@ class Gateway:
                 caller.name, app, self._permission_prompters(prompters, permission_prompters)
             ),
             secrets=secrets,
+            upstream_auth=upstream_auth,
             ask_user=ask_user,
         )
         started = time.perf_counter()
