@@ -37,6 +37,22 @@ def c_descriptor(
     }
 
 
+def mcp_descriptor(app_id: str, *, name: str = "Test Server", **execution: Any) -> dict[str, Any]:
+    """A valid dialect-C `mcp` descriptor that leaves its tools to its server (no `tools`, no
+    `platform`); `execution` defaults to a stdio server the tests never start."""
+    return {
+        "schemaVersion": "1.0",
+        "version": "1.0.0",
+        "app": {
+            "id": app_id,
+            "name": {"en": name},
+            "defaultLang": "en",
+            "description": f"{name} for tests",
+        },
+        "execution": {"type": "mcp", **(execution or {"command": "test-mcp-server", "args": ["--stdio"]})},
+    }
+
+
 def write_json(path: Path, document: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")

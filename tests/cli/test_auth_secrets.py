@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aai_gateway.auth.credentials import CredentialStore
+from aai_gateway.auth.credentials import AuthorizationServer, CredentialStore, OAuthTokens
 from aai_gateway.auth.secrets import KeyringSecretStore
+from aai_gateway.descriptor import Source, load_text
 from tests.builders import c_descriptor, write_json
 from tests.cli.processes import run_cli, user_env
 from tests.keyring_session import PrivateKeyring
@@ -134,3 +135,44 @@ def test_auth_set_without_secret_names_the_commands_for_each_secret_of_an_mcp_ap
     assert done.code == 2
     assert f"`aai-gateway auth set file:{descriptor} --secret TOKEN`" in done.err
     assert f"`aai-gateway auth set file:{descriptor} --secret API_KEY`" in done.err
+
+
+def test_a_secret_stored_for_a_signed_in_mcp_server_keeps_its_sign_in(
+    private_keyring: PrivateKeyring, tmp_path: Path
+) -> None:
+    apps = tmp_path / "apps"
+    path = mcp_app(apps)
+    app = load_text(path.read_text(), Source(kind="file", location=str(path)), "linux").descriptor
+    assert app is not None
+    store = CredentialStore(KeyringSecretStore(backend=private_keyring.backend()))
+    server = AuthorizationServer(
+        issuer="https://as.example",
+        authorization_endpoint="https://as.example/authorize",
+        token_endpoint="https://as.example/token",
+        resource="https://mcp.example/mcp",
+    )
+    tokens = OAuthTokens(access_token="at-SIGNED-IN-0123456789", refresh_token="rt-SIGNED-IN-0123456789")
+    signed_in = store.new(app, "oauth2").model_copy(
+        update={"client_id": "client", "tokens": tokens, "authorization_server": server}
+    )
+    store.save(app, signed_in)
+    env = user_env(tmp_path / "home", private_keyring)
+
+    done = run_cli(
+        env,
+        "auth",
+        "set",
+        "srv",
+        "--secret",
+        "TOKEN",
+        "--no-default-paths",
+        "--path",
+        str(apps),
+        stdin=VALUE + "\n",
+    )
+
+    assert done.code == 0, done.err
+    after = store.load(app)
+    assert after is not None
+    assert (after.kind, after.tokens, after.authorization_server) == ("oauth2", tokens, server)
+    assert after.secrets == {"TOKEN": VALUE}

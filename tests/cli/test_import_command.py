@@ -104,7 +104,7 @@ def test_every_sample_server_becomes_a_descriptor_the_gateway_finds_and_its_secr
     home = tmp_path / "home"
     env = user_env(home, keyring)
 
-    done = import_(env, *copy_samples(tmp_path))
+    done = import_(env, *copy_samples(tmp_path), "--no-start")
 
     assert done.code == 0, done.err
     imported = sorted(p.name for p in (home / ".aai").iterdir())
@@ -141,7 +141,7 @@ def test_without_a_keyring_the_import_says_so_and_the_descriptors_read_the_gatew
     home = tmp_path / "home"
     [config] = copy_samples(tmp_path, ["claude-code/.claude.json"])
 
-    done = import_(user_env(home, None), config)
+    done = import_(user_env(home, None), config, "--no-start")
 
     assert done.code == 0, done.err
     assert "No usable OS keyring" in done.out
@@ -183,7 +183,7 @@ def test_replace_backs_up_each_file_and_leaves_only_the_gateway_and_the_servers_
     )
     originals = {path: path.read_text(encoding="utf-8") for path in (claude, codex, windsurf)}
 
-    done = import_(user_env(home, keyring), claude, codex, windsurf, "--replace")
+    done = import_(user_env(home, keyring), claude, codex, windsurf, "--replace", "--no-start")
 
     assert done.code == 0, done.err
     gateway = {"command": sys.executable, "args": ["-m", "aai_gateway", "serve"]}
@@ -223,7 +223,7 @@ def test_a_file_with_comments_is_not_replaced_and_the_import_says_how_to_do_it_b
     [cursor] = copy_samples(tmp_path, ["cursor/mcp.json"])
     original = cursor.read_bytes()
 
-    done = import_(user_env(tmp_path / "home", keyring), cursor, "--replace")
+    done = import_(user_env(tmp_path / "home", keyring), cursor, "--replace", "--no-start")
 
     assert done.code == 1
     assert "has comments or trailing commas, which rewriting it would lose; not changed" in done.err
@@ -250,12 +250,12 @@ def test_importing_again_updates_the_same_descriptors_and_never_overwrites_one_i
     own.write_text(own_text, encoding="utf-8")
     [config] = copy_samples(tmp_path, ["claude-desktop/claude_desktop_config.json"])
 
-    first = import_(env, config)
+    first = import_(env, config, "--no-start")
     folders = sorted(p.name for p in (home / ".aai").iterdir())
     config.write_text(
         config.read_text(encoding="utf-8").replace(MOVED_SECRETS[0], "ghp_ROTATEDrotated0123456789ROTATEDrot")
     )
-    second = import_(env, config)
+    second = import_(env, config, "--no-start")
 
     assert first.code == 0 and second.code == 0, first.err + second.err
     assert own.read_text(encoding="utf-8") == own_text

@@ -104,7 +104,7 @@ def test_cache_list_escapes_what_the_cache_holds(
     _, listing, _ = run(capsys, "cache", "list", "--json")
 
     assert "aai.json?\\u202e\\u2066moc.elpmaxe" in table and "\u202e" not in table
-    assert json.loads(listing)[0]["source_url"] == source
+    assert json.loads(listing)["web"][0]["source_url"] == source
 
 
 def test_auth_status_escapes_the_file_a_credential_is_bound_to(

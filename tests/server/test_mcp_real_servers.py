@@ -116,9 +116,23 @@ def apps(tmp_path_factory: pytest.TempPathFactory, everything_url: str) -> Path:
         folder / "everything-http" / "aai.json",
         mcp_app("dev.test.everythinghttp", "Everything over HTTP", {"url": everything_url}, EVERYTHING_TOOLS),
     )
+    imported = mcp_app(
+        "dev.test.timeimported",
+        "Time, tools from the server",
+        {"command": mcp_server_time(), "args": ["--local-timezone", "UTC"]},
+        (),
+    )
+    del imported["tools"]  # as `aai-gateway import` writes it: the server lists its own tools
+    write_json(folder / "time-imported" / "aai.json", imported)
     trusting_config(
         root / "config.toml",
-        ["dev.test.time", "dev.test.git", "dev.test.everything", "dev.test.everythinghttp"],
+        [
+            "dev.test.time",
+            "dev.test.git",
+            "dev.test.everything",
+            "dev.test.everythinghttp",
+            "dev.test.timeimported",
+        ],
     )
     (root / "repo-path").write_text(str(repo), encoding="utf-8")
     return folder
@@ -154,6 +168,18 @@ async def test_mcp_server_time_tells_the_time(gateway: Client) -> None:
 
     answer = json.loads(texts(result)[0])
     assert answer["timezone"] == "UTC" and "datetime" in answer
+
+
+async def test_a_server_that_lists_its_own_tools_has_them_in_its_guide_and_they_run(gateway: Client) -> None:
+    listed = await gateway.list_tools()
+    [entry] = [tool for tool in listed.tools if "timeimported" in tool.name]
+
+    guide = await gateway.call_tool(entry.name, {})
+    text = "\n".join(texts(guide))
+    assert "get_current_time" in text and "convert_time" in text  # read from the server itself
+    assert "timezone" in text  # with the parameters of its own inputSchema
+    result = await exec_tool(gateway, "dev.test.timeimported", "get_current_time", {"timezone": "UTC"})
+    assert json.loads(texts(result)[0])["timezone"] == "UTC"
 
 
 async def test_mcp_server_git_reports_the_status_of_a_repository(gateway: Client, apps: Path) -> None:

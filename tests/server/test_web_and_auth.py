@@ -205,7 +205,7 @@ async def test_a_discovered_web_app_is_usable_after_a_restart_from_the_cache(
         result = await client.call_tool("aai_exec", {"app": host_and_port, "tool": "whoami", "args": {}})
     assert result.structured_content == {"user": "alice"}, result
     _, listed, _ = await cli(env, "cache", "list", "--json")
-    assert [entry["origin"] for entry in json.loads(listed)] == [web_app.origin]
+    assert [entry["origin"] for entry in json.loads(listed)["web"]] == [web_app.origin]
 
 
 async def test_web_discover_refuses_a_loopback_address_unless_the_user_allows_private_addresses(

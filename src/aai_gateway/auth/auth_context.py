@@ -66,6 +66,12 @@ class AuthContext:
         )
 
     @classmethod
+    def for_mcp_server(cls, app: AppDescriptor, locale: str | None = None) -> AuthContext:
+        """An MCP server that signs in with the MCP authorization flow (OAuth 2)."""
+        reference = app_reference(app.binding, app.id)
+        return cls(app.id, app.names.lookup(locale), "oauth2", login_command(reference), locale=locale)
+
+    @classmethod
     def for_credential(cls, credential: Credential, auth_type: str) -> AuthContext:
         """A plain context when a flow is built without one (the app id is all it knows)."""
         try:

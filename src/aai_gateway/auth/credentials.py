@@ -47,6 +47,19 @@ class AppToken(BaseModel):
         return self.expires_at - time.time() <= seconds
 
 
+class AuthorizationServer(BaseModel):
+    """Where an MCP server's tokens come from, as its sign-in found it (protected-resource and
+    authorization-server metadata): what a refresh needs without discovering it again."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    issuer: str
+    authorization_endpoint: str
+    token_endpoint: str
+    resource: str  # RFC 8707: the resource indicator sent with every authorization and token request
+    scope: str | None = None
+
+
 class Credential(BaseModel):
     """Everything stored for one app. Which fields are used depends on `kind`."""
 
@@ -58,9 +71,11 @@ class Credential(BaseModel):
     api_key: str | None = None
     client_id: str | None = None  # oauth2 client id, or appCredential App ID
     client_secret: str | None = None  # oauth2 client secret, or appCredential App Secret
+    client_auth_method: str | None = None  # how the oauth2 client authenticates at the token endpoint
     cookies: dict[str, str] = {}
     secrets: dict[str, str] = {}  # by NAME, for `{"secret": NAME}` references of an mcp app
     tokens: OAuthTokens | None = None
+    authorization_server: AuthorizationServer | None = None  # an mcp app's, found when signing in
     app_token: AppToken | None = None
     updated_at: float = 0.0
 

@@ -1,5 +1,7 @@
 """Which credential an HTTP tool call carries: `AuthProvider.http_auth(app, tool)`; which keyring
-secrets an `mcp` app's server is started or reached with: `AuthProvider.mcp_secrets(app, tool)`.
+secrets an `mcp` app's server is started or reached with: `AuthProvider.mcp_secrets(app, tool)`;
+and the auth of an `mcp` app's Streamable HTTP transport: `AuthProvider.mcp_http_auth(app)`
+(mcp_auth.py).
 
 - No `auth` on the tool's channel (or not an HTTP tool): None.
 - Dialect B `env_var`: the token comes from that environment variable, but only for descriptors
@@ -11,7 +13,8 @@ secrets an `mcp` app's server is started or reached with: `AuthProvider.mcp_secr
 Token flows (appCredential, oauth2) are cached per app and source so concurrent calls share one
 token and one refresh. The stored record is read on every call (the CLI may have signed in again
 in another process): a record the cached flow does not know replaces the flow. Token requests of
-web apps go through a client that enforces the web network rules (token_client.py).
+web apps go through a client that enforces the web network rules (token_client.py); those of an
+MCP server's authorization through the clients `mcp_route` picks (mcp_discovery.py).
 
 A secret shorter than the scrubber's minimum (executors/redaction.py) cannot be removed from what
 an app echoes back; the first call that uses one logs a warning naming the app and the field.
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -45,8 +48,11 @@ from ..executors.redaction import MIN_SECRET_CHARS, too_short_to_scrub
 from .auth_context import AuthContext
 from .credentials import Credential, CredentialKind, CredentialStore, credential_key
 from .flows import ApiKeyFlow, CookieFlow
+from .mcp_auth import McpOAuth
+from .mcp_discovery import mcp_route, mcp_server_url
+from .oauth_transport import Route
 from .token_client import is_web, new_token_client
-from .token_flows import AppCredentialFlow, OAuth2Flow
+from .token_flows import AppCredentialFlow, OAuth2Flow, Persist
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +124,9 @@ class AuthProvider:
 
     def token_client(self, app: AppDescriptor) -> httpx.AsyncClient:
         """The client for `app`'s token endpoints (guarded for a web app), created on first use."""
-        web = is_web(app)
+        return self._client(web=is_web(app))
+
+    def _client(self, *, web: bool) -> httpx.AsyncClient:
         if web not in self._clients:
             self._clients[web] = new_token_client(
                 self.web_policy, web=web, resolver=self._resolver, network_backend=self._network_backend
@@ -267,21 +275,75 @@ class AuthProvider:
         credential: Credential,
         context: AuthContext,
     ) -> AppCredentialFlow | OAuth2Flow:
-        key = f"{credential_key(app)}\n{auth.model_dump_json()}\n{context.locale}"
+        def build(persist: Persist) -> AppCredentialFlow | OAuth2Flow:
+            if isinstance(auth, AppCredentialAuth):
+                return AppCredentialFlow(auth, credential, persist, self.token_client(app), context=context)
+            return OAuth2Flow(auth, credential, persist, self.token_client(app), context=context)
+
+        return await self._cached(app, f"{auth.model_dump_json()}\n{context.locale}", credential, build)
+
+    async def _cached(
+        self,
+        app: AppDescriptor,
+        variant: str,
+        credential: Credential,
+        build: Callable[[Persist], AppCredentialFlow | OAuth2Flow],
+    ) -> AppCredentialFlow | OAuth2Flow:
+        """The cached flow of `app` (and `variant`) while the store holds what it started from or
+        saved since; else a new one from `build`."""
+        key = f"{credential_key(app)}\n{variant}"
         stored = fingerprint(credential)
         async with self._lock:
             entry = self._flows.get(key)
             if entry is not None and stored in entry.known:
-                return entry.flow  # the store holds what the flow started from or saved since
+                return entry.flow
             known = {stored}
-            persist = partial(self._persist, app, known)
-            flow: AppCredentialFlow | OAuth2Flow
-            if isinstance(auth, AppCredentialAuth):
-                flow = AppCredentialFlow(auth, credential, persist, self.token_client(app), context=context)
-            else:
-                flow = OAuth2Flow(auth, credential, persist, self.token_client(app), context=context)
+            flow = build(partial(self._persist, app, known))
             self._flows[key] = _Entry(flow, known)
             return flow
+
+    # ----------------------------------------------------------------------- MCP servers
+
+    async def mcp_http_auth(self, app: AppDescriptor) -> McpOAuth | None:
+        """The `httpx2.Auth` of the client an `mcp` app's Streamable HTTP transport runs on
+        (mcp_auth.py: its sign-in's bearer token, refreshed; none when not signed in, and a 401
+        then kept in `McpOAuth.failure` as AUTH_REQUIRED naming `aai-gateway auth login
+        <reference>`). None for an MCP server started over stdio."""
+        url = mcp_server_url(app)
+        if url is None:
+            return None
+        return McpOAuth(partial(self._mcp_tokens, app, url), AuthContext.for_mcp_server(app, self.locale))
+
+    def mcp_route(self, server_url: str) -> Route:
+        """Which client reaches each URL of the MCP server at `server_url`'s authorization
+        (mcp_discovery.mcp_route): the server's origin as the server, the rest under the web rules."""
+        return mcp_route(server_url, self._client(web=False), self._client(web=True))
+
+    async def _mcp_tokens(self, app: AppDescriptor, url: str) -> OAuth2Flow | None:
+        """The token flow of the app's stored sign-in (read on every request), or None."""
+        credential = await anyio.to_thread.run_sync(self.store.load, app)
+        if credential is None or credential.tokens is None or credential.authorization_server is None:
+            return None
+        server = credential.authorization_server
+        context = AuthContext.for_mcp_server(app, self.locale)
+        settings = OAuth2Auth(
+            authorization_endpoint=server.authorization_endpoint, token_endpoint=server.token_endpoint
+        )
+
+        def build(persist: Persist) -> OAuth2Flow:
+            return OAuth2Flow(
+                settings,
+                credential,
+                persist,
+                self._client(web=True),
+                context=context,
+                route=self.mcp_route(url),
+                extra={"resource": server.resource},
+            )
+
+        flow = await self._cached(app, f"mcp\n{url}\n{context.locale}", credential, build)
+        assert isinstance(flow, OAuth2Flow)
+        return flow
 
     async def _persist(self, app: AppDescriptor, known: set[str], credential: Credential) -> None:
         known.add(fingerprint(credential))  # before saving: a concurrent call may load it already

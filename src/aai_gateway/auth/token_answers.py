@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 import httpx
+import httpx2
 
 from ..descriptor.http_headers import header_value_problem
 from ..discovery.web_transport import public_url
@@ -33,6 +34,9 @@ from .credentials import OAuthTokens
 MESSAGE_CHARS: Final = 300
 MAX_LIFETIME_SECONDS: Final = 10 * 366 * 24 * 3600
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+Answer = httpx.Response | httpx2.Response
+"""An answer read through the gateway's httpx clients, or through authlib's httpx2 ones."""
 
 
 class UnusableAnswerError(ValueError):
@@ -46,12 +50,12 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     return text[:MESSAGE_CHARS] + ("…" if len(text) > MESSAGE_CHARS else "")
 
 
-def endpoint_name(response: httpx.Response) -> str:
+def endpoint_name(response: Answer) -> str:
     """The endpoint that answered, without its query string."""
-    return public_url(response.request.url)
+    return public_url(str(response.request.url))
 
 
-def answer_document(response: httpx.Response) -> dict[str, Any] | None:
+def answer_document(response: Answer) -> dict[str, Any] | None:
     """The JSON object the endpoint answered; None when the answer is not one the gateway can
     read (not JSON, NaN, nested past what the parser reads, not an object)."""
     try:
@@ -61,7 +65,7 @@ def answer_document(response: httpx.Response) -> dict[str, Any] | None:
     return document if isinstance(document, dict) else None
 
 
-def endpoint_message(response: httpx.Response, secrets: Iterable[str | None]) -> str:
+def endpoint_message(response: Answer, secrets: Iterable[str | None]) -> str:
     """The token endpoint's own explanation: OAuth `error` + `error_description`, or the
     `msg`/`message`/`code` of a JSON body, or the status line; scrubbed of `secrets`."""
     status = f"HTTP {response.status_code}"
@@ -79,9 +83,7 @@ def endpoint_message(response: httpx.Response, secrets: Iterable[str | None]) ->
     return scrub(f"{status} {detail}" if detail else status, secrets)
 
 
-def parse_token_response(
-    response: httpx.Response, started: float, secrets: Iterable[str | None] = ()
-) -> OAuthTokens:
+def parse_token_response(response: Answer, started: float, secrets: Iterable[str | None] = ()) -> OAuthTokens:
     """RFC 6749 §5.1 success → tokens (expires_at from `expires_in`); else ValueError saying what
     the server answered (its `error` and `error_description`, scrubbed of `secrets`: what the
     request carried) or why its answer cannot be used; never a token."""

@@ -3,7 +3,9 @@
 - `AppCredentialFlow`: an App ID + App Secret exchanged (Feishu style) for a short-lived token,
   cached until shortly before it expires, exchanged again when it nears expiry or is refused.
 - `OAuth2Flow`: OAuth 2 tokens from `aai-gateway auth login`, refreshed before they expire and
-  once when the app answers 401.
+  once when the app answers 401. The refresh request is the OAuth client's (oauth_client.py,
+  authlib); an MCP server's tokens use the same flow, its `resource` sent with every refresh,
+  under the `httpx2.Auth` of mcp_auth.py.
 
 They are async only (`httpx.AsyncClient`): they do network I/O and share one refresh between
 concurrent requests through an `anyio.Lock`. New tokens are kept through the `persist` callback
@@ -21,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
 from typing import Any, Final
 
 import anyio
@@ -34,12 +36,13 @@ from ..errors import ServiceUnavailableError
 from .auth_context import AuthContext
 from .credentials import AppToken, Credential, OAuthTokens
 from .flows import install_query_redaction
+from .oauth_client import OAuthClient, refresh
+from .oauth_transport import Route
 from .token_answers import (
     UnusableAnswerError,
     answer_document,
     endpoint_message,
     lifetime_field,
-    parse_token_response,
     scrub,
     token_field,
 )
@@ -239,13 +242,22 @@ class OAuth2Flow(_TokenFlow):
         context: AuthContext | None = None,
         refresh_margin: float = REFRESH_MARGIN_SECONDS,
         query_parameter: str = "access_token",
+        route: Route | None = None,
+        extra: Mapping[str, str] | None = None,
     ) -> None:
+        """`route` picks the client for each endpoint (default: `token_client` for all); `extra`
+        goes with every refresh (an MCP server's RFC 8707 `resource`)."""
         context = context or AuthContext.for_credential(credential, "oauth2")
         super().__init__(credential, persist, token_client, context, refresh_margin)
         self.settings = settings
         self.query_parameter = query_parameter
+        self._route = route or self._token_client
+        self._extra = dict(extra or {})
         if settings.token_placement == "query":  # noqa: S105 (a location, not a secret)
             install_query_redaction()
+
+    def _token_client(self, url: str) -> httpx.AsyncClient:
+        return self._client
 
     @property
     def refreshable(self) -> bool:
@@ -261,7 +273,7 @@ class OAuth2Flow(_TokenFlow):
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
         await request.aread()
-        tokens = await self._usable_tokens()
+        tokens = await self.usable_tokens()
         self._apply(request, tokens.access_token)
         response = yield request
         if response.status_code != 401:
@@ -271,7 +283,7 @@ class OAuth2Flow(_TokenFlow):
                 "the app refused the stored access token (HTTP 401) and there is no refresh token",
                 expired=True,
             )
-        tokens = await self._refreshed(refused=tokens.access_token)
+        tokens = await self.refreshed(refused=tokens.access_token)
         self._apply(request, tokens.access_token)
         response = yield request
         if response.status_code == 401:
@@ -279,19 +291,20 @@ class OAuth2Flow(_TokenFlow):
                 "the app refused the access token even after it was refreshed (HTTP 401)", expired=True
             )
 
-    async def _usable_tokens(self) -> OAuthTokens:
+    async def usable_tokens(self) -> OAuthTokens:
+        """The stored tokens, refreshed first when they expire within the margin."""
         tokens = self.credential.tokens
         if tokens is None:
             raise self.context.error("you have not signed in yet")
         if not tokens.expires_within(self.refresh_margin):
             return tokens
         if tokens.refresh_token:
-            return await self._refreshed(refused=tokens.access_token)
+            return await self.refreshed(refused=tokens.access_token)
         if tokens.expires_within(0):
             raise self.context.error("the access token expired and there is no refresh token", expired=True)
         return tokens  # close to expiry, cannot be refreshed: use it while it lasts
 
-    async def _refreshed(self, *, refused: str) -> OAuthTokens:
+    async def refreshed(self, *, refused: str) -> OAuthTokens:
         """New tokens, unless another request already replaced `refused` (one refresh for all)."""
         async with self._lock:
             current = self.credential.tokens
@@ -303,43 +316,30 @@ class OAuth2Flow(_TokenFlow):
             return fresh
 
     async def _refresh(self, current: OAuthTokens) -> OAuthTokens:
-        credential = self.credential
         if not current.refresh_token:
             raise self.context.error("the access token expired and there is no refresh token", expired=True)
-        form = {"grant_type": "refresh_token", "refresh_token": current.refresh_token}
-        if credential.client_id:
-            form["client_id"] = credential.client_id
-        if credential.client_secret:
-            form["client_secret"] = credential.client_secret
-        started = time.time()
-        response = await post_to_endpoint(
-            self._client,
+        fresh = await refresh(
+            self._route,
             self.settings.token_endpoint,
-            app_id=self.context.app_id,
-            what="token endpoint",
-            data=form,
+            oauth_client_of(self.credential),
+            refresh_token=current.refresh_token,
+            context=self.context,
+            extra=self._extra,
         )
-        logger.debug("oauth2 refresh for %s -> %s", credential.app_id, response.status_code)
-        if response.status_code >= 500:
-            raise ServiceUnavailableError(
-                credential.app_id,
-                f"its token endpoint answered {endpoint_message(response, self._secrets())}",
-                host=host_of(self.settings.token_endpoint),
-            )
-        try:
-            fresh = parse_token_response(response, started, self._secrets())
-        except ValueError as exc:
-            raise self.context.error(
-                f"the sign-in could not be renewed ({scrub(str(exc), self._secrets())})",
-                expired=True,
-                endpoint=public_url(self.settings.token_endpoint),
-            ) from None
+        logger.debug("oauth2 refresh for %s done", self.credential.app_id)
         return fresh.model_copy(
             update={
                 "refresh_token": fresh.refresh_token or current.refresh_token,
                 "scope": fresh.scope or current.scope,
             }
         )
+
+
+def oauth_client_of(credential: Credential) -> OAuthClient | None:
+    """The OAuth client a stored sign-in was made with, if it names one."""
+    if not credential.client_id:
+        return None
+    return OAuthClient(credential.client_id, credential.client_secret, credential.client_auth_method)
 
 
 def _credential_secrets(credential: Credential) -> list[str | None]:

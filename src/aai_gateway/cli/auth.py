@@ -54,6 +54,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     login.add_argument(
         "--no-browser", action="store_true", help="print the sign-in URL instead of opening it"
     )
+    login.add_argument(
+        "--scope",
+        default=None,
+        help="the scopes to ask an MCP server's authorization server for, space-separated "
+        "(default: those the server names)",
+    )
     status = actions.add_parser("status", help="which apps have credentials, and of what kind")
     status.add_argument("app", nargs="?", metavar="APP")
     status.add_argument("--json", action="store_true", help="machine-readable output")
@@ -107,6 +113,7 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..auth.mcp_discovery import mcp_server_url
     from ..auth.provider import short_secret_warning, short_secrets
     from .auth_secrets import set_secret, unset_secrets_hint
     from .auth_stored import logout, show_status
@@ -123,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         print(set_secret(app, args.secret, store, read_secret))
         return 0
     auth = app_auth(app)
+    if auth is None and args.auth_action == "login" and mcp_server_url(app) is not None:
+        from .auth_mcp import login_mcp_server
+
+        return login_mcp_server(app, args, store)
     if auth is None:
         raise UsageError(unset_secrets_hint(app))
     existing = store.load(app) or store.new(app, _KIND[auth.type])
@@ -140,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{app.id} uses {auth.type}, not OAuth: run `{set_command(app_reference(app.binding, app.id))}`"
         )
+    if args.scope is not None:
+        raise UsageError(f"--scope is for MCP servers; {app.id} asks for the scopes its descriptor names")
     credential = anyio.run(_login, app, auth, args, existing)
     store.save(app, credential)
     print(

@@ -59,7 +59,9 @@ def set_secret(
         )
     value = read_secret(f"{name} for {app.names.primary} (hidden): ")
     credential = store.load(app) or store.new(app, "secrets")
-    if credential.kind != "secrets":  # a record of another kind, left by an earlier descriptor
+    # The MCP server's own sign-in (auth login) keeps its tokens; the secret joins them.
+    signed_in = credential.kind == "oauth2" and credential.authorization_server is not None
+    if credential.kind != "secrets" and not signed_in:  # another kind, left by an earlier descriptor
         credential = store.new(app, "secrets")
     secrets = {**credential.secrets, name: value}
     store.save(app, credential.model_copy(update={"secrets": secrets}))

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..auth.credentials import Credential, CredentialStore
+from ..auth.mcp_discovery import mcp_server_url
 from ..descriptor import AppDescriptor, app_reference, parse_binding
 from ..descriptor.model import HttpChannel
 from ..descriptor.origin import normalize_origin
@@ -69,7 +70,11 @@ def logout(gateway: Gateway, store: CredentialStore, reference: str) -> int:
 
 def show_status(gateway: Gateway, store: CredentialStore, reference: str | None, *, as_json: bool) -> int:
     stored = {(c.binding, c.app_id): c for c in store.stored()}
-    apps = [a for a in gateway.all_apps() if app_uses_credentials(a)]
+    apps = [
+        a
+        for a in gateway.all_apps()
+        if app_uses_credentials(a) or (mcp_server_url(a) is not None and (str(a.binding), a.id) in stored)
+    ]
     if reference:
         named = {(c.binding, c.app_id) for c in stored_for(store, reference)}
         try:
@@ -85,9 +90,9 @@ def show_status(gateway: Gateway, store: CredentialStore, reference: str | None,
         rows.append(
             {
                 "app": app.id,
-                "auth_type": _auth_type(app),
+                "auth_type": _auth_type(app, credential),
                 "source": str(app.binding),
-                "state": secrets_state(app, credential) if needed_secrets(app) else _state(credential),
+                "state": _app_state(app, credential),
             }
         )
     for credential in stored.values():  # kept for a descriptor this gateway no longer knows
@@ -117,11 +122,22 @@ def _candidate(credential: Credential) -> dict[str, str]:
     return {"app": credential.app_id, "source": credential.binding, "reference": reference}
 
 
-def _auth_type(app: AppDescriptor) -> str | None:
+def _auth_type(app: AppDescriptor, credential: Credential | None) -> str | None:
     for tool in app.tools:
         if isinstance(tool.channel, HttpChannel) and tool.channel.auth is not None:
             return tool.channel.auth.type
+    if credential is not None and credential.authorization_server is not None:
+        return "oauth2"  # the MCP server's sign-in (its named secrets, if any, are in the state)
     return "secrets" if needed_secrets(app) else None
+
+
+def _app_state(app: AppDescriptor, credential: Credential | None) -> str:
+    signed_in = credential is not None and credential.authorization_server is not None
+    if not needed_secrets(app):
+        return _state(credential)
+    if signed_in:
+        return f"{_state(credential)}; {secrets_state(app, credential)}"
+    return secrets_state(app, credential)
 
 
 def _state(credential: Credential | None) -> str:

@@ -1,4 +1,6 @@
-"""`aai-gateway cache list|clear`: the descriptors `web_discover` fetched and keeps for 24 hours."""
+"""`aai-gateway cache [list|clear|refresh]`: what the gateway keeps so it need not ask again —
+the descriptors `web_discover` fetched (kept for 24 hours) and the tool lists of MCP servers
+(`discovery/mcp_snapshots.py`), both under one cache directory."""
 
 from __future__ import annotations
 
@@ -6,9 +8,15 @@ import argparse
 import os
 import time
 from pathlib import Path
+from typing import Any
 
-from ..discovery.web_cache import WebCache, default_cache_root
-from .common import LOGGING_OPTIONS, plural, print_json
+import anyio
+
+from ..descriptor import AppDescriptor
+from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
+from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
+from ..discovery.web_cache import CacheInfo, WebCache, default_cache_root
+from .common import LOGGING_OPTIONS, add_discovery_options, heading, load_catalog, plural, print_json
 from .tables import render_table
 
 ENV_CACHE_DIR = "AAI_GATEWAY_CACHE_DIR"
@@ -19,7 +27,7 @@ def add_cache_option(parser: argparse.ArgumentParser) -> None:
         "--cache-dir",
         default=None,
         metavar="DIR",
-        help=f"web descriptor cache (default: ${ENV_CACHE_DIR}, else {default_cache_root()})",
+        help=f"the gateway's cache (default: ${ENV_CACHE_DIR}, else {default_cache_root()})",
     )
 
 
@@ -28,21 +36,124 @@ def cache_root(args: argparse.Namespace) -> Path:
     return Path(chosen) if chosen else default_cache_root()
 
 
+def snapshot_store(args: argparse.Namespace) -> SnapshotStore:
+    """The tool snapshots of MCP servers, in the cache directory (`cache_root`)."""
+    return SnapshotStore.in_cache(cache_root(args))
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "cache",
         parents=[LOGGING_OPTIONS],
-        help="list or clear the cached web descriptors",
-        description="Web descriptors fetched by web_discover are cached for 24 hours.",
+        help="show, clear or refresh cached web descriptors and MCP servers' tool lists",
+        description=(
+            "Web descriptors fetched by web_discover are cached for 24 hours. The tools of an MCP "
+            "server whose descriptor leaves them to the server are kept as a snapshot, so listing "
+            "apps never starts the server; it is taken again when the server says its tools "
+            "changed, when its descriptor's execution section changes, and by `cache refresh`."
+        ),
     )
-    actions = parser.add_subparsers(dest="cache_action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="show cached descriptors, their source and expiry")
+    add_cache_option(parser)
+    add_discovery_options(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    actions = parser.add_subparsers(dest="cache_action", metavar="ACTION")
+    listing = actions.add_parser("list", help="show cached descriptors and tool snapshots (the default)")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
-    clearing = actions.add_parser("clear", help="remove cached descriptors (all, or one host)")
-    clearing.add_argument("host", nargs="?", help="a host, origin or URL; all entries when omitted")
-    for sub in (listing, clearing):
+    add_discovery_options(listing)
+    clearing = actions.add_parser("clear", help="remove cached descriptors and tool snapshots")
+    clearing.add_argument(
+        "target",
+        nargs="?",
+        metavar="HOST_OR_APP",
+        help="a web host, origin or URL, or an app id (its tool snapshots); everything when omitted",
+    )
+    refreshing = actions.add_parser(
+        "refresh", help="start an MCP app's server and take a new snapshot of its tools"
+    )
+    refreshing.add_argument("app", metavar="APP", help="the app: id, name, alias or file:/path")
+    add_discovery_options(refreshing)
+    for sub in (listing, clearing, refreshing):
         add_cache_option(sub)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, cache_action=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cache_action == "clear":
+        return _clear(args)
+    if args.cache_action == "refresh":
+        return _refresh(args)
+    return _list(args)
+
+
+# --------------------------------------------------------------------------- list
+
+
+def _list(args: argparse.Namespace) -> int:
+    web = WebCache(cache_root(args))
+    store = snapshot_store(args)
+    entries, snapshots = web.entries(), store.list()
+    apps = _apps_by_binding(load_catalog(args)) if snapshots else {}
+    if args.json:
+        print_json(
+            {
+                "web": [_web_json(e) for e in entries],
+                "mcp_snapshots": [_snapshot_json(s, apps.get((s.binding, s.app_id))) for s in snapshots],
+            }
+        )
+        return 0
+    now = time.time()
+    if entries:
+        print(heading(f"Web descriptors ({len(entries)}, {web.root})").lstrip("\n"))
+        print(render_table(["ORIGIN", "FETCHED", "EXPIRES", "SOURCE"], [_web_row(e, now) for e in entries]))
+    else:
+        print(f"No web descriptors are cached ({web.root}).")
+    if snapshots:
+        rows = [_snapshot_row(s, apps.get((s.binding, s.app_id)), now) for s in snapshots]
+        print(heading(f"Tool snapshots of MCP servers ({len(snapshots)}, {store.root})"))
+        print(render_table(["APP", "SERVER", "TOOLS", "TAKEN", "STATE", "DESCRIPTOR"], rows, keep={0}))
+    else:
+        print(f"No tool snapshots of MCP servers are kept ({store.root}).")
+    return 0
+
+
+def _apps_by_binding(catalog: Catalog) -> dict[tuple[str, str], AppDescriptor]:
+    return {(str(e.descriptor.binding), e.descriptor.id): e.descriptor for e in catalog.entries}
+
+
+def _state(snapshot: Snapshot, app: AppDescriptor | None) -> str:
+    if app is None:
+        return "no descriptor found"
+    if app.tools_declared:
+        return "unused: the descriptor declares its tools"
+    return "stale: the descriptor changed" if snapshot.is_stale_for(app) else "current"
+
+
+def _snapshot_row(snapshot: Snapshot, app: AppDescriptor | None, now: float) -> list[str]:
+    age = snapshot_age(ServerToolsState(snapshot.taken_at), now)
+    server = snapshot.server.describe() if snapshot.server is not None else "-"
+    return [
+        snapshot.app_id,
+        server,
+        str(snapshot.listed),
+        f"{age} ago",
+        _state(snapshot, app),
+        snapshot.binding,
+    ]
+
+
+def _snapshot_json(snapshot: Snapshot, app: AppDescriptor | None) -> dict[str, Any]:
+    server = snapshot.server
+    return {
+        "app": snapshot.app_id,
+        "binding": snapshot.binding,
+        "taken_at": snapshot.taken_at,
+        "listed": snapshot.listed,
+        "tools": [t.get("name") if isinstance(t, dict) else None for t in snapshot.tools],
+        "server": None
+        if server is None
+        else {"name": server.name, "version": server.version, "title": server.title},
+        "state": _state(snapshot, app).split(":")[0],
+    }
 
 
 def _age(seconds: float) -> str:
@@ -52,42 +163,67 @@ def _age(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def run(args: argparse.Namespace) -> int:
-    cache = WebCache(cache_root(args))
-    if args.cache_action == "clear":
-        removed = cache.clear(args.host)
-        target = args.host or "all hosts"
-        print(f"removed {plural(removed, 'cached descriptor')} ({target}) from {cache.root}")
-        return 0
-    entries = cache.entries()
-    if args.json:
-        print_json(
-            [
-                {
-                    "host": e.host,
-                    "origin": e.origin,
-                    "source_url": e.source_url,
-                    "fetched_at": e.fetched_at,
-                    "expires": e.expires,
-                    "fresh": e.fresh,
-                }
-                for e in entries
-            ]
-        )
-        return 0
-    if not entries:
-        print(f"The web descriptor cache is empty ({cache.root}).")
-        return 0
-    now = time.time()
-    rows = [
-        [
-            e.origin,
-            f"{_age(now - e.fetched_at)} ago",
-            f"in {_age(e.expires - now)}" if e.fresh else f"expired {_age(now - e.expires)} ago",
-            e.source_url,
-        ]
-        for e in entries
+def _web_row(e: CacheInfo, now: float) -> list[str]:
+    return [
+        e.origin,
+        f"{_age(now - e.fetched_at)} ago",
+        f"in {_age(e.expires - now)}" if e.fresh else f"expired {_age(now - e.expires)} ago",
+        e.source_url,
     ]
-    print(render_table(["ORIGIN", "FETCHED", "EXPIRES", "SOURCE"], rows))
-    print(f"\n{len(entries)} {'entry' if len(entries) == 1 else 'entries'} in {cache.root}")
+
+
+def _web_json(e: CacheInfo) -> dict[str, Any]:
+    return {
+        "host": e.host,
+        "origin": e.origin,
+        "source_url": e.source_url,
+        "fetched_at": e.fetched_at,
+        "expires": e.expires,
+        "fresh": e.fresh,
+    }
+
+
+# --------------------------------------------------------------------------- clear and refresh
+
+
+def _clear(args: argparse.Namespace) -> int:
+    web = WebCache(cache_root(args))
+    store = snapshot_store(args)
+    target: str | None = args.target
+    if target is None:
+        removed, forgotten = web.clear(), store.clear()
+    else:
+        taken = [s for s in store.list() if s.app_id == target]
+        forgotten = sum(store.forget(s) for s in taken)
+        removed = 0 if taken else web.clear(target)
+    what = target or "everything"
+    print(
+        f"removed {plural(removed, 'cached descriptor')} and {plural(forgotten, 'tool snapshot')} "
+        f"({what}) from {cache_root(args)}"
+    )
+    return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    from .runtime import app_named_by_user, build_gateway, build_watcher
+
+    gateway = build_gateway(args, build_watcher(args))
+    app = app_named_by_user(gateway, args.app, args)
+
+    async def refresh() -> CatalogEntry:
+        try:
+            return await gateway.refresh_snapshot(app)
+        finally:
+            await gateway.aclose()
+
+    entry = anyio.run(refresh)
+    state: ServerToolsState | None = entry.server_tools
+    server = state.server.describe() if state is not None and state.server is not None else "its MCP server"
+    print(f"{app.id}: {plural(len(entry.descriptor.tools), 'tool')} from {server}")
+    left_out = [p for p in entry.server_problems if p.severity == "error"]
+    if entry.server_problems:
+        print(
+            heading(f"Problems ({len(entry.server_problems)}; {len(left_out)} tools left out)").lstrip("\n")
+        )
+        print("\n".join(f"  {p.pointer or '/'}: {p.message}" for p in entry.server_problems))
     return 0

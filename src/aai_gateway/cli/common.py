@@ -27,6 +27,7 @@ from ..discovery import (
     discovery_sources,
     paths_from_env,
 )
+from ..discovery.mcp_snapshots import SnapshotStore
 from .terminal import visible
 
 ENV_PATH = "AAI_GATEWAY_PATH"
@@ -113,8 +114,10 @@ def chosen_sources(args: argparse.Namespace) -> tuple[list[SourceSpec], Platform
     return discovery_sources(layout, discovery_options(args)), platform
 
 
-def load_catalog(args: argparse.Namespace) -> Catalog:
-    return build_catalog(*chosen_sources(args))
+def load_catalog(args: argparse.Namespace, snapshots: SnapshotStore | None = None) -> Catalog:
+    """`snapshots`: where the tools of MCP servers are kept (without it, apps that leave their
+    tools to their server show none)."""
+    return build_catalog(*chosen_sources(args), snapshots=snapshots)
 
 
 def logging_options() -> argparse.ArgumentParser:
@@ -167,7 +170,7 @@ def configure_logging(level: str = "WARNING", log_file: str | None = None) -> No
         handler.setFormatter(formatter)
     logging.basicConfig(level=getattr(logging, level.upper(), logging.WARNING), handlers=handlers, force=True)
     # These log full URLs (query strings may hold tokens) and headers: never below WARNING.
-    for chatty in ("httpx", "httpcore", "uvicorn", "uvicorn.access"):
+    for chatty in ("httpx", "httpcore", "httpx2", "httpcore2", "authlib", "uvicorn", "uvicorn.access"):
         logging.getLogger(chatty).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import anyio
+
 from .common import (
     LOGGING_OPTIONS,
     add_discovery_options,
@@ -31,5 +33,12 @@ def run(args: argparse.Namespace) -> int:
     from .runtime import build_gateway, build_watcher
 
     gateway = build_gateway(args, build_watcher(args))
-    print(gateway.guide(args.app, user_locale(args.locale)))
+
+    async def guide() -> str:
+        try:  # an MCP server whose tools are not known yet is asked for them, then stopped
+            return await gateway.guide_of(gateway.resolve(args.app), user_locale(args.locale))
+        finally:
+            await gateway.aclose()
+
+    print(anyio.run(guide))
     return 0

@@ -2,8 +2,9 @@
 
 This command is the thin edge of `importing/`: it reads the environment (home folder, platform,
 variables), opens the OS keyring, reads the files, has the plan made, prints it
-(`import_report.py`), and, unless `--dry-run`, carries it out; with `--replace` it also edits
-the clients' files (after a backup).
+(`import_report.py`), and, unless `--dry-run`, carries it out: writes the descriptors, then
+starts each server once to keep its tools and describe it (`import_snapshots.py`, unless
+`--no-start`); with `--replace` it also edits the clients' files (after a backup).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..importing.apply import read_existing, replace_client_file, write_descript
 from ..importing.client_config import ClientChange, GatewayCommand
 from ..importing.conversion import ImportSettings
 from ..importing.plan import ImportPlan, plan_import
+from .cache import add_cache_option
 from .common import LOGGING_OPTIONS, host_layout
 from .import_report import (
     keyring_note,
@@ -32,6 +34,7 @@ from .import_report import (
     print_to_do,
     secret_markers,
 )
+from .import_snapshots import add_start_options, print_dry_run_note, snapshot_servers
 
 _GATEWAY_PROGRAMS = ("aai-gateway", "aai-gateway.exe")
 
@@ -44,7 +47,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=(
             "Read the MCP servers of Claude Desktop, Claude Code, Cursor, VS Code, Codex, Gemini CLI and "
             "Windsurf (from FILEs, or from each client's default places) and write one descriptor per "
-            "server under ~/.aai/<id>/aai.json. Secrets written in the files move into the OS keyring."
+            "server under ~/.aai/<id>/aai.json. Secrets written in the files move into the OS keyring. "
+            "Each server is then started once: its tools are kept as a snapshot and describe it."
         ),
     )
     parser.add_argument(
@@ -65,6 +69,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="DIR",
         help="also read the project configuration files in DIR, and fill in ${workspaceFolder} with DIR",
     )
+    add_start_options(parser)
+    add_cache_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -88,8 +94,14 @@ def run(args: argparse.Namespace) -> int:
     failures = [] if args.dry_run else write_descriptors(plan, store)
     for failure in failures:
         print(f"error: {failure.app_id}: {failure.reason}", file=sys.stderr)
+    failed = {f.app_id for f in failures}
+    if args.dry_run:
+        print_dry_run_note(plan.written, start=not args.no_start)
+    else:
+        written = [w for w in plan.written if w.app_id not in failed]
+        snapshot_servers(args, written, target_dir, start=not args.no_start, seconds=args.start_timeout)
     print_to_do(plan)
-    changes = _client_changes(reports, plan, {f.app_id for f in failures})
+    changes = _client_changes(reports, plan, failed)
     gateway = _gateway_command(target_dir, default_dir)
     print_client_changes(changes, gateway, replace=args.replace, dry_run=args.dry_run)
     refused = 0

@@ -36,7 +36,7 @@ from ..errors import UnknownAppError, UsageError
 from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from ..service import Gateway
-from .cache import cache_root
+from .cache import cache_root, snapshot_store
 from .common import chosen_platform, chosen_sources, user_locale
 
 ENV_ALLOW_PRIVATE_WEB = "AAI_GATEWAY_ALLOW_PRIVATE_WEB"
@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 
 def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
-    return CatalogWatcher(*chosen_sources(args))
+    return CatalogWatcher(*chosen_sources(args), snapshot_store(args))
 
 
 @cache
@@ -124,6 +124,7 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
         auth=AuthProvider(credential_store(), environ=os.environ, web_policy=policy, locale=locale),
         web=web_discovery(args, policy),
         consent=consent_gate(),
+        snapshots=watcher.snapshots,
     )
 
 

@@ -11,15 +11,19 @@ from typing import Any
 import anyio
 
 from ..descriptor import Tool
+from ..descriptor.mcp_tools import server_probe
 from ..discovery import Catalog, CatalogEntry
+from ..discovery.catalog import ServerToolsState, snapshot_age
 from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
+from .cache import snapshot_store
 from .common import (
     LOGGING_OPTIONS,
     add_discovery_options,
     add_locale_option,
     heading,
     load_catalog,
+    plural,
     print_json,
     user_locale,
 )
@@ -40,7 +44,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    catalog = load_catalog(args)
+    catalog = load_catalog(args, snapshot_store(args))
     locale = user_locale(args.locale)
     registry = default_registry(ExecutorSettings(environ=os.environ))
     try:
@@ -106,8 +110,8 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
                 e.descriptor.id,
                 e.descriptor.names.lookup(locale),
                 e.descriptor.platform or f"({', '.join(e.descriptor.declared_platforms)} only)",
-                ", ".join(t.value for t in e.descriptor.execution_types) or "-",
-                str(len(e.descriptor.tools)),
+                _execution(e),
+                _tools_cell(e),
                 *([_runs_here(e, reason_of)] if reason_of is not None else []),
                 e.path,
             ]
@@ -131,6 +135,10 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
                 parts += [f"      {p.pointer or '/'}: {p.message}" for p in skipped.problems]
             else:
                 parts.append(f"      {skipped.reason}")
+    server_problems = [p for e in entries for p in e.server_problems]
+    if server_problems:
+        parts.append(heading(f"Tools of MCP servers ({plural(len(server_problems), 'problem')})"))
+        parts.append("\n".join(f"  {p.render()}" for p in server_problems))
     warnings = [w for e in entries for w in e.warnings]
     if warnings:
         parts.append(heading(f"Warnings ({len(warnings)})"))
@@ -161,8 +169,11 @@ def catalog_as_json(
                 "dialect": e.descriptor.dialect,
                 "platform": e.descriptor.platform,
                 "declared_platforms": list(e.descriptor.declared_platforms),
-                "execution": [t.value for t in e.descriptor.execution_types],
+                "execution": [t.value for t in e.descriptor.execution_types]
+                or list(dict.fromkeys(s.declared_type for s in e.descriptor.sections[:1])),
                 "tools": [t.name for t in e.descriptor.tools],
+                "server_tools": _server_tools_json(e.server_tools),
+                "server_problems": [p.as_dict() for p in e.server_problems],
                 "source": e.path,
                 "source_label": e.source_label,
                 "warnings": [w.as_dict() for w in e.warnings],
@@ -186,10 +197,49 @@ def catalog_as_json(
 
 
 def _runs_here(entry: CatalogEntry, reason_of: ReasonOf) -> str:
-    return runs_here(entry.descriptor.tools, reason_of, entry.descriptor.declared_platforms)
+    app = entry.descriptor
+    probe = server_probe(app) if not app.tools_declared and not app.server_tools_read else None
+    if probe is not None:  # its tools are not known: can its server run here?
+        reason = reason_of(probe)
+        return "yes" if reason is None else "no: " + short_reason(reason)
+    return runs_here(app.tools, reason_of, app.declared_platforms)
 
 
 def _availability(entry: CatalogEntry, reason_of: ReasonOf) -> dict[str, Any]:
     tools = entry.descriptor.tools
     unavailable = {tool.name: reason for tool in tools if (reason := reason_of(tool)) is not None}
     return {"runs_here": _runs_here(entry, reason_of), "unavailable": unavailable}
+
+
+def _execution(entry: CatalogEntry) -> str:
+    """The execution types of the app's tools; an app without tools here shows its declared one."""
+    app = entry.descriptor
+    types = [t.value for t in app.execution_types]
+    return ", ".join(types) or (app.sections[0].declared_type if app.sections else "-")
+
+
+def _tools_cell(entry: CatalogEntry) -> str:
+    """How many tools; for an app whose tools are its MCP server's, where they are from."""
+    count = str(len(entry.descriptor.tools))
+    state = entry.server_tools
+    if state is None:
+        return count
+    if state.taken_at is None:
+        return "- (read on first use)"
+    if state.stale:
+        return "- (stale snapshot)"
+    return f"{count} (snapshot {snapshot_age(state)})"
+
+
+def _server_tools_json(state: ServerToolsState | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    server = state.server
+    return {
+        "snapshot_taken_at": state.taken_at,
+        "stale": state.stale,
+        "listed": state.listed,
+        "server": None
+        if server is None
+        else {"name": server.name, "version": server.version, "title": server.title},
+    }

@@ -371,6 +371,9 @@ class AppDescriptor(_Model):
     tools_declared: bool = True
     """False: the descriptor leaves its tools to its MCP server (an `mcp` execution without
     `tools`); `tools` is then empty until the gateway fills it from the server's tools/list."""
+    server_tools_read: bool = False
+    """True once `tools` holds what the app's MCP server listed (maybe nothing): a snapshot of
+    its tools/list was applied (`descriptor/mcp_tools.py`)."""
     source: Source
 
     @property

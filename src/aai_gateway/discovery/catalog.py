@@ -4,16 +4,36 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..descriptor import AppDescriptor, Platform, Source, load_text
+from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import Problem
+from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
 from .sources import SourceSpec
 
 logger = logging.getLogger(__name__)
+
+
+SERVER_LIST = "tools/list of its MCP server"
+"""Where problems with a server's own tools are (after the descriptor's path)."""
+
+
+@dataclass(frozen=True)
+class ServerToolsState:
+    """Where an app that leaves its tools to its MCP server has them from: the snapshot taken
+    when (`taken_at`; None: never, the tools are read from the server on first use), of which
+    server, how many tools it listed, and whether it was taken for another execution section
+    (`stale`: not applied)."""
+
+    taken_at: float | None = None
+    stale: bool = False
+    server: ServerInfo | None = None
+    listed: int = 0
 
 
 @dataclass(frozen=True)
@@ -21,6 +41,10 @@ class CatalogEntry:
     descriptor: AppDescriptor
     source_label: str
     warnings: tuple[Problem, ...] = ()
+    server_tools: ServerToolsState | None = None
+    """None: the descriptor declares its tools."""
+    server_problems: tuple[Problem, ...] = ()
+    """What is wrong with the tools its server listed (those tools are left out)."""
 
     @property
     def path(self) -> str:
@@ -94,8 +118,13 @@ def file_key(path: Path) -> FileKey | None:
 
 
 def build_catalog(
-    sources: Iterable[SourceSpec], host: Platform | None = None, cache: LoadCache | None = None
+    sources: Iterable[SourceSpec],
+    host: Platform | None = None,
+    cache: LoadCache | None = None,
+    snapshots: SnapshotStore | None = None,
 ) -> Catalog:
+    """`snapshots`: where the tools of apps that leave them to their MCP server are kept (without
+    it, such apps have no tools until their server is asked)."""
     catalog = Catalog()
     by_id: dict[str, CatalogEntry] = {}
     seen_files: set[str] = set()
@@ -138,6 +167,8 @@ def build_catalog(
                 )
                 continue
             by_id[outcome.descriptor.id] = outcome
+            if snapshots is not None and not outcome.descriptor.tools_declared:
+                outcome = with_snapshot(outcome, snapshots.load(outcome.descriptor))
             catalog.entries.append(outcome)
         catalog.sources.append(SourceReport(spec.label, str(spec.root), spec.pattern.value, "ok", found))
     for skipped in catalog.skipped:
@@ -163,3 +194,52 @@ def load_file(
         summary = first if len(errors) == 1 else f"{len(errors)} problems, first {first}"
         return Skipped(str(path), label, f"invalid descriptor: {summary}", problems)
     return CatalogEntry(result.descriptor, label, tuple(p for p in problems if p.severity == "warning"))
+
+
+# --------------------------------------------------------------------------- server tools
+
+
+def with_snapshot(entry: CatalogEntry, snapshot: Snapshot | None) -> CatalogEntry:
+    """`entry` (an app that leaves its tools to its MCP server) with the tools of `snapshot`,
+    or with none when there is no snapshot or it was taken for another execution section."""
+    app = entry.descriptor
+    if snapshot is None or snapshot.is_stale_for(app):
+        bare = without_server_tools(app)
+        state = ServerToolsState()
+        if snapshot is not None:
+            state = ServerToolsState(snapshot.taken_at, True, snapshot.server, snapshot.listed)
+        return replace(entry, descriptor=bare, server_tools=state, server_problems=())
+    updated, taken = with_server_tools(app, list(snapshot.tools), listed=snapshot.listed)
+    problems = tuple(p.located(f"{entry.path} ({SERVER_LIST})") for p in taken.problems)
+    left_out = sum(p.severity == "error" for p in problems)
+    if left_out:
+        logger.info(
+            "%s: %d tools its MCP server listed are left out (`aai-gateway scan` says why)", app.id, left_out
+        )
+    state = ServerToolsState(snapshot.taken_at, False, snapshot.server, snapshot.listed)
+    return replace(entry, descriptor=updated, server_tools=state, server_problems=problems)
+
+
+def catalog_with_snapshot(catalog: Catalog, app: AppDescriptor, snapshot: Snapshot) -> Catalog:
+    """`catalog` with `snapshot` applied to the entry of `app` (same binding and id); the same
+    catalog when it holds no such entry."""
+    entries = [
+        with_snapshot(e, snapshot)
+        if (e.descriptor.id, e.descriptor.binding) == (app.id, app.binding)
+        and not e.descriptor.tools_declared
+        else e
+        for e in catalog.entries
+    ]
+    return Catalog(entries, list(catalog.skipped), list(catalog.sources))
+
+
+def snapshot_age(state: ServerToolsState, now: float | None = None) -> str:
+    """`3 min`, `2.5 h`, `4 days`: how long ago the snapshot was taken (`-` when never)."""
+    if state.taken_at is None:
+        return "-"
+    seconds = max(0.0, (time.time() if now is None else now) - state.taken_at)
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{int(seconds // 86400)} days"

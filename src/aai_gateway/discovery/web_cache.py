@@ -208,8 +208,8 @@ class WebCache:
         directory.mkdir(parents=True, exist_ok=True)
         fetched_at = self.clock()
         meta = {"fetched_at": fetched_at, "ttl_seconds": self.ttl_seconds, "source_url": source_url}
-        _write_atomic(directory / DESCRIPTOR_FILE, body)
-        _write_atomic(directory / META_FILE, json.dumps(meta, indent=2).encode("utf-8") + b"\n")
+        write_atomic(directory / DESCRIPTOR_FILE, body)
+        write_atomic(directory / META_FILE, json.dumps(meta, indent=2).encode("utf-8") + b"\n")
         return CachedEntry(
             host=key,
             origin=normalize_origin(origin),
@@ -277,7 +277,7 @@ def _not_in_a_url(char: str) -> bool:
     return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF or char.isspace()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -15,11 +15,12 @@ import anyio
 from pydantic import BaseModel
 
 from ..descriptor import AppDescriptor, Tool
-from ..errors import ExecutionTimeoutError, InternalError
+from ..errors import AaiError, ExecutionTimeoutError, InternalError
 
 if TYPE_CHECKING:
     import httpx
 
+    from ..discovery.mcp_snapshots import Snapshot
     from ..discovery.web import WebFetchPolicy
 
 ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -102,6 +103,17 @@ class ToolResult:
         return document
 
 
+class UpstreamAuth(Protocol):
+    """The auth of an MCP server's Streamable HTTP client (`auth.mcp_auth.McpOAuth`, an
+    `httpx2.Auth` the service builds from the app's sign-in). A refusal cannot be raised inside
+    the SDK's transport (it would only be logged), so it is kept in `failure`, the AUTH_* error
+    it means, for the executor to raise; `secret_values` are what the executor scrubs."""
+
+    failure: AaiError | None
+
+    def secret_values(self) -> list[str]: ...
+
+
 @dataclass(frozen=True)
 class Invocation:
     """One operation to run: arguments are already validated against the tool's schema, with
@@ -116,6 +128,8 @@ class Invocation:
     ask_permission: PermissionAsker | None = None
     """Asks the user through the same prompters as the consent check of this call (apps such as
     ACP agents that ask permission mid-operation); None: nobody can be asked."""
+    upstream_auth: UpstreamAuth | None = None
+    """The auth of an `mcp` app's Streamable HTTP client (its sign-in), None for every other."""
     secrets: Mapping[str, str] = field(default_factory=dict)
     """The keyring secrets the tool's channel refers to (`{"secret": NAME}` of an `mcp` app), by
     NAME, resolved by the service from the credential bound to the app; only those names."""
@@ -158,6 +172,34 @@ class Executor(Protocol):
     async def execute(self, invocation: Invocation) -> Any: ...
 
     async def aclose(self) -> None: ...
+
+
+SnapshotListener = Callable[[AppDescriptor, "Snapshot"], Awaitable[object]]
+"""Told of every tool list a `SnapshotTaker` read on its own (`Gateway.apply_snapshot`)."""
+
+
+@runtime_checkable
+class SnapshotTaker(Protocol):
+    """An executor that can read an app's tools from the app's server: the `mcp` executor, for
+    descriptors that leave their tools to their MCP server (`AppDescriptor.tools_declared` is
+    false). The registry finds it by execution type (`ExecutorRegistry.snapshot_taker`).
+
+    `take_snapshot` connects to the app's server (starting it if needed, or using the session
+    it already has; `secrets` are the keyring secrets its launch settings refer to, as in
+    `Invocation.secrets`), reads `tools/list` (every page) and returns `Snapshot.taken(app, tools,
+    server=..., instructions=...)`; it raises an `AaiError` naming the server when it cannot
+    (SERVICE_UNAVAILABLE, TIMEOUT...). It saves nothing: the caller keeps and applies the
+    snapshot. `on_snapshot` is called once, by the gateway, with the listener to call with
+    `(app, snapshot)` whenever the executor reads a server's tools on its own: after it has
+    (re)connected to a server, and after the server sent `notifications/tools/list_changed`.
+    The listener keeps the snapshot, re-applies it to the catalog and tells the MCP client
+    when the gateway's own tools/list changed; it never raises."""
+
+    async def take_snapshot(
+        self, app: AppDescriptor, secrets: Mapping[str, str], upstream_auth: UpstreamAuth | None = None
+    ) -> Snapshot: ...
+
+    def on_snapshot(self, listener: SnapshotListener) -> None: ...
 
 
 @dataclass(frozen=True)

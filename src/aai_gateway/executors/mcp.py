@@ -20,17 +20,29 @@ with.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 
 from ..descriptor import AppDescriptor, ExecutionType, Tool
+from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
-from ..errors import AaiError, ExecutionTimeoutError
-from .base import ExecutorBase, ExecutorSettings, Invocation, ProgressReporter, ToolResult, timeout_error
+from ..discovery.mcp_snapshots import ServerInfo, Snapshot
+from ..errors import AaiError, ExecutionTimeoutError, UsageError
+from .base import (
+    ExecutorBase,
+    ExecutorSettings,
+    Invocation,
+    ProgressReporter,
+    SnapshotListener,
+    ToolResult,
+    UpstreamAuth,
+    timeout_error,
+)
 from .mcp_launch import Launch, SessionSettings, resolve_launch
 from .programs import missing_program
 from .redaction import Scrubber
@@ -84,6 +96,11 @@ class McpExecutor(ExecutorBase[McpChannel]):
         self._running: set[UpstreamSession] = set()  # the current ones and those being replaced
         self._locks: dict[SessionKey, anyio.Lock] = {}
         self._listeners: list[ToolsChanged] = []
+        self._snapshot_listeners: list[SnapshotListener] = []
+        # Apps whose tools were read from their server, with the secrets of that read: a
+        # tools/list_changed of theirs is answered by reading the tools again
+        self._snapshotted: dict[SessionKey, tuple[AppDescriptor, dict[str, str], UpstreamAuth | None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     def unavailable(self, channel: McpChannel, tool: Tool) -> str | None:
         if channel.command is None:
@@ -103,28 +120,46 @@ class McpExecutor(ExecutorBase[McpChannel]):
     async def execute(self, invocation: Invocation) -> ToolResult:
         app, tool = invocation.app, invocation.tool
         launch = resolve_launch(app, tool.name, self.channel(invocation), invocation.secrets, self.environ)
-        scrubber = Scrubber(launch.secret_values)
+        scrubber = _scrubber(launch, invocation.upstream_auth)
         try:
-            session = await self._session(app, launch, scrubber)
+            session = await self._session(app, launch, scrubber, invocation.upstream_auth)
             return await self._call(session, invocation, scrubber)
         except AaiError as error:
-            raise scrubber.error(error) from None
+            raise scrubber.error(self._refusal(app, invocation.upstream_auth) or error) from None
 
-    async def server_tools(
-        self, app: AppDescriptor, channel: McpChannel, secrets: Mapping[str, str]
-    ) -> list[dict[str, Any]]:
-        """Every tool the app's server lists (tools/list, every page), as MCP writes them; the
-        session is started if it is not running, and kept."""
-        launch = resolve_launch(app, "tools/list", channel, secrets, self.environ)
-        scrubber = Scrubber(launch.secret_values)
+    async def take_snapshot(
+        self, app: AppDescriptor, secrets: Mapping[str, str], upstream_auth: UpstreamAuth | None = None
+    ) -> Snapshot:
+        """The app's server's tools (tools/list, every page), what it says it is and its
+        instructions; the session is started if it is not running, and kept. `secrets`: the
+        keyring secrets its launch settings refer to (as `Invocation.secrets`)."""
+        probe = server_probe(app)
+        if probe is None or not isinstance(probe.channel, McpChannel):
+            raise UsageError(f"{app.id} has no MCP server on this computer", app=app.id)
+        launch = resolve_launch(app, "tools/list", probe.channel, secrets, self.environ)
+        scrubber = _scrubber(launch, upstream_auth)
         try:
-            session = await self._session(app, launch, scrubber)
+            session = await self._session(app, launch, scrubber, upstream_auth)
             tools = await session.list_tools()
         except AaiError as error:
-            raise scrubber.error(error) from None
-        return [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools]
+            raise scrubber.error(self._refusal(app, upstream_auth) or error) from None
+        self._snapshotted[(str(app.binding), app.id)] = (app, dict(secrets), upstream_auth)
+        client = session.client
+        info = client.server_info if client is not None else None
+        return Snapshot.taken(
+            app,
+            [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in tools],
+            server=ServerInfo(info.name, info.version, info.title) if info is not None else None,
+            instructions=client.instructions if client is not None else None,
+        )
+
+    def on_snapshot(self, listener: SnapshotListener) -> None:
+        """`listener(app, snapshot)` after a server whose tools were read said they changed."""
+        self._snapshot_listeners.append(listener)
 
     async def aclose(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         sessions, self._sessions = list(self._running), {}
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tasks:
@@ -133,7 +168,13 @@ class McpExecutor(ExecutorBase[McpChannel]):
 
     # ------------------------------------------------------------------ sessions
 
-    async def _session(self, app: AppDescriptor, launch: Launch, scrubber: Scrubber) -> UpstreamSession:
+    async def _session(
+        self,
+        app: AppDescriptor,
+        launch: Launch,
+        scrubber: Scrubber,
+        upstream_auth: UpstreamAuth | None = None,
+    ) -> UpstreamSession:
         """The app's running session, started (again) when there is none, it ended, or the app is
         now reached another way."""
         from .mcp_results import start_failure  # noqa: PLC0415 (see TYPE_CHECKING above)
@@ -156,6 +197,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
                 scrub=scrubber.text,
                 on_end=self._running.discard,
                 on_tools_changed=partial(self._tools_changed, key),
+                http_auth=upstream_auth,
             )
             self._running.add(session)
             try:
@@ -167,12 +209,38 @@ class McpExecutor(ExecutorBase[McpChannel]):
             self._sessions[key] = session
             return session
 
+    def _refusal(self, app: AppDescriptor, upstream_auth: UpstreamAuth | None) -> AaiError | None:
+        """The AUTH_* error behind a failed call: what the server's sign-in kept when the server
+        refused it (the session's own auth, or the one this call brought); taken, so it is
+        raised once."""
+        session = self._sessions.get((str(app.binding), app.id))
+        for auth in (session.http_auth if session is not None else None, upstream_auth):
+            failure: AaiError | None = auth.failure if auth is not None else None
+            if auth is not None and failure is not None:
+                auth.failure = None
+                return failure
+        return None
+
     def _tools_changed(self, key: SessionKey) -> None:
         for listener in self._listeners:
             try:
                 listener(*key)
             except Exception:
                 logger.exception("a tools-changed listener failed")
+        if key in self._snapshotted and self._snapshot_listeners:
+            task = asyncio.get_running_loop().create_task(self._read_tools_again(key))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _read_tools_again(self, key: SessionKey) -> None:
+        app, secrets, upstream_auth = self._snapshotted[key]
+        try:
+            snapshot = await self.take_snapshot(app, secrets, upstream_auth)
+        except AaiError as error:
+            logger.warning("%s: its tools changed but could not be read again: %s", app.id, error)
+            return
+        for listener in self._snapshot_listeners:
+            await listener(app, snapshot)  # the gateway's listener never raises
 
     # ------------------------------------------------------------------ calls
 
@@ -236,3 +304,10 @@ def _forwarder(progress: ProgressReporter | None, scrubber: Scrubber) -> Progres
 def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], McpExecutor]:
     """The entry point of `mcp` in the group `aai_gateway.executors` (pyproject.toml)."""
     return (ExecutionType.MCP,), McpExecutor(environ=settings.environ, ca_file=settings.ca_file)
+
+
+def _scrubber(launch: Launch, upstream_auth: UpstreamAuth | None) -> Scrubber:
+    """What a call's errors, results and logs are cleaned of: the resolved secrets, and the
+    sign-in's tokens."""
+    tokens = upstream_auth.secret_values() if upstream_auth is not None else []
+    return Scrubber([*launch.secret_values, *tokens])

@@ -22,7 +22,7 @@ SSE_READ_SECONDS: Final = 300.0
 
 @asynccontextmanager
 async def http_transport(
-    launch: HttpLaunch, *, ca_file: str | None, max_event_bytes: int
+    launch: HttpLaunch, *, ca_file: str | None, max_event_bytes: int, auth: Any = None
 ) -> AsyncIterator[Any]:
     """The SDK's Streamable HTTP transport on an httpx2 client (the one its transport takes) of
     the gateway's making: the headers, no cookies kept, no proxy or CA settings read from the
@@ -31,6 +31,7 @@ async def http_transport(
     if ca_file:
         verify.load_verify_locations(cafile=ca_file)
     client = httpx2.AsyncClient(
+        auth=auth,  # the server's sign-in (auth.mcp_auth.McpOAuth), when it has one
         headers=dict(launch.headers),
         verify=verify,
         trust_env=False,

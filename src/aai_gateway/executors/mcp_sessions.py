@@ -35,7 +35,7 @@ from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from .base import UserAsker, UserQuestion
+from .base import UpstreamAuth, UserAsker, UserQuestion
 from .mcp_http import http_transport
 from .mcp_launch import HttpLaunch, Launch, SessionSettings, StdioLaunch
 from .mcp_stdio import StdioServer
@@ -98,8 +98,10 @@ class UpstreamSession:
         scrub: Callable[[str], str],
         on_end: Callable[[UpstreamSession], None],
         on_tools_changed: Callable[[], None] | None = None,
+        http_auth: UpstreamAuth | None = None,
     ) -> None:
         self.app_id = app_id
+        self.http_auth = http_auth
         self.app_name = app_name
         self.launch = launch
         self.settings = settings
@@ -215,6 +217,7 @@ class UpstreamSession:
             self.launch.transport,
             ca_file=self.settings.ca_file,
             max_event_bytes=self.settings.max_message_bytes,
+            auth=self.http_auth,
         )
 
     async def _serve(self, client: Client) -> None:

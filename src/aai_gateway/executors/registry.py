@@ -12,7 +12,7 @@ import logging
 from ..descriptor import AppDescriptor, ExecutionType, Tool, host_platform
 from ..descriptor.platforms import fits_platform
 from ..errors import NotImplementedExecutionError, ServiceUnavailableError
-from .base import Executor
+from .base import Executor, SnapshotTaker
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +51,25 @@ class ExecutorRegistry:
         if reason is not None:
             raise NotImplementedExecutionError(tool.execution_type.value, host_platform(), reason)
         return executor
+
+    def snapshot_taker(self) -> SnapshotTaker | None:
+        """The executor that reads MCP servers' tools (`SnapshotTaker`), if one is installed."""
+        executor = self._executors.get(ExecutionType.MCP)
+        return executor if isinstance(executor, SnapshotTaker) else None
+
+    def require_snapshot_taker(self) -> SnapshotTaker:
+        """`snapshot_taker`, or NOT_IMPLEMENTED saying why there is none."""
+        taker = self.snapshot_taker()
+        if taker is not None:
+            return taker
+        reason = (
+            "no executor for execution type 'mcp' is installed in this gateway, so it cannot start "
+            "an MCP server to read its tools"
+            if ExecutionType.MCP not in self._executors
+            else "the installed executor of execution type 'mcp' cannot read a server's tools "
+            "(it has no take_snapshot)"
+        )
+        raise NotImplementedExecutionError(ExecutionType.MCP.value, host_platform(), reason)
 
     def unavailable_reason(self, tool: Tool) -> str | None:
         executor = self._executors.get(tool.execution_type)

@@ -55,7 +55,9 @@ def render_guide(
     `reference` is what example calls put in `app` when the id alone would find another app."""
     lines = [f"# {app.names.lookup(locale)} Operation Guide", "", "## App Info", "", *_app_info(app)]
     lines += ["", "## Authentication", "", *_authentication(app), "", "## Available Operations", ""]
-    if not app.tools and app.platform is not None and not app.tools_declared:
+    if not app.tools and app.platform is not None and app.server_tools_read:
+        lines += ["Its MCP server lists no operations.", ""]
+    elif not app.tools and app.platform is not None and not app.tools_declared:
         lines += [
             "This app's operations are those of its MCP server; they are listed here once the "
             "gateway has asked the server for them.",

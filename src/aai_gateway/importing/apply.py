@@ -6,6 +6,9 @@
   per app, bound to the descriptor's file like every credential), then writes its descriptor,
   owner-only (its args or URL may still hold what looked like a secret), atomically. A folder
   whose descriptor the import did not write is never written to.
+- `describe_from_snapshot` gives a written descriptor the description its server's tool snapshot
+  makes (`description.describe_from_server`), changing nothing else: the snapshot stays valid, as
+  it is bound to the execution section alone (`mcp_snapshots.descriptor_fingerprint`).
 - `replace_client_file` writes a backup next to a client's file (without the moved secrets), then
   the file with the imported servers replaced by the gateway.
 """
@@ -23,8 +26,10 @@ from typing import Final
 
 from ..auth.credentials import CredentialStore
 from ..descriptor import Source, load_document
+from ..discovery.mcp_snapshots import Snapshot
 from ..errors import AaiError
 from .client_config import ClientChange, GatewayCommand, backup_text, replaced_text
+from .description import describe_from_server
 from .ids import Existing, ImportSource, target_of
 from .plan import DESCRIPTOR_FILE, MARKER, ImportPlan, Written
 
@@ -56,10 +61,21 @@ def write_descriptors(plan: ImportPlan, store: CredentialStore | None) -> list[F
                 _store_secrets(written, store)
             elif written.moved:
                 raise AssertionError("secrets to move without a keyring")
-            write_private(written.path, json.dumps(written.document, indent=2, ensure_ascii=False) + "\n")
+            _write_descriptor(written.path, written.document)
         except (OSError, AaiError, ValueError) as exc:
             failures.append(Failure(written.app_id, _reason(exc)))
     return failures
+
+
+def describe_from_snapshot(written: Written, snapshot: Snapshot) -> str | None:
+    """Rewrite `written`'s descriptor with the description `snapshot` gives; the new description,
+    or None when it is the same. OSError when the file cannot be written."""
+    app = written.document["app"]
+    description = describe_from_server(written.server.name, written.document["execution"], snapshot)
+    if description == app.get("description"):
+        return None
+    _write_descriptor(written.path, {**written.document, "app": {**app, "description": description}})
+    return description
 
 
 def replace_client_file(
@@ -89,6 +105,10 @@ def write_private(path: Path, text: str) -> None:
     """Write `text` to `path` (owner-only, its folder too), replacing it in one step."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     _write_atomically(path, text, 0o600)
+
+
+def _write_descriptor(path: Path, document: Mapping[str, object]) -> None:
+    write_private(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def _existing(folder: Path) -> Existing:

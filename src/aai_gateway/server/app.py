@@ -91,8 +91,11 @@ class GatewayServer:
         self.watcher = watcher
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
+        # Tools an MCP server listed (a first use, its list_changed) may change the app list too.
+        gateway.on_list_changed = self.notifier.tools_changed
         self.memories = CallMemories()
         self.credential_pages: Pages[Credential] = Pages("credentials")
+        self.sign_ins: Pages[Credential | None] = Pages("sign-in")
         self.consent_pages: Pages[Answer] = Pages("consent")
         self._tasks: anyio.abc.TaskGroup | None = None
         self.closed = anyio.Event()  # set once everything the gateway started is stopped
@@ -175,10 +178,8 @@ class GatewayServer:
         if name in WEB_DISCOVER.values():
             return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)
-        if entry is not None:
-            return results.markdown(
-                self.gateway.render(entry.app)
-            )  # the listed app itself, never re-resolved
+        if entry is not None:  # the listed app itself, never re-resolved
+            return results.markdown(await self.gateway.guide_of(entry.app))
         known = [t.name for t in list_tools(self.gateway)]
         raise UnknownGatewayToolError(name, known)
 
@@ -209,8 +210,9 @@ class GatewayServer:
             return await run()
         except AaiError as error:
             # On the code, not the class: a credential the gateway lacks (AuthRequiredError) and
-            # one the app refused (HTTP 401, an HttpStatusError) both mean "ask the user for it"
-            if error.code != ErrorCode.AUTH_REQUIRED:
+            # one the app refused (HTTP 401, an HttpStatusError) both mean "ask the user for it";
+            # an expired sign-in means "sign in again" (typed secrets: see _collect_credentials)
+            if error.code not in (ErrorCode.AUTH_REQUIRED, ErrorCode.AUTH_EXPIRED):
                 raise
             await self._collect_credentials(ask, app, tool, error)
             return await run()
@@ -227,8 +229,9 @@ class GatewayServer:
         return pinned
 
     async def _collect_credentials(self, ask: Ask, app_reference: str, tool: str, missing: AaiError) -> None:
-        """Ask for the secret on a one-time local page via URL elicitation, or re-raise `missing`
-        (also when there is no keyring to keep what the user would type)."""
+        """Ask for the secret on a one-time local page via URL elicitation, or for an app that
+        signs in with OAuth send the user to sign in; else re-raise `missing` (also when there is
+        no keyring to keep what the user would type or the tokens)."""
         if self.gateway.auth is None or self._tasks is None or not ask.can_ask_url:
             raise missing
         try:
@@ -238,6 +241,18 @@ class GatewayServer:
         app = self.gateway.resolve(app_reference)
         auth = credentials.typed_secret_auth(app, tool)
         if auth is None:
+            await credentials.sign_in(
+                ask,
+                self.sign_ins,
+                self.gateway.auth,
+                self._tasks,
+                app=app,
+                tool=tool,
+                error=missing,
+                locale=self.gateway.locale,
+            )
+            return
+        if missing.code != ErrorCode.AUTH_REQUIRED:
             raise missing
         await credentials.collect(
             ask,

@@ -3,8 +3,11 @@
 When an operation fails with AUTH_REQUIRED for an app whose credential the user types in (API
 key, App ID + Secret, cookies) and the client supports URL-mode elicitation, the gateway serves
 a one-time page on 127.0.0.1 and sends the client its URL; once the user saves the secret there
-(it goes straight to the OS keyring), the operation runs again. Pages outlive one tools/call so
-a 2026-07-28 client can retry with our `request_state`.
+(it goes straight to the OS keyring), the operation runs again. An app that signs in with OAuth
+(a web app's `oauth2`, an MCP server that requires the MCP authorization flow) gets its sign-in
+instead, on AUTH_REQUIRED or AUTH_EXPIRED: the link is the authorization server's, the tokens
+come back to the gateway's loopback callback (auth/sign_in_page.py). Pages and sign-ins outlive
+one tools/call so a 2026-07-28 client can retry with our `request_state`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from anyio.abc import TaskGroup
 
 from ..auth.credential_page import CredentialPage
 from ..auth.credentials import Credential, CredentialStore
+from ..auth.provider import AuthProvider
+from ..auth.sign_in_page import browser_sign_in
 from ..descriptor import AppDescriptor
 from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, CookieAuth, HttpChannel
 from ..errors import AaiError
@@ -58,6 +63,48 @@ async def collect(
         "OS keyring and never shown to the assistant."
     )
     answer = await ask.url(f"credentials:{key}", message, url, page_id)
+    if answer.action != "accept":
+        raise error
+    if await pages.result(page_id) is None:
+        raise error
+    if not ask.modern:
+        await ask.ctx.session.send_elicit_complete(page_id)
+
+
+async def sign_in(
+    ask: Ask,
+    pages: Pages[Credential | None],
+    provider: AuthProvider,
+    tasks: TaskGroup,
+    *,
+    app: AppDescriptor,
+    tool: str,
+    error: AaiError,
+    locale: str | None,
+) -> None:
+    """Returns once the user signed in; re-raises `error` if they did not, or if what is missing
+    is not an OAuth sign-in (a named secret of an MCP server, say: nothing is probed for it)."""
+    if error.data.get("auth_type") != "oauth2":
+        raise error
+    key = f"{app.binding}/{app.id}"
+    page_id: str | None = ask.memory.values.get(f"sign_in:{key}")
+    if page_id is None or pages.url(page_id) is None:
+        try:
+            signing_in = await browser_sign_in(app, tool, provider)
+        except AaiError:
+            raise error from None  # discovery failed: `auth login` says why, in a terminal
+        if signing_in is None:
+            raise error
+        page_id = await pages.open(tasks, signing_in)
+        ask.memory.values[f"sign_in:{key}"] = page_id
+    url = pages.url(page_id)
+    if url is None:
+        raise error
+    message = (
+        f"{app.names.lookup(locale)} needs you to sign in to run this. Open the link to sign in in your "
+        "browser; the gateway keeps the tokens in your OS keyring and never shows them to the assistant."
+    )
+    answer = await ask.url(f"sign-in:{key}", message, url, page_id)
     if answer.action != "accept":
         raise error
     if await pages.result(page_id) is None:

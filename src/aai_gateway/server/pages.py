@@ -9,23 +9,35 @@ from __future__ import annotations
 
 import logging
 import secrets
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from ..pages.local_page import LocalPage
-
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 PAGE_TIMEOUT_SECONDS = 600.0
+
+
+class ServedPage(Protocol[T_co]):
+    """What is served under an id: a one-time local page (pages/local_page.py), or an OAuth
+    sign-in whose link is the authorization server's (auth/sign_in_page.py)."""
+
+    kind: ClassVar[str]
+    subject: str
+
+    def serve(self) -> AbstractAsyncContextManager[str]: ...
+
+    async def wait(self) -> T_co: ...
 
 
 @dataclass
 class _Pending(Generic[T]):
-    page: LocalPage[T]
+    page: ServedPage[T]
     url: str
     done: anyio.Event
     opened_at: float
@@ -42,7 +54,7 @@ class Pages(Generic[T]):
     async def open(
         self,
         tasks: TaskGroup,
-        page: LocalPage[T],
+        page: ServedPage[T],
     ) -> str:
         """Serve `page` until answered or timed out; its id."""
         self._forget_abandoned()
@@ -53,7 +65,7 @@ class Pages(Generic[T]):
     async def _serve(
         self,
         page_id: str,
-        page: LocalPage[T],
+        page: ServedPage[T],
         *,
         task_status: TaskStatus[None],
     ) -> None:

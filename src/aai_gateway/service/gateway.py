@@ -8,19 +8,26 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 from ..auth.provider import AuthProvider
 from ..consent.gate import ConsentGate, Prompter
 from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor, Tool
-from ..discovery import Catalog
+from ..descriptor.mcp_tools import server_probe
+from ..descriptor.model import McpChannel
+from ..discovery import Catalog, CatalogEntry
+from ..discovery.catalog import catalog_with_snapshot, with_snapshot
+from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
 from ..discovery.web_discovery import WebDiscovery
-from ..errors import AaiError, FeatureOffError
+from ..errors import AaiError, FeatureOffError, UsageError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter, ToolResult, UserAsker
 from ..executors.answer_json import check_answer
+from ..executors.base import UpstreamAuth
 from ..guide import render_guide
 from .arguments import ArgumentValidator
 from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
@@ -28,6 +35,8 @@ from .permissions import ConsentPrompterAdapter, PermissionPrompter, permission_
 from .resolve import AppDirectory, resolve_tool
 
 logger = logging.getLogger(__name__)
+
+ListChanged = Callable[[], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -59,8 +68,14 @@ class Gateway:
         locale: str | None = None,
         auth: AuthProvider | None = None,
         web: WebDiscovery | None = None,
+        snapshots: SnapshotStore | None = None,
     ) -> None:
         self.registry = registry
+        self.snapshots = snapshots
+        self.on_list_changed: ListChanged | None = None
+        """Called when what tools/list shows changed other than by `set_catalog` (the server
+        sets it to tell its client; see `apply_snapshot`)."""
+        self._snapshot_locks: dict[tuple[str, str], anyio.Lock] = {}
         self.tool_names: ToolNameStyle = tool_names
         self.locale = locale
         self.auth = auth
@@ -76,6 +91,9 @@ class Gateway:
         self.catalog = catalog
         self.directory = AppDirectory([])
         self.set_catalog(catalog)
+        taker = registry.snapshot_taker()
+        if taker is not None:
+            taker.on_snapshot(self._snapshot_reported)
 
     # ----------------------------------------------------------------- what agents see
 
@@ -85,7 +103,7 @@ class Gateway:
         self.catalog = catalog
         self.directory = AppDirectory((e.descriptor for e in catalog.entries), self._web_apps.values())
         self._arguments.clear()
-        listed = [app for app in catalog.apps if self._runnable_tools(app)]
+        listed = [app for app in catalog.apps if self._listable(app)]
         names = app_tool_names((app.id for app in listed), self.tool_names)
         self._entries = [AppEntry(names[app.id], app_entry_description(app), app) for app in listed]
         return before != [(e.tool_name, e.description) for e in self._entries]
@@ -103,6 +121,22 @@ class Gateway:
 
     def _runnable_tools(self, app: AppDescriptor) -> list[Tool]:
         return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
+
+    def _listable(self, app: AppDescriptor) -> bool:
+        """An app with a tool that can run here; or one whose tools are its MCP server's and not
+        known yet, when that server can run here (they are read on first use)."""
+        if self._runnable_tools(app):
+            return True
+        waiting = not app.tools_declared and not app.server_tools_read and app.platform is not None
+        return waiting and self._server_unavailable(app) is None
+
+    def _server_unavailable(self, app: AppDescriptor) -> str | None:
+        """Why the MCP server of `app` cannot run here (its executor is asked about a stand-in
+        tool, since no tool of its own is known), or None."""
+        probe = server_probe(app)
+        return (
+            "not an MCP server of this platform" if probe is None else self.registry.unavailable_reason(probe)
+        )
 
     @property
     def exec_tool_name(self) -> str:
@@ -136,6 +170,80 @@ class Gateway:
             unavailable=unavailable,
             reference=self.reference_for(app),
         )
+
+    async def guide_of(self, app: AppDescriptor, locale: str | None = None) -> str:
+        """The guide of `app`; an app whose tools are its MCP server's has them read first, when
+        they are not known yet (`ensure_tools`)."""
+        return self.render(await self.ensure_tools(app), locale)
+
+    # ----------------------------------------------------------------- MCP servers' own tools
+
+    async def ensure_tools(self, app: AppDescriptor) -> AppDescriptor:
+        """`app` with its tools. An app that leaves them to its MCP server and has no usable
+        snapshot has its server asked now (started if need be), once however many callers ask
+        at the same time; without an `mcp` executor that can, it stays without tools."""
+        if app.tools_declared or app.server_tools_read or app.platform is None:
+            return app
+        taker = self.registry.snapshot_taker()
+        if taker is None:
+            return app
+        lock = self._snapshot_locks.setdefault((str(app.binding), app.id), anyio.Lock())
+        async with lock:
+            current = self._current(app)
+            if current.tools_declared or current.server_tools_read:
+                return current
+            snapshot = await taker.take_snapshot(current, *await self._server_access(current))
+            return (await self.apply_snapshot(current, snapshot)).descriptor
+
+    async def refresh_snapshot(self, app: AppDescriptor) -> CatalogEntry:
+        """Ask `app`'s MCP server for its tools again, keep and apply them (the explicit
+        request: `aai-gateway cache refresh`). NOT_IMPLEMENTED without an `mcp` executor that
+        can; INVALID_REQUEST for an app that declares its tools itself."""
+        if app.tools_declared or not any(isinstance(s.channel, McpChannel) for s in app.sections):
+            raise UsageError(
+                f"{app.id} declares its tools in its descriptor ({app.source.location}); only an "
+                "'mcp' descriptor without 'tools' takes them from its server",
+                app=app.id,
+            )
+        taker = self.registry.require_snapshot_taker()
+        return await self.apply_snapshot(app, await taker.take_snapshot(app, *await self._server_access(app)))
+
+    async def _server_access(self, app: AppDescriptor) -> tuple[dict[str, str], UpstreamAuth | None]:
+        """The keyring secrets `app`'s MCP server is started or reached with, and its sign-in."""
+        probe = server_probe(app)
+        if probe is None or self.auth is None:
+            return {}, None
+        return await self.auth.mcp_secrets(app, probe), await self.auth.mcp_http_auth(app)
+
+    async def apply_snapshot(self, app: AppDescriptor, snapshot: Snapshot) -> CatalogEntry:
+        """Keep `snapshot` (in the snapshot store, when there is one) and give `app` its tools.
+        When what tools/list shows changed, `on_list_changed` is awaited. A snapshot taken for
+        another execution section than `app`'s (the descriptor changed meanwhile) is not
+        applied. Saving is best effort: a snapshot that cannot be written is still applied."""
+        if snapshot.is_stale_for(app):
+            logger.info("%s: a tool snapshot of an earlier version of its descriptor is not applied", app.id)
+            return with_snapshot(CatalogEntry(app, "named"), None)
+        if self.snapshots is not None:
+            try:
+                await anyio.to_thread.run_sync(self.snapshots.save, app, snapshot)
+            except OSError as exc:
+                logger.warning("%s: cannot keep the tool snapshot of its MCP server: %s", app.id, exc)
+        changed = self.set_catalog(catalog_with_snapshot(self.catalog, app, snapshot))
+        if changed and self.on_list_changed is not None:
+            await self.on_list_changed()
+        entry = next((e for e in self.catalog.entries if _same_app(e.descriptor, app)), None)
+        return entry if entry is not None else with_snapshot(CatalogEntry(app, "named"), snapshot)
+
+    async def _snapshot_reported(self, app: AppDescriptor, snapshot: Snapshot) -> None:
+        """The `SnapshotListener` of the mcp executor: never raises into it."""
+        try:
+            await self.apply_snapshot(self._current(app), snapshot)
+        except Exception:
+            logger.exception("%s: applying the tools its MCP server listed failed", app.id)
+
+    def _current(self, app: AppDescriptor) -> AppDescriptor:
+        """The catalog's version of `app` (it may have tools since), or `app` itself."""
+        return next((e.descriptor for e in self.catalog.entries if _same_app(e.descriptor, app)), app)
 
     async def web_discover(self, reference: str, locale: str | None = None) -> str:
         """The guide of a web app: one already known here (local or bundled, found by URL, domain
@@ -181,13 +289,14 @@ class Gateway:
         an app's own questions (an MCP server's elicitation) to the user during the call.
 
         The result is a JSON value, or a `ToolResult` an MCP server gave, passed on as it is."""
-        app = self.resolve(app_reference)
+        app = await self.ensure_tools(self.resolve(app_reference))
         tool = resolve_tool(app, tool_name)
         prepared = self._arguments.prepare(app, tool, arguments)
         executor = self.registry.executor_for(app, tool)
         await self.consent.check(caller.name, app, tool, prepared, prompters=prompters)
         http_auth = await self.auth.http_auth(app, tool) if self.auth is not None else None
         secrets = await self.auth.mcp_secrets(app, tool) if self.auth is not None else {}
+        upstream_auth = await self.auth.mcp_http_auth(app) if self.auth is not None else None
         invocation = Invocation(
             app,
             tool,
@@ -199,6 +308,7 @@ class Gateway:
                 caller.name, app, self._permission_prompters(prompters, permission_prompters)
             ),
             secrets=secrets,
+            upstream_auth=upstream_auth,
             ask_user=ask_user,
         )
         started = time.perf_counter()
@@ -244,3 +354,7 @@ class Gateway:
         await self.registry.aclose()
         if self.auth is not None:
             await self.auth.aclose()
+
+
+def _same_app(one: AppDescriptor, other: AppDescriptor) -> bool:
+    return one.id == other.id and one.binding == other.binding

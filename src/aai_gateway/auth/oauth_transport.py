@@ -1,0 +1,123 @@
+"""The OAuth client's requests, sent through the gateway's own HTTP clients.
+
+authlib (the OAuth client, oauth_client.py) and the MCP SDK's discovery helpers build httpx2
+requests: both use httpx2 when it is installed, and the SDK brings it. The gateway's network
+rules are built on httpx (discovery/web_transport.py, token_client.py). `BridgeTransport` is the
+httpx2 transport of every client the auth layer gives authlib or the SDK helpers: it passes each
+request to the httpx client that `route` picks for its URL (guarded by the web network rules, or
+the plain one for an endpoint on this machine), so one implementation of the rules covers API
+calls, token endpoints, metadata and registration. Besides, it reads at most
+`MAX_ANSWER_BYTES` of an answer (`OversizedAnswerError`): metadata, registration and token answers
+are small, and a server that sends more is not read into memory.
+
+Errors pass through as the httpx client raised them (`NetworkRuleError`, `httpx.TransportError`);
+`reaching()` turns them, and `OversizedAnswerError`, into the AAI errors that name the endpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Final
+
+import httpx
+import httpx2
+
+from ..discovery.web import NetworkRuleError
+from ..discovery.web_transport import public_url
+from ..errors import AuthInvalidError, ServiceUnavailableError
+from .token_client import TOKEN_REQUEST_TIMEOUT_SECONDS, endpoint_refused, host_of
+
+Route = Callable[[str], httpx.AsyncClient]
+"""An endpoint's URL → the client allowed to reach it."""
+
+MAX_ANSWER_BYTES: Final = 1024 * 1024
+# Set by the httpx client that sends the request, not copied from the httpx2 one: what it can
+# decode (Accept-Encoding), its own User-Agent, and the framing of the body it sends.
+_NOT_FORWARDED: Final = frozenset(
+    {"host", "accept-encoding", "connection", "content-length", "transfer-encoding", "user-agent"}
+)
+_NOT_RETURNED: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class OversizedAnswerError(Exception):
+    """An authorization server answered more than `MAX_ANSWER_BYTES`."""
+
+    def __init__(self, url: str, limit: int) -> None:
+        super().__init__(f"{public_url(url)} answered more than {limit} bytes")
+        self.url = public_url(url)
+        self.limit = limit
+
+
+class BridgeTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that sends through the httpx client `route` picks for each URL. The
+    httpx clients belong to whoever made `route`: closing this transport leaves them open."""
+
+    def __init__(self, route: Route, *, max_answer_bytes: int = MAX_ANSWER_BYTES) -> None:
+        self._route = route
+        self._max_answer_bytes = max_answer_bytes
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        url = str(request.url)
+        client = self._route(url)
+        outgoing = client.build_request(
+            request.method,
+            url,
+            headers=[(k, v) for k, v in request.headers.multi_items() if k.lower() not in _NOT_FORWARDED],
+            content=await request.aread(),
+            timeout=_timeout(request),
+        )
+        response = await client.send(outgoing, stream=True, follow_redirects=False)
+        try:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > self._max_answer_bytes:
+                    raise OversizedAnswerError(url, self._max_answer_bytes)
+        finally:
+            await response.aclose()
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _NOT_RETURNED]
+        return httpx2.Response(response.status_code, headers=headers, content=bytes(body), request=request)
+
+
+def _timeout(request: httpx2.Request) -> httpx.Timeout:
+    given = request.extensions.get("timeout")
+    if isinstance(given, dict):
+        return httpx.Timeout(
+            TOKEN_REQUEST_TIMEOUT_SECONDS,
+            **{k: given[k] for k in ("connect", "read", "write", "pool") if k in given},
+        )
+    return httpx.Timeout(TOKEN_REQUEST_TIMEOUT_SECONDS)
+
+
+def oauth_http_client(route: Route) -> httpx2.AsyncClient:
+    """An httpx2 client for the SDK's discovery helpers: every request through `route`, no
+    redirects followed, no cookies or environment settings."""
+    return httpx2.AsyncClient(
+        transport=BridgeTransport(route),
+        trust_env=False,
+        follow_redirects=False,
+        timeout=TOKEN_REQUEST_TIMEOUT_SECONDS,
+    )
+
+
+@contextmanager
+def reaching(app_id: str, what: str, url: str) -> Iterator[None]:
+    """Requests to an authorization server's `what` ("token endpoint", …) at `url`: refused by the
+    network rules or answering too much → AUTH_INVALID naming it; unreachable → SERVICE_UNAVAILABLE."""
+    try:
+        yield
+    except NetworkRuleError as exc:
+        raise endpoint_refused(app_id, what, url, exc) from None
+    except OversizedAnswerError as exc:
+        raise AuthInvalidError(
+            app_id,
+            f"its {what} {exc.url} answered more than {exc.limit} bytes; an authorization server's "
+            "answers are small, so it was not read",
+            endpoint=exc.url,
+        ) from None
+    except (httpx.TransportError, httpx2.TransportError) as exc:
+        host = host_of(url)
+        raise ServiceUnavailableError(
+            app_id, f"its {what} {host} could not be reached ({type(exc).__name__})", host=host
+        ) from exc

@@ -1,0 +1,145 @@
+"""`aai-gateway cache` and `scan` with MCP servers' tool snapshots: what is kept, how old, whether
+it still fits its descriptor, and what `cache refresh` does while no mcp executor is installed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aai_gateway.cli.main import main
+from aai_gateway.discovery.catalog import CatalogEntry, load_file
+from aai_gateway.discovery.mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
+from aai_gateway.discovery.web_cache import WebCache
+from tests.builders import mcp_descriptor, write_json
+
+TOOLS: list[Any] = [
+    {"name": "get_time", "inputSchema": {"type": "object"}},
+    {"name": "bad name", "inputSchema": {"type": "object"}},
+]
+DISCOVERY = ("--no-default-paths", "--path")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AAI_GATEWAY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", "300")  # tables fit the terminal: room for whole cells
+    return tmp_path / "cache"
+
+
+def add_app(apps: Path, app_id: str, cache: Path, *, taken_minutes_ago: float | None = 90) -> Path:
+    """An mcp descriptor in `apps`, and (unless None) a snapshot of its server taken then."""
+    path = write_json(apps / app_id / "aai.json", mcp_descriptor(app_id, command="/nonexistent/server"))
+    if taken_minutes_ago is not None:
+        entry = load_file(path, "test", "linux")
+        assert isinstance(entry, CatalogEntry)
+        taken_at = time.time() - taken_minutes_ago * 60
+        snapshot = Snapshot.taken(
+            entry.descriptor, TOOLS, server=ServerInfo("clock", "3.1.0"), taken_at=taken_at
+        )
+        SnapshotStore.in_cache(cache).save(entry.descriptor, snapshot)
+    return path
+
+
+def test_cache_shows_each_snapshot_with_its_tools_age_and_state(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    add_app(apps, "dev.test.current", cache)
+    stale = add_app(apps, "dev.test.stale", cache, taken_minutes_ago=5)
+    write_json(stale, mcp_descriptor("dev.test.stale", command="/nonexistent/server", args=["--v2"]))
+    gone = add_app(apps, "dev.test.gone", cache)
+    gone.unlink()
+
+    code, out, _ = run(capsys, "cache", *DISCOVERY, str(apps))
+    _, listed, _ = run(capsys, "cache", "list", "--json", *DISCOVERY, str(apps))
+
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("dev.test.")}
+    assert rows["dev.test.current"].split()[1:6] == ["clock", "3.1.0", "2", "1.5", "h"]
+    assert "current" in rows["dev.test.current"]
+    assert "5 min ago" in rows["dev.test.stale"] and "stale: the descriptor changed" in rows["dev.test.stale"]
+    assert "no descriptor found" in rows["dev.test.gone"]
+    assert f"Tool snapshots of MCP servers (3, {cache / 'mcp-snapshots'})" in out
+    states = {s["app"]: (s["state"], s["tools"], s["listed"]) for s in json.loads(listed)["mcp_snapshots"]}
+    assert states == {
+        "dev.test.current": ("current", ["get_time", "bad name"], 2),
+        "dev.test.stale": ("stale", ["get_time", "bad name"], 2),
+        "dev.test.gone": ("no descriptor found", ["get_time", "bad name"], 2),
+    }
+
+
+def test_an_empty_cache_says_so_for_both_kinds(capsys: pytest.CaptureFixture[str], cache: Path) -> None:
+    code, out, _ = run(capsys, "cache")
+
+    assert code == 0
+    assert f"No web descriptors are cached ({cache})." in out
+    assert f"No tool snapshots of MCP servers are kept ({cache / 'mcp-snapshots'})." in out
+
+
+def test_cache_clear_removes_snapshots_too_and_one_apps_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    for app_id in ("dev.test.a", "dev.test.b", "dev.test.c"):
+        add_app(apps, app_id, cache)
+    WebCache(cache).put("https://example.com", "https://example.com/.well-known/aai.json", b"{}")
+
+    _, one, _ = run(capsys, "cache", "clear", "dev.test.a")
+    left = [s.app_id for s in SnapshotStore.in_cache(cache).list()]
+    _, everything, _ = run(capsys, "cache", "clear")
+
+    assert one.startswith("removed 0 cached descriptors and 1 tool snapshot (dev.test.a)")
+    assert left == ["dev.test.b", "dev.test.c"]
+    assert everything.startswith("removed 1 cached descriptor and 2 tool snapshots (everything)")
+    assert SnapshotStore.in_cache(cache).list() == [] and WebCache(cache).entries() == []
+
+
+def test_cache_refresh_of_a_server_that_cannot_start_says_why_and_keeps_no_snapshot(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    add_app(apps, "dev.test.time", cache, taken_minutes_ago=None)
+
+    code, _, err = run(capsys, "cache", "refresh", "dev.test.time", *DISCOVERY, str(apps))
+
+    assert code == 2
+    assert "dev.test.time is not reachable" in err and "'/nonexistent/server' was not found" in err
+    assert SnapshotStore.in_cache(cache).list() == []
+
+
+def test_scan_shows_where_an_mcp_apps_tools_come_from_and_the_tools_left_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    taken = add_app(apps, "dev.test.taken", cache)
+    add_app(apps, "dev.test.waiting", cache, taken_minutes_ago=None)
+
+    code, out, _ = run(capsys, "scan", *DISCOVERY, str(apps))
+    _, listed, _ = run(capsys, "scan", "--json", *DISCOVERY, str(apps))
+
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("dev.test.")}
+    assert " mcp " in rows["dev.test.taken"] and "1 (snapshot 1.5 h)" in rows["dev.test.taken"]
+    assert "- (read on first use)  no: MCP server command '/nonexistent/serve" in rows["dev.test.waiting"]
+    assert "Tools of MCP servers (1 problem)" in out
+    assert f"{taken} (tools/list of its MCP server): /tools/1/name: tool name 'bad name'" in out
+    by_id = {app["id"]: app for app in json.loads(listed)["apps"]}
+    assert by_id["dev.test.taken"]["tools"] == ["get_time"]
+    assert by_id["dev.test.taken"]["server_tools"]["server"] == {
+        "name": "clock",
+        "version": "3.1.0",
+        "title": None,
+    }
+    assert [p["pointer"] for p in by_id["dev.test.taken"]["server_problems"]] == ["/tools/1/name"]
+    assert by_id["dev.test.waiting"]["server_tools"]["snapshot_taken_at"] is None
+    assert by_id["dev.test.waiting"]["execution"] == ["mcp"]

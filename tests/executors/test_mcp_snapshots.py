@@ -1,0 +1,82 @@
+"""The mcp executor reads a server's own tools for descriptors that leave them out: a snapshot
+of every tool the server lists, what it says it is, and a fresh snapshot whenever the server
+says its tools changed — against the test server, in both protocol generations."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.discovery.mcp_snapshots import Snapshot
+from aai_gateway.executors import ToolResult
+from aai_gateway.executors.mcp import McpExecutor
+from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, write_app
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def executor() -> AsyncIterator[McpExecutor]:
+    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
+    try:
+        yield executor
+    finally:
+        await executor.aclose()
+
+
+def server_document(legacy: bool) -> dict[str, Any]:
+    return mcp_document(app_id=f"dev.test.snapshots{int(legacy)}", args=["--legacy-only"] if legacy else [])
+
+
+def undeclared_app(tmp_path_factory: pytest.TempPathFactory, legacy: bool) -> AppDescriptor:
+    document = server_document(legacy)
+    del document["tools"]
+    return write_app(tmp_path_factory.mktemp("snapshots"), document)
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025-11-25"])
+async def test_a_snapshot_holds_every_tool_the_server_lists_and_what_the_server_says_it_is(
+    executor: McpExecutor, tmp_path_factory: pytest.TempPathFactory, legacy: bool
+) -> None:
+    app = undeclared_app(tmp_path_factory, legacy)
+    assert not app.tools_declared
+    snapshot = await executor.take_snapshot(app, {})
+    assert not snapshot.is_stale_for(app)
+    assert {tool["name"] for tool in snapshot.tools} >= set(TOOL_NAMES) - {"not_upstream"}
+    assert snapshot.server is not None and snapshot.server.name
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025-11-25"])
+async def test_when_the_server_says_its_tools_changed_a_new_snapshot_reaches_the_listener(
+    executor: McpExecutor, tmp_path_factory: pytest.TempPathFactory, legacy: bool
+) -> None:
+    app = undeclared_app(tmp_path_factory, legacy)
+    first = await executor.take_snapshot(app, {})
+    heard: list[tuple[AppDescriptor, Snapshot]] = []
+    arrived = anyio.Event()
+
+    async def listener(changed: AppDescriptor, snapshot: Snapshot) -> None:
+        heard.append((changed, snapshot))
+        arrived.set()
+
+    executor.on_snapshot(listener)
+    declared = write_app(tmp_path_factory.mktemp("declared"), server_document(legacy))
+    tool = declared.tool("change_tools")
+    assert tool is not None
+    result = await executor.execute(call(app.model_copy(update={"tools": (tool,)}), "change_tools"))
+    assert isinstance(result, ToolResult)
+    with anyio.fail_after(10):
+        await arrived.wait()
+    changed, snapshot = heard[0]
+    assert (changed.id, changed.binding) == (app.id, app.binding)
+    assert snapshot.taken_at >= first.taken_at
+    assert {tool["name"] for tool in snapshot.tools} >= set(TOOL_NAMES) - {"not_upstream"}
