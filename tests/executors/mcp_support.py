@@ -182,3 +182,9 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(b")") + 2 :].split()[0] not in (b"Z", b"X")
+
+
+async def wait_until_gone(pid: int, seconds: float = 10.0) -> None:
+    with anyio.fail_after(seconds):
+        while process_alive(pid):  # noqa: ASYNC110 (nothing to wait on but the process's state)
+            await anyio.sleep(0.05)

@@ -13,7 +13,15 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import MAX_MESSAGE_BYTES, McpExecutor
-from tests.executors.mcp_support import ENVIRON, call, http_upstream, mcp_document, process_alive, write_app
+from tests.executors.mcp_support import (
+    ENVIRON,
+    call,
+    http_upstream,
+    mcp_document,
+    process_alive,
+    wait_until_gone,
+    write_app,
+)
 from tests.server.conftest import unused_port
 
 pytestmark = pytest.mark.anyio
@@ -60,12 +68,6 @@ async def failure(executor: McpExecutor, app: AppDescriptor, tool: str, **argume
     with pytest.raises(AaiError) as caught:
         await executor.execute(call(app, tool, dict(arguments)))
     return caught.value
-
-
-async def wait_until_gone(pid: int, seconds: float = 10.0) -> None:
-    with anyio.fail_after(seconds):
-        while process_alive(pid):  # noqa: ASYNC110 (nothing to wait on but the process's state)
-            await anyio.sleep(0.05)
 
 
 async def test_a_server_that_dies_during_the_call_is_reported_with_its_exit_and_stderr_and_started_again(

@@ -20,9 +20,9 @@ from ..auth.credentials import Credential, CredentialStore
 from ..auth.mcp_login import NoSignInNeededError, login_mcp
 from ..descriptor import AppDescriptor
 from ..descriptor.http_headers import header_value_problem
+from ..descriptor.mcp_tools import mcp_channel
 from ..descriptor.model import EnvironmentReference, McpChannel, SecretReference
 from ..errors import UsageError
-from .auth_secrets import mcp_channel
 
 
 def login_mcp_server(app: AppDescriptor, args: argparse.Namespace, store: CredentialStore) -> int:

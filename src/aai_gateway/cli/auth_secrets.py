@@ -15,17 +15,9 @@ from collections.abc import Callable
 from ..auth.credentials import Credential, CredentialStore
 from ..descriptor import AppDescriptor, app_reference
 from ..descriptor.dialect_c_mcp import SECRET_NAME
-from ..descriptor.model import McpChannel
+from ..descriptor.mcp_tools import mcp_channel
 from ..descriptor.quoting import listed, quoted
 from ..errors import UsageError
-
-
-def mcp_channel(app: AppDescriptor) -> McpChannel | None:
-    """The MCP server an app runs on (every section of an `mcp` descriptor has the same one)."""
-    for section in app.sections:
-        if isinstance(section.channel, McpChannel):
-            return section.channel
-    return None
 
 
 def secret_command(app: AppDescriptor, name: str) -> str:

@@ -105,11 +105,16 @@ def web_discovery(args: argparse.Namespace, policy: WebFetchPolicy | None = None
     return WebDiscovery(WebCache(cache_root(args)), policy or web_policy(), chosen_platform(args))
 
 
-def executor_settings(policy: WebFetchPolicy) -> ExecutorSettings:
+def executor_settings(policy: WebFetchPolicy, cache_dir: Path | None = None) -> ExecutorSettings:
     """What executors get from the environment: all of it, to find programs, buses and devices
-    in; each child process gets an allow-listed few variables (`executors/programs.py`)."""
+    in; each child process gets an allow-listed few variables (`executors/programs.py`). With
+    `cache_dir`, they keep there what `scan` shows of them (MCP servers' state)."""
     return ExecutorSettings(
-        environ=os.environ, platform=sys.platform, ca_file=policy.ca_file, web_policy=policy
+        environ=os.environ,
+        platform=sys.platform,
+        ca_file=policy.ca_file,
+        web_policy=policy,
+        cache_dir=cache_dir,
     )
 
 
@@ -118,7 +123,7 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
     policy = web_policy()
     return Gateway(
         watcher.catalog,
-        default_registry(executor_settings(policy)),
+        default_registry(executor_settings(policy, cache_root(args))),
         tool_names=getattr(args, "tool_names", "portable"),
         locale=locale,
         auth=AuthProvider(credential_store(), environ=os.environ, web_policy=policy, locale=locale),

@@ -5,18 +5,19 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
 
 from ..descriptor import Tool
-from ..descriptor.mcp_tools import server_probe
+from ..descriptor.mcp_tools import mcp_channel, server_probe
 from ..discovery import Catalog, CatalogEntry
-from ..discovery.catalog import ServerToolsState, snapshot_age
+from ..discovery.catalog import ServerToolsState, snapshot_age, time_since
+from ..discovery.mcp_server_states import STATE_DIR, AppKey, ServerState, read_states
 from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
-from .cache import snapshot_store
+from .cache import cache_root, snapshot_store
 from .common import (
     LOGGING_OPTIONS,
     add_discovery_options,
@@ -47,11 +48,12 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args, snapshot_store(args))
     locale = user_locale(args.locale)
     registry = default_registry(ExecutorSettings(environ=os.environ))
+    servers = read_states(cache_root(args) / STATE_DIR)
     try:
         if args.json:
-            print_json(catalog_as_json(catalog, locale, registry.unavailable_reason))
+            print_json(catalog_as_json(catalog, locale, registry.unavailable_reason, servers))
         else:
-            print(render_catalog(catalog, locale, registry.unavailable_reason))
+            print(render_catalog(catalog, locale, registry.unavailable_reason, servers))
     finally:
         anyio.run(registry.aclose)
     return 0
@@ -59,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
 
 ReasonOf = Callable[[Tool], str | None]
 """Why a tool cannot run on this machine, or None when it can (`ExecutorRegistry.unavailable_reason`)."""
+ServerStates = Mapping[AppKey, ServerState]
+"""What the gateways running MCP servers keep of them (`discovery/mcp_server_states.py`)."""
 
 
 def short_reason(reason: str) -> str:
@@ -100,10 +104,17 @@ def _by_id(catalog: Catalog) -> list[CatalogEntry]:
     return sorted(catalog.entries, key=lambda e: e.descriptor.id)
 
 
-def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | None = None) -> str:
-    """`reason_of` adds a RUNS HERE column (see `runs_here`)."""
+def render_catalog(
+    catalog: Catalog,
+    locale: str | None,
+    reason_of: ReasonOf | None = None,
+    servers: ServerStates | None = None,
+) -> str:
+    """`reason_of` adds a RUNS HERE column (see `runs_here`); `servers` a SERVER column when
+    there are MCP apps, and their servers' last errors below the table."""
     parts: list[str] = []
     entries = _by_id(catalog)
+    with_servers = servers is not None and any(mcp_channel(e.descriptor) for e in entries)
     if entries:
         rows = [
             [
@@ -113,11 +124,14 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
                 _execution(e),
                 _tools_cell(e),
                 *([_runs_here(e, reason_of)] if reason_of is not None else []),
+                *([_server_cell(e, servers or {})] if with_servers else []),
                 e.path,
             ]
             for e in entries
         ]
         headers = ["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "SOURCE"]
+        if with_servers:
+            headers.insert(5, "SERVER")
         if reason_of is not None:
             headers.insert(5, "RUNS HERE")
         parts.append(f"Apps ({len(entries)})\n")
@@ -125,6 +139,9 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
         why = [line for e in entries for line in unavailable_lines(e, reason_of)] if reason_of else []
         if why:
             parts.append(heading("Why some tools cannot run here") + "\n".join(why))
+        errors = _last_errors(entries, servers or {})
+        if errors:
+            parts.append(heading(f"Last errors of MCP servers ({len(errors)})") + "\n".join(errors))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
     if catalog.skipped:
@@ -152,9 +169,14 @@ def render_catalog(catalog: Catalog, locale: str | None, reason_of: ReasonOf | N
 
 
 def catalog_as_json(
-    catalog: Catalog, locale: str | None, reason_of: ReasonOf | None = None
+    catalog: Catalog,
+    locale: str | None,
+    reason_of: ReasonOf | None = None,
+    servers: ServerStates | None = None,
 ) -> dict[str, Any]:
-    """`reason_of` adds `runs_here` and `unavailable` (tool name → reason) to each app."""
+    """`reason_of` adds `runs_here` and `unavailable` (tool name → reason) to each app;
+    `servers` adds `server` (transport, running, last error; None for apps that are not MCP
+    servers)."""
     return {
         "apps": [
             {
@@ -174,6 +196,7 @@ def catalog_as_json(
                 "tools": [t.name for t in e.descriptor.tools],
                 "server_tools": _server_tools_json(e.server_tools),
                 "server_problems": [p.as_dict() for p in e.server_problems],
+                **({"server": _server_json(e, servers)} if servers is not None else {}),
                 "source": e.path,
                 "source_label": e.source_label,
                 "warnings": [w.as_dict() for w in e.warnings],
@@ -212,10 +235,69 @@ def _availability(entry: CatalogEntry, reason_of: ReasonOf) -> dict[str, Any]:
 
 
 def _execution(entry: CatalogEntry) -> str:
-    """The execution types of the app's tools; an app without tools here shows its declared one."""
+    """The execution types of the app's tools; an app without tools here shows its declared one;
+    an MCP server how it is reached (`mcp (stdio)`)."""
     app = entry.descriptor
     types = [t.value for t in app.execution_types]
-    return ", ".join(types) or (app.sections[0].declared_type if app.sections else "-")
+    shown = ", ".join(types) or (app.sections[0].declared_type if app.sections else "-")
+    transport = _transport(entry)
+    return f"{shown} ({transport})" if transport else shown
+
+
+def _transport(entry: CatalogEntry) -> str | None:
+    channel = mcp_channel(entry.descriptor)
+    if channel is None:
+        return None
+    return "stdio" if channel.command is not None else "http"
+
+
+def _server_state(entry: CatalogEntry, servers: ServerStates) -> ServerState | None:
+    return servers.get((str(entry.descriptor.binding), entry.descriptor.id))
+
+
+def _server_cell(entry: CatalogEntry, servers: ServerStates) -> str:
+    """`running` (in how many gateways, when more than one), `stopped`, `not started`; `-` for
+    an app that is not an MCP server."""
+    if _transport(entry) is None:
+        return "-"
+    state = _server_state(entry, servers)
+    if state is None:
+        return "not started"
+    if state.running:
+        return "running" + (f" ({state.running} gateways)" if state.running > 1 else "")
+    return "stopped" + (", failed" if state.last_error and state.last_error.at >= state.latest.since else "")
+
+
+def _last_errors(entries: Sequence[CatalogEntry], servers: ServerStates) -> list[str]:
+    lines = []
+    for entry in entries:
+        state = _server_state(entry, servers)
+        error = state.last_error if state is not None else None
+        if error is not None:
+            lines.append(
+                f"  {entry.descriptor.id} ({time_since(error.at)} ago, {error.code}): {error.message}"
+            )
+    return lines
+
+
+def _server_json(entry: CatalogEntry, servers: ServerStates) -> dict[str, Any] | None:
+    transport = _transport(entry)
+    if transport is None:
+        return None
+    state = _server_state(entry, servers)
+    latest = state.latest if state is not None else None
+    error = state.last_error if state is not None else None
+    return {
+        "transport": transport,
+        "running": bool(state and state.running),
+        "gateways": state.running if state is not None else 0,
+        "since": latest.since if latest is not None else None,
+        "pid": latest.pid if latest is not None and state is not None and state.running else None,
+        "protocol": latest.protocol if latest is not None else None,
+        "last_error": None
+        if error is None
+        else {"at": error.at, "code": error.code, "message": error.message},
+    }
 
 
 def _tools_cell(entry: CatalogEntry) -> str:

@@ -138,6 +138,14 @@ def with_server_tools(
 SERVER_PROBE: Final = "tools/list"
 
 
+def mcp_channel(app: AppDescriptor) -> McpChannel | None:
+    """The MCP server an app runs on (every section of an `mcp` descriptor has the same one)."""
+    for section in app.sections:
+        if isinstance(section.channel, McpChannel):
+            return section.channel
+    return None
+
+
 def server_probe(app: AppDescriptor) -> Tool | None:
     """A stand-in tool of `app`'s MCP server on this host, to ask an executor whether the server
     can run here before any of its tools is known; None when `app` has no such server here."""

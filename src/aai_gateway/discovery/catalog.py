@@ -235,9 +235,12 @@ def catalog_with_snapshot(catalog: Catalog, app: AppDescriptor, snapshot: Snapsh
 
 def snapshot_age(state: ServerToolsState, now: float | None = None) -> str:
     """`3 min`, `2.5 h`, `4 days`: how long ago the snapshot was taken (`-` when never)."""
-    if state.taken_at is None:
-        return "-"
-    seconds = max(0.0, (time.time() if now is None else now) - state.taken_at)
+    return "-" if state.taken_at is None else time_since(state.taken_at, now)
+
+
+def time_since(at: float, now: float | None = None) -> str:
+    """`3 min`, `2.5 h`, `4 days`: how long ago `at` (seconds since the epoch) was."""
+    seconds = max(0.0, (time.time() if now is None else now) - at)
     if seconds < 3600:
         return f"{int(seconds // 60)} min"
     if seconds < 48 * 3600:

@@ -38,8 +38,8 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..descriptor import AppDescriptor
+from ..descriptor.mcp_tools import mcp_channel
 from ..descriptor.mcp_wire import MAX_TOOLS, MAX_TOOLS_BYTES, bounded_tools, visible_text
-from ..descriptor.model import McpChannel
 from .web_cache import write_atomic
 
 logger = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ class Snapshot:
 def descriptor_fingerprint(app: AppDescriptor) -> str:
     """What a snapshot is valid for: the app's MCP channel as the descriptor declares it (command,
     arguments, environment, working directory, url, headers; not its timeout), hashed."""
-    channel = next((s.channel for s in app.sections if isinstance(s.channel, McpChannel)), None)
+    channel = mcp_channel(app)
     if channel is None:
         raise ValueError(f"{app.id} is not an MCP server")
     declared = channel.model_dump(mode="json", exclude={"timeout_ms"})
@@ -151,7 +151,7 @@ class SnapshotStore:
         """Keep `snapshot` as `app`'s (OSError when it cannot be written)."""
         if (snapshot.app_id, snapshot.binding) != (app.id, str(app.binding)):
             raise ValueError(f"a snapshot of {snapshot.app_id} ({snapshot.binding}) saved for {app.id}")
-        self._private_root()
+        private_directory(self.root)
         path = self.path_for(app)
         write_atomic(path, _encode(snapshot))
         return path
@@ -170,12 +170,6 @@ class SnapshotStore:
             path.unlink(missing_ok=True)
             removed += path.name.endswith(_SUFFIX)
         return removed
-
-    def _private_root(self) -> None:
-        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.stat(self.root)
-        if os.name == "posix" and info.st_mode & 0o077 and info.st_uid == os.getuid():
-            os.chmod(self.root, 0o700)
 
     # ----------------------------------------------------------------- reading
 
@@ -224,7 +218,7 @@ class SnapshotStore:
 
     def _read(self, path: Path) -> Snapshot | None:
         try:
-            data = _read_bounded(path)
+            data = read_regular_file(path, MAX_SNAPSHOT_BYTES)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -299,16 +293,24 @@ def _decode(data: bytes) -> Snapshot:
     )
 
 
-def _read_bounded(path: Path) -> bytes | None:
-    """The file's bytes; None when it is not a regular file or larger than the limit. Opened
+def read_regular_file(path: Path, max_bytes: int) -> bytes | None:
+    """The file's bytes; None when it is not a regular file or larger than `max_bytes`. Opened
     without following a symlink and without blocking (a FIFO would otherwise hang the reader)."""
     fd = os.open(path, os.O_RDONLY | _NO_FOLLOW_NO_WAIT)
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SNAPSHOT_BYTES:
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
             return None
-        data = handle.read(MAX_SNAPSHOT_BYTES + 1)
-    return None if len(data) > MAX_SNAPSHOT_BYTES else data
+        data = handle.read(max_bytes + 1)
+    return None if len(data) > max_bytes else data
+
+
+def private_directory(root: Path) -> None:
+    """Make `root` (and its parents) if needed; one of ours others could enter is closed to them."""
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.stat(root)
+    if os.name == "posix" and info.st_mode & 0o077 and info.st_uid == os.getuid():
+        os.chmod(root, 0o700)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -215,6 +215,9 @@ class ExecutorSettings:
     """Extra CAs HTTPS apps may be signed by."""
     web_policy: WebFetchPolicy | None = None
     """The network rules of web apps (None: no private addresses)."""
+    cache_dir: Path | None = None
+    """Where executors keep what other commands of the gateway read: whether each MCP server
+    runs and its last error (`discovery/mcp_server_states.py`, read by `scan`). None: nowhere."""
 
 
 ChannelT = TypeVar("ChannelT", bound=BaseModel)

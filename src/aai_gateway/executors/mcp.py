@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Final
@@ -31,6 +32,7 @@ import anyio
 from ..descriptor import AppDescriptor, ExecutionType, Tool
 from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
+from ..discovery.mcp_server_states import ServerStateRecorder, Transport, error_of
 from ..discovery.mcp_snapshots import ServerInfo, Snapshot
 from ..errors import AaiError, ExecutionTimeoutError, UsageError
 from .base import (
@@ -43,7 +45,7 @@ from .base import (
     UpstreamAuth,
     timeout_error,
 )
-from .mcp_launch import Launch, SessionSettings, resolve_launch
+from .mcp_launch import Launch, SessionSettings, StdioLaunch, resolve_launch
 from .programs import missing_program
 from .redaction import Scrubber
 
@@ -65,7 +67,8 @@ class McpExecutor(ExecutorBase[McpChannel]):
     `idle_seconds`: a session without a call for this long is stopped; `start_seconds`: starting
     a server and its handshake; `probe_seconds`: after a timeout, how long the server has to
     show it still answers; `ask_seconds`: how long a question of the server may wait for the
-    user; `max_message_bytes`: the longest message read from a server."""
+    user; `max_message_bytes`: the longest message read from a server; `states`: where it keeps
+    whether each server runs and its last error, for `scan` (None: nowhere)."""
 
     channel_class = McpChannel
     label = "MCP"
@@ -81,8 +84,10 @@ class McpExecutor(ExecutorBase[McpChannel]):
         probe_seconds: float = 5.0,
         ask_seconds: float = 300.0,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        states: ServerStateRecorder | None = None,
     ) -> None:
         self.environ = environ
+        self.states = states
         self.probe_seconds = probe_seconds
         self.settings = SessionSettings(
             start_seconds=start_seconds,
@@ -125,7 +130,9 @@ class McpExecutor(ExecutorBase[McpChannel]):
             session = await self._session(app, launch, scrubber, invocation.upstream_auth)
             return await self._call(session, invocation, scrubber)
         except AaiError as error:
-            raise scrubber.error(self._refusal(app, invocation.upstream_auth) or error) from None
+            raise self._failure(
+                app, launch, scrubber.error(self._refusal(app, invocation.upstream_auth) or error)
+            ) from None
 
     async def take_snapshot(
         self, app: AppDescriptor, secrets: Mapping[str, str], upstream_auth: UpstreamAuth | None = None
@@ -142,7 +149,9 @@ class McpExecutor(ExecutorBase[McpChannel]):
             session = await self._session(app, launch, scrubber, upstream_auth)
             tools = await session.list_tools()
         except AaiError as error:
-            raise scrubber.error(self._refusal(app, upstream_auth) or error) from None
+            raise self._failure(
+                app, launch, scrubber.error(self._refusal(app, upstream_auth) or error)
+            ) from None
         self._snapshotted[(str(app.binding), app.id)] = (app, dict(secrets), upstream_auth)
         client = session.client
         info = client.server_info if client is not None else None
@@ -165,6 +174,8 @@ class McpExecutor(ExecutorBase[McpChannel]):
             async with anyio.create_task_group() as tasks:
                 for session in sessions:
                     tasks.start_soon(session.close)
+        if self.states is not None:
+            self.states.close()
 
     # ------------------------------------------------------------------ sessions
 
@@ -195,7 +206,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
                 launch,
                 self.settings,
                 scrub=scrubber.text,
-                on_end=self._running.discard,
+                on_end=partial(self._session_ended, key, app),
                 on_tools_changed=partial(self._tools_changed, key),
                 http_auth=upstream_auth,
             )
@@ -207,7 +218,27 @@ class McpExecutor(ExecutorBase[McpChannel]):
             except SessionEndedError as exc:
                 raise start_failure(app.id, session, timed_out=False) from exc
             self._sessions[key] = session
+            if self.states is not None:
+                self.states.started(app, _transport(launch), session.pid, session.protocol_version)
             return session
+
+    def _session_ended(self, key: SessionKey, app: AppDescriptor, session: UpstreamSession) -> None:
+        """Kept as stopped, unless a newer session of the app runs now; with the reason when the
+        server ended on its own."""
+        self._running.discard(session)
+        if self.states is None or self._sessions.get(key, session) is not session:
+            return
+        error = None
+        if session.ended_on_its_own:
+            ended = session.scrub(session.describe_end())
+            error = error_of("SERVICE_UNAVAILABLE", f"the MCP server of {app.id} ended: {ended}")
+        self.states.stopped(app, _transport(session.launch), error)
+
+    def _failure(self, app: AppDescriptor, launch: Launch, error: AaiError) -> AaiError:
+        """`error` (already scrubbed), kept as the server's last error."""
+        if self.states is not None:
+            self.states.failed(app, _transport(launch), error_of(error.code.value, error.message))
+        return error
 
     def _refusal(self, app: AppDescriptor, upstream_auth: UpstreamAuth | None) -> AaiError | None:
         """The AUTH_* error behind a failed call: what the server's sign-in kept when the server
@@ -303,7 +334,16 @@ def _forwarder(progress: ProgressReporter | None, scrubber: Scrubber) -> Progres
 
 def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], McpExecutor]:
     """The entry point of `mcp` in the group `aai_gateway.executors` (pyproject.toml)."""
-    return (ExecutionType.MCP,), McpExecutor(environ=settings.environ, ca_file=settings.ca_file)
+    states = None
+    if settings.cache_dir is not None:
+        states = ServerStateRecorder.in_cache(settings.cache_dir, gateway_pid=os.getpid())
+    return (ExecutionType.MCP,), McpExecutor(
+        environ=settings.environ, ca_file=settings.ca_file, states=states
+    )
+
+
+def _transport(launch: Launch) -> Transport:
+    return "stdio" if isinstance(launch.transport, StdioLaunch) else "http"
 
 
 def _scrubber(launch: Launch, upstream_auth: UpstreamAuth | None) -> Scrubber:

@@ -131,6 +131,7 @@ class UpstreamSession:
         self._nudge = anyio.Event()
         self._task: asyncio.Task[None] | None = None
         self._opened = False
+        self._expired = False
 
     # ------------------------------------------------------------------ life
 
@@ -138,6 +139,18 @@ class UpstreamSession:
     def alive(self) -> bool:
         ended = self._ended.is_set() or self._stop.is_set()
         return self.client is not None and not ended and not (self.stdio and self.stdio.ended.is_set())
+
+    @property
+    def ended_on_its_own(self) -> bool:
+        """The session was open and ended without being stopped or left idle: the server exited
+        or broke the connection."""
+        return self._opened and self._ended.is_set() and not (self._stop.is_set() or self._expired)
+
+    @property
+    def pid(self) -> int | None:
+        """The stdio server's process."""
+        process = self.stdio.process if self.stdio is not None else None
+        return process.pid if process is not None else None
 
     @property
     def protocol_version(self) -> str | None:
@@ -247,6 +260,7 @@ class UpstreamSession:
                         self.app_id,
                         "replaced" if self.retiring else "idle",
                     )
+                    self._expired = True
                     serving.cancel()
                     return
             with anyio.move_on_after(remaining):
