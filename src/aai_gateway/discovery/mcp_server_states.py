@@ -28,7 +28,7 @@ import logging
 import os
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Final, Literal
 
@@ -199,10 +199,12 @@ class ServerStateRecorder:
                 lock.acquire(timeout=0)
                 self._lock = lock
                 remove_ended(self.root, keep=KEEP_ENDED)
-            document = _InstanceFile(
-                format=1,
-                gateway_pid=self.gateway_pid,
-                servers=[_record_file(r) for r in self._records.values()],
+            document = _InstanceFile.model_validate(
+                {
+                    "format": 1,
+                    "gateway_pid": self.gateway_pid,
+                    "servers": [asdict(r) for r in self._records.values()],
+                }
             )
             write_atomic(self.root / f"{self.name}{_STATE_SUFFIX}", document.model_dump_json().encode())
         except (OSError, Timeout, ValueError) as exc:  # ValueError: a record the file cannot hold
@@ -286,29 +288,11 @@ def _read_instance(path: Path) -> list[ServerRecord]:
     return [_record(r) for r in document.servers]
 
 
-def _record_file(record: ServerRecord) -> _RecordFile:
-    error = record.last_error
-    return _RecordFile(
-        app_id=record.app_id,
-        binding=record.binding,
-        transport=record.transport,
-        running=record.running,
-        since=record.since,
-        pid=record.pid,
-        protocol=record.protocol,
-        last_error=None if error is None else _ErrorFile(at=error.at, code=error.code, message=error.message),
-    )
-
-
 def _record(file: _RecordFile) -> ServerRecord:
+    """A record as read, its texts cleaned again: the file is not trusted more than a server."""
     error = file.last_error
     return ServerRecord(
-        app_id=file.app_id,
-        binding=file.binding,
-        transport=file.transport,
-        running=file.running,
-        since=file.since,
-        pid=file.pid,
+        **file.model_dump(exclude={"protocol", "last_error"}),
         protocol=visible_text(file.protocol, max_chars=64, one_line=True)[0] if file.protocol else None,
         last_error=None if error is None else error_of(error.code, error.message, error.at),
     )
