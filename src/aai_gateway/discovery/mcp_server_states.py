@@ -137,39 +137,38 @@ class ServerStateRecorder:
     def started(
         self, app: AppDescriptor, transport: Transport, pid: int | None, protocol: str | None
     ) -> None:
-        before = self._records.get(_key(app))
-        self._keep(
-            ServerRecord(
-                app.id,
-                str(app.binding),
-                transport,
-                running=True,
-                since=time.time(),
-                pid=pid,
-                protocol=protocol,
-                last_error=before.last_error if before else None,
-            )
-        )
+        self._change(app, transport, running=True, since=time.time(), pid=pid, protocol=protocol)
 
     def stopped(self, app: AppDescriptor, transport: Transport, error: LastError | None = None) -> None:
-        before = self._records.get(_key(app))
-        self._keep(
-            ServerRecord(
-                app.id,
-                str(app.binding),
-                transport,
-                running=False,
-                since=error.at if error is not None else time.time(),
-                last_error=error or (before.last_error if before else None),
-            )
-        )
+        """Stopped; with the error it ended with, when it ended on its own."""
+        since = error.at if error is not None else time.time()
+        self._change(app, transport, running=False, since=since, error=error)
 
     def failed(self, app: AppDescriptor, transport: Transport, error: LastError) -> None:
         """An error of the server (it did not start, a call failed): kept as its last error."""
         before = self._records.get(_key(app))
         if before is None:
-            before = ServerRecord(app.id, str(app.binding), transport, running=False, since=error.at)
-        self._keep(replace(before, last_error=error))
+            self._change(app, transport, running=False, since=error.at, error=error)
+        else:
+            self._keep(replace(before, last_error=error))
+
+    def _change(
+        self,
+        app: AppDescriptor,
+        transport: Transport,
+        *,
+        running: bool,
+        since: float,
+        pid: int | None = None,
+        protocol: str | None = None,
+        error: LastError | None = None,
+    ) -> None:
+        """A new record of `app`'s server, keeping its last error unless there is a new one."""
+        before = self._records.get(_key(app))
+        last_error = error or (before.last_error if before is not None else None)
+        self._keep(
+            ServerRecord(app.id, str(app.binding), transport, running, since, pid, protocol, last_error)
+        )
 
     def close(self) -> None:
         """Every server stopped (the instance ends); the file stays for its last errors."""
