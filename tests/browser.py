@@ -1,4 +1,6 @@
-"""Headless Chromium for the sign-in and local-page tests, driven with Playwright's async API.
+"""Headless Chromium for the sign-in and local-page tests, driven with Playwright's async API, and
+the user who signs in with it: `press_allow` at a sign-in URL, `auth_login_in_browser` at the URL
+an `aai-gateway auth login --no-browser` prints.
 
 Uses the system Chromium (`/usr/bin/chromium`): Playwright's own browser downloads are not
 needed. Tests that need it skip, saying why, when that binary is absent.
@@ -7,10 +9,11 @@ needed. Tests that need it skip, saying why, when that binary is absent.
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
@@ -65,3 +68,35 @@ async def assert_no_markup_ran(tab: Page) -> None:
     assert await tab.evaluate("typeof window.__pwned") == "undefined"
     assert await tab.locator("script").count() == 0
     assert await tab.locator("img").count() == 0
+
+
+async def press_allow(url: str) -> None:
+    """The user opens a sign-in URL in a fresh Chromium and presses Allow (`#allow`) on the
+    authorization server's consent page; returns once the gateway's loopback page says the tab
+    can be closed."""
+    async with browser_page() as page:
+        await page.goto(url)
+        await page.click("#allow")
+        await page.wait_for_selector("text=close")
+
+
+async def auth_login_in_browser(command: Sequence[str], env: dict[str, str], *, stdin: bytes = b"") -> str:
+    """Runs `command` (an `aai-gateway auth login … --no-browser`), writing `stdin` to it; the user
+    signs in at the authorization URL it prints on stderr (`press_allow`). Returns its stdout once
+    it has exited with status 0."""
+    async with await anyio.open_process(list(command), env=env) as process:
+        assert process.stdin is not None and process.stderr is not None and process.stdout is not None
+        if stdin:
+            await process.stdin.send(stdin)
+        printed = b""
+        with anyio.fail_after(60):
+            while b"/authorize?" not in printed or not printed.endswith(b"\n"):
+                printed += await process.stderr.receive()
+        url = next(line.strip() for line in printed.decode().splitlines() if "/authorize?" in line)
+        await press_allow(url)
+        with anyio.fail_after(30):
+            assert await process.wait() == 0
+        out = b""
+        async for chunk in process.stdout:
+            out += chunk
+        return out.decode()

@@ -16,6 +16,9 @@ reach the developer's real keyring by accident (`KeyringSecretStore()` refuses i
 wants a real keyring asks for the `private_keyring` fixture and passes `private_keyring.backend()`
 (or `private_keyring.child_env()` to a child process): a private DBus bus with an unlocked GNOME
 Keyring in a temporary HOME, see tests/keyring_session.py.
+
+Plugins: tests/protected_mcp.py, the fixtures of an authorization-protected MCP server
+(`authorization`, `mcp`) that tests of several folders sign in to.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from hypothesis import HealthCheck, settings
 
 if TYPE_CHECKING:
     from tests.keyring_session import PrivateKeyring
+
+pytest_plugins = ["tests.protected_mcp"]
 
 FAIL_KEYRING_BACKEND = "keyring.backends.fail.Keyring"
 

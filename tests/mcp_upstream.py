@@ -1,10 +1,13 @@
-"""A real MCP server over stdio (the SDK's low-level server) whose tools are read from a JSON file.
+"""A real MCP server over stdio (the SDK's low-level server) whose tools are those of a JSON file.
 
     python tests/mcp_upstream.py TOOLS.json
 
-TOOLS.json: `{"tools": [<MCP Tool objects as on the wire>], "instructions": "..."}`. tools/list
-answers two tools per page, so a client must follow `nextCursor` to see them all; tools/call
-answers with the tool's name and arguments as structured content.
+TOOLS.json: `{"tools": [<MCP Tool objects as on the wire>], "instructions": "...", "changes": N}`
+(tests/snapshot_upstream.py writes it). tools/list lists the tools the file holds at that moment,
+two per page, so a client must follow `nextCursor` to see them all; tools/call answers with the
+tool's name and arguments as structured content. Whenever `changes` grows, the server says its
+tools changed: `notifications/tools/list_changed` to a 2025-11-25 client, an event on the
+`subscriptions/listen` stream of a 2026-07-28 one. The instructions are those of the file at start.
 """
 
 from __future__ import annotations
@@ -18,18 +21,49 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 PAGE = 2
+POLL_SECONDS = 0.05
 
 
-def build(tools_file: Path) -> Server[Any]:
-    spec = json.loads(tools_file.read_text(encoding="utf-8"))
-    tools = [types.Tool.model_validate(tool) for tool in spec["tools"]]
+class ToolsFile:
+    """The file, read again whenever it is needed; the session of a 2025-11-25 client, to tell."""
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.changes = self.read().get("changes", 0)
+        self.session: ServerSession | None = None
+
+    def read(self) -> dict[str, Any]:
+        spec: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+        return spec
+
+    def tools(self) -> list[types.Tool]:
+        return [types.Tool.model_validate(tool) for tool in self.read()["tools"]]
+
+    async def announce_changes(self, bus: InMemorySubscriptionBus) -> None:
+        while True:
+            await anyio.sleep(POLL_SECONDS)
+            changes = self.read().get("changes", 0)
+            if changes != self.changes:
+                self.changes = changes
+                await bus.publish(ToolsListChanged())
+                if self.session is not None:
+                    await self.session.send_tool_list_changed()
+
+
+def build(tools_file: ToolsFile, bus: InMemorySubscriptionBus) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            tools_file.session = ctx.session
+        tools = tools_file.tools()
         start = int(params.cursor) if params is not None and params.cursor else 0
         end = start + PAGE
         return types.ListToolsResult(
@@ -48,16 +82,22 @@ def build(tools_file: Path) -> Server[Any]:
         "test-upstream",
         version="4.5.6",
         title="Test Upstream",
-        instructions=spec.get("instructions"),
+        instructions=tools_file.read().get("instructions"),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
     )
 
 
 async def main() -> None:
-    server = build(Path(sys.argv[1]))
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    tools_file = ToolsFile(Path(sys.argv[1]))
+    bus = InMemorySubscriptionBus()
+    server = build(tools_file, bus)
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+        tasks.start_soon(tools_file.announce_changes, bus)
+        await server.run(read, write, options)
+        tasks.cancel_scope.cancel()
 
 
 if __name__ == "__main__":

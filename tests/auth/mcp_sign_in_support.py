@@ -73,16 +73,26 @@ def _fetch(url: str, body: str | None = None) -> tuple[int, str | None]:
         connection.close()
 
 
-async def sign_in(app: AppDescriptor, **options: Any) -> Credential:
-    """`login_mcp` with the user consenting over HTTP as soon as the URL is shown."""
-    found: list[Credential] = []
+async def sign_in(
+    app: AppDescriptor, *, decision: str = "allow", client_id: str | None = None, **options: Any
+) -> Credential:
+    """`login_mcp` with the user answering the consent page over HTTP (`consent`, pressing
+    `decision`) as soon as the URL is shown; what `login_mcp` raises is raised as it is."""
+    outcome: list[Credential | Exception] = []
     async with anyio.create_task_group() as tg:
 
         def open_url(url: str) -> None:
-            tg.start_soon(consent, url)
+            tg.start_soon(consent, url, decision)
 
-        found.append(await login_mcp(app, existing=None, client_id=None, open_url=open_url, **options))
-    return found[0]
+        try:
+            outcome.append(
+                await login_mcp(app, existing=None, client_id=client_id, open_url=open_url, **options)
+            )
+        except Exception as exc:  # raised below, not wrapped in the task group's ExceptionGroup
+            outcome.append(exc)
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
 
 
 @asynccontextmanager

@@ -35,20 +35,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-def authorization() -> Iterator[McpAuthorizationServer]:
-    server = McpAuthorizationServer().start()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def mcp(authorization: McpAuthorizationServer) -> Iterator[ProtectedMcpServer]:
-    server = ProtectedMcpServer(authorization).start()
-    yield server
-    server.close()
-
-
 @pytest.fixture(scope="module")
 def ca(tmp_path_factory: pytest.TempPathFactory) -> LocalCa:
     return LocalCa.create(tmp_path_factory.mktemp("ca"), IDP_HOST)

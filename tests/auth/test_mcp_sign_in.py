@@ -8,9 +8,7 @@ the user must do kept as an AAI error when the server refuses."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
-import anyio
 import pytest
 
 from aai_gateway.auth.credentials import CredentialStore
@@ -35,20 +33,6 @@ PRE_CLIENT_SECRET = "pre-registered-mcp-secret-5e8a1c"
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def authorization() -> Iterator[McpAuthorizationServer]:
-    server = McpAuthorizationServer().start()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def mcp(authorization: McpAuthorizationServer) -> Iterator[ProtectedMcpServer]:
-    server = ProtectedMcpServer(authorization).start()
-    yield server
-    server.close()
 
 
 @pytest.fixture
@@ -195,14 +179,7 @@ async def test_a_client_id_of_the_users_is_used_instead_of_registering(
 ) -> None:
     authorization.pre_register(PRE_CLIENT_ID, PRE_CLIENT_SECRET)
     app = mcp_app(mcp.url)
-    async with anyio.create_task_group() as tg:
-
-        def open_url(url: str) -> None:
-            tg.start_soon(consent, url)
-
-        credential = await login_mcp(
-            app, existing=None, client_id=PRE_CLIENT_ID, client_secret=PRE_CLIENT_SECRET, open_url=open_url
-        )
+    credential = await sign_in(app, client_id=PRE_CLIENT_ID, client_secret=PRE_CLIENT_SECRET)
 
     assert authorization.registrations == []
     assert (credential.client_id, credential.client_secret) == (PRE_CLIENT_ID, PRE_CLIENT_SECRET)
@@ -218,18 +195,10 @@ async def test_denying_in_the_consent_page_ends_the_sign_in_with_the_servers_err
 ) -> None:
     app = mcp_app(mcp.url)
 
-    refused: list[AuthRequiredError] = []
-    async with anyio.create_task_group() as tg:
+    with pytest.raises(AuthRequiredError) as refused:
+        await sign_in(app, decision="deny")
 
-        def open_url(url: str) -> None:
-            tg.start_soon(consent, url, "deny")
-
-        try:
-            await login_mcp(app, existing=None, client_id=None, open_url=open_url)
-        except AuthRequiredError as exc:
-            refused.append(exc)
-
-    [error] = refused
+    error = refused.value
     assert "access_denied" in error.message
     assert error.data["command"] == LOGIN
     assert authorization.token_requests == []

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 
 from aai_gateway.auth.credentials import CredentialStore
@@ -21,7 +19,7 @@ from aai_gateway.auth.secrets import KeyringSecretStore
 from aai_gateway.descriptor import Source, load_text
 from tests.auth.mcp_oauth_servers import SCOPE, McpAuthorizationServer, ProtectedMcpServer
 from tests.auth.mcp_sign_in_support import mcp_session, whoami
-from tests.browser import browser_page
+from tests.browser import auth_login_in_browser
 from tests.builders import write_json
 from tests.cli.processes import run_cli, user_env
 from tests.keyring_session import PrivateKeyring
@@ -32,20 +30,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def authorization() -> Iterator[McpAuthorizationServer]:
-    server = McpAuthorizationServer().start()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def mcp(authorization: McpAuthorizationServer) -> Iterator[ProtectedMcpServer]:
-    server = ProtectedMcpServer(authorization).start()
-    yield server
-    server.close()
 
 
 def descriptor(url: str) -> dict[str, object]:
@@ -68,23 +52,7 @@ async def login_in_browser(env: dict[str, str], apps: Path) -> str:
         sys.executable, "-m", "aai_gateway", "auth", "login", "protected", "--no-browser",
         "--no-default-paths", "--path", str(apps),
     ]  # fmt: skip
-    async with await anyio.open_process(command, env=env) as process:
-        assert process.stderr is not None and process.stdout is not None
-        printed = b""
-        with anyio.fail_after(60):
-            while b"/authorize?" not in printed or not printed.endswith(b"\n"):
-                printed += await process.stderr.receive()
-        url = next(line.strip() for line in printed.decode().splitlines() if "/authorize?" in line)
-        async with browser_page() as page:
-            await page.goto(url)
-            await page.click("#allow")
-            await page.wait_for_selector("text=close")
-        with anyio.fail_after(30):
-            assert await process.wait() == 0
-        out = b""
-        async for chunk in process.stdout:
-            out += chunk
-        return out.decode()
+    return await auth_login_in_browser(command, env)
 
 
 async def test_auth_login_signs_in_in_a_browser_and_the_keyring_token_reaches_and_refreshes_at_the_server(

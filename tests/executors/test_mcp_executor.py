@@ -7,14 +7,16 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
-from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor import AppDescriptor, ExecutionType
 from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.executors import ToolResult
+from aai_gateway.executors import ExecutorRegistry, ToolResult, mcp_launch, programs
 from aai_gateway.executors.mcp import McpExecutor
+from aai_gateway.executors.programs import find_program
 from tests.executors.mcp_support import ENVIRON, PNG_DATA, call, mcp_document, write_app
 
 pytestmark = pytest.mark.anyio
@@ -177,3 +179,50 @@ async def test_a_command_that_is_not_installed_makes_the_tool_unavailable_with_t
         executor.unavailable_reason(write_app(tmp_path / "ok", mcp_document(command=sys.executable)).tools[0])
         is None
     )
+
+
+async def test_a_call_to_a_running_server_looks_its_program_up_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dispatch checks the program can run (before consent is asked); the running session needs
+    no second look. Only a session start looks it up again, to start it."""
+    lookups: list[str] = []
+
+    def counted(command: str, *args: Any, **options: Any) -> tuple[str | None, str]:
+        lookups.append(command)
+        return find_program(command, *args, **options)
+
+    monkeypatch.setattr(programs, "find_program", counted)
+    monkeypatch.setattr(mcp_launch, "find_program", counted)
+    app = write_app(tmp_path, mcp_document(app_id="dev.test.lookups"))
+    registry = ExecutorRegistry()
+    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
+    invocation = call(app, "echo", {"text": "hi"})
+    try:
+        await registry.executor_for(app, invocation.tool).execute(invocation)  # starts the server
+        assert lookups == [sys.executable, sys.executable]
+        lookups.clear()
+
+        result = await registry.executor_for(app, invocation.tool).execute(invocation)
+    finally:
+        await registry.aclose()
+
+    assert isinstance(result, ToolResult) and result.content[0]["text"] == "hi"
+    assert lookups == [sys.executable]
+
+
+async def test_a_relative_command_that_is_missing_is_service_unavailable_saying_where_it_was_looked_for(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    app = write_app(tmp_path, mcp_document(app_id="dev.test.relative", command="bin/no-such-server"))
+
+    with pytest.raises(AaiError) as caught:
+        await executor.execute(call(app, "echo", {"text": "hi"}))
+
+    assert caught.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert caught.value.message.endswith(
+        f"its MCP server command 'bin/no-such-server' was not found at {tmp_path}/bin/no-such-server "
+        "(relative to the descriptor's folder), or is not executable; install the server or set "
+        "execution.command in the app's aai.json to its full path"
+    )
+    assert caught.value.data["command"] == "bin/no-such-server"

@@ -5,6 +5,7 @@ says its tools changed — against the test server, in both protocol generations
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -14,7 +15,9 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.discovery.mcp_snapshots import Snapshot
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import McpExecutor
+from tests.builders import mcp_descriptor
 from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, write_app
+from tests.snapshot_upstream import ReadCountingMcpExecutor, UpstreamTools
 
 pytestmark = pytest.mark.anyio
 
@@ -80,3 +83,36 @@ async def test_when_the_server_says_its_tools_changed_a_new_snapshot_reaches_the
     assert (changed.id, changed.binding) == (app.id, app.binding)
     assert snapshot.taken_at >= first.taken_at
     assert {tool["name"] for tool in snapshot.tools} >= set(TOOL_NAMES) - {"not_upstream"}
+
+
+async def test_each_time_a_2026_server_says_its_tools_changed_they_are_read_once(tmp_path: Path) -> None:
+    """The SDK hands an event of the `subscriptions/listen` stream to the message handler too:
+    one announcement must be one read, not two racing ones (the later of which could apply an
+    older list after a newer one)."""
+    upstream = UpstreamTools(tmp_path / "tools.json", [_tool("first")])
+    document = {**mcp_descriptor("dev.test.announces", **upstream.execution()), "platform": "linux"}
+    app = write_app(tmp_path / "app", document)
+    executor = ReadCountingMcpExecutor()
+    expected: list[str] = []
+    arrived = anyio.Event()
+
+    async def listener(changed: AppDescriptor, snapshot: Snapshot) -> None:
+        if [tool["name"] for tool in snapshot.tools] == expected:
+            arrived.set()
+
+    executor.on_snapshot(listener)
+    try:
+        assert (await executor.take_snapshot(app, {})).tools[0]["name"] == "first"
+        for name in ("second", "third"):
+            expected[:], arrived = [name], anyio.Event()
+            upstream.serve([_tool(name)], announce=True)
+            with anyio.fail_after(20):
+                await arrived.wait()
+    finally:
+        await executor.aclose()
+
+    assert executor.taken == [app.id] * 3
+
+
+def _tool(name: str) -> dict[str, Any]:
+    return {"name": name, "description": name, "inputSchema": {"type": "object"}}

@@ -26,7 +26,7 @@ from tests.auth.oauth_server import (
     ThreadedWsgiServer,
     echo_app,
 )
-from tests.browser import browser_page
+from tests.browser import auth_login_in_browser
 from tests.builders import trusting_config, write_json
 from tests.keyring_session import PrivateKeyring
 
@@ -117,20 +117,7 @@ async def sign_in_in_browser(env: dict[str, str], apps: Path, app_id: str) -> No
         sys.executable, "-m", "aai_gateway", "auth", "login", app_id, "--client-id", PRE_CLIENT_ID,
         "--client-secret-stdin", "--no-browser", "--no-default-paths", "--path", str(apps),
     ]  # fmt: skip
-    async with await anyio.open_process(command, env=env) as process:
-        assert process.stdin is not None and process.stderr is not None
-        await process.stdin.send(PRE_CLIENT_SECRET.encode() + b"\n")
-        printed = b""
-        with anyio.fail_after(30):
-            while b"/authorize?" not in printed or not printed.endswith(b"\n"):
-                printed += await process.stderr.receive()
-        url = next(line.strip() for line in printed.decode().splitlines() if "/authorize?" in line)
-        async with browser_page() as page:
-            await page.goto(url)
-            await page.click("#allow")
-            await page.wait_for_selector("text=close")
-        with anyio.fail_after(30):
-            assert await process.wait() == 0
+    await auth_login_in_browser(command, env, stdin=PRE_CLIENT_SECRET.encode() + b"\n")
 
 
 async def test_oauth_signed_in_with_auth_login_runs_through_mcp_and_refreshes_before_expiry_and_after_a_401(

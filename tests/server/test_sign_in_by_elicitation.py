@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.context import ClientRequestContext
 
 from tests.auth.oauth_server import OAuthTestServer
-from tests.browser import browser_page
+from tests.browser import press_allow
 from tests.builders import trusting_config, write_json
 from tests.keyring_session import PrivateKeyring
 
@@ -108,10 +108,7 @@ def user_signs_in(asked: list[types.ElicitRequestURLParams]) -> Any:
     ) -> types.ElicitResult | types.ErrorData:
         assert isinstance(params, types.ElicitRequestURLParams), "a sign-in is never a form"
         asked.append(params)
-        async with browser_page() as page:
-            await page.goto(params.url)
-            await page.click("#allow")
-            await page.wait_for_selector("text=close")
+        await press_allow(params.url)
         return types.ElicitResult(action="accept")
 
     return elicitation

@@ -1,11 +1,11 @@
 """An MCP server's tools read by the gateway reach the MCP client: the app's guide on first use,
 and tools/list_changed when a list the mcp executor reports removes or restores the app's line.
-The gateway runs in this process (its executor is the tests' one-shot mcp executor), the client
-is the SDK's, in both protocol generations, and the upstream is a real SDK server process."""
+The gateway runs in this process with its own mcp executor, the client is the SDK's, in both
+protocol generations, and the upstream is a real SDK server process that says when its tools
+changed."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from aai_gateway.executors.registry import ExecutorRegistry
 from aai_gateway.server.app import GatewayServer
 from aai_gateway.service import Gateway
 from tests.builders import mcp_descriptor, trusting_gate, write_json
-from tests.snapshot_taker import OneShotMcpExecutor, upstream_execution
+from tests.snapshot_upstream import ReadCountingMcpExecutor, UpstreamTools
 
 pytestmark = pytest.mark.anyio
 APP = "dev.test.upstream"
@@ -31,15 +31,9 @@ ENTRY = "app_dev_test_upstream"
 TOOLS: list[dict[str, Any]] = [{"name": "get_time", "description": "Now", "inputSchema": {"type": "object"}}]
 
 
-def serve(tools_file: Path, tools: list[dict[str, Any]]) -> None:
-    tools_file.write_text(json.dumps({"tools": tools}), encoding="utf-8")
-
-
-def gateway_server(root: Path, executor: OneShotMcpExecutor) -> GatewayServer:
-    tools_file = root / "tools.json"
-    serve(tools_file, TOOLS)
+def gateway_server(root: Path, executor: ReadCountingMcpExecutor, upstream: UpstreamTools) -> GatewayServer:
     apps = root / "apps"
-    write_json(apps / "upstream" / "aai.json", mcp_descriptor(APP, **upstream_execution(tools_file)))
+    write_json(apps / "upstream" / "aai.json", mcp_descriptor(APP, **upstream.execution()))
     store = SnapshotStore.in_cache(root / "cache")
     watcher = CatalogWatcher(
         [SourceSpec("--path", apps, Pattern.FILES_AND_APP_DIRS, explicit=True)], "linux", store
@@ -58,8 +52,9 @@ async def tool_names(client: Client) -> list[str]:
 async def test_the_guide_reads_the_servers_tools_and_a_changed_list_reaches_the_client(
     tmp_path: Path, mode: str
 ) -> None:
-    executor = OneShotMcpExecutor()
-    server = gateway_server(tmp_path, executor)
+    executor = ReadCountingMcpExecutor()
+    upstream = UpstreamTools(tmp_path / "tools.json", TOOLS)
+    server = gateway_server(tmp_path, executor, upstream)
     changes = 0
     changed = anyio.Event()
 
@@ -75,9 +70,8 @@ async def test_the_guide_reads_the_servers_tools_and_a_changed_list_reaches_the_
         assert isinstance(guide.content[0], types.TextContent) and "### get_time" in guide.content[0].text
         assert executor.taken == [APP]
 
-        serve(tmp_path / "tools.json", [])  # the server drops its last tool and says so
         async with client.listen(tools_list_changed=True) if mode == "auto" else _nothing() as events:
-            await executor.tools_changed(server.gateway.resolve(APP))
+            upstream.serve([], announce=True)  # the server drops its last tool and says so
             with anyio.fail_after(15):
                 if events is not None:
                     await events.__anext__()

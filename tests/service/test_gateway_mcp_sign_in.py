@@ -5,7 +5,7 @@ own authorization server, tests/auth/mcp_oauth_servers.py)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -18,7 +18,7 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ExecutorRegistry, ToolResult
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.service import Caller, Gateway
-from tests.auth.mcp_oauth_servers import McpAuthorizationServer, ProtectedMcpServer
+from tests.auth.mcp_oauth_servers import ProtectedMcpServer
 from tests.auth.mcp_sign_in_support import APP_FILE, mcp_app, sign_in
 from tests.builders import trusting_gate
 from tests.executors.mcp_support import ENVIRON
@@ -29,15 +29,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def mcp() -> Iterator[ProtectedMcpServer]:
-    authorization = McpAuthorizationServer().start()
-    server = ProtectedMcpServer(authorization).start()
-    yield server
-    server.close()
-    authorization.close()
 
 
 @pytest.fixture

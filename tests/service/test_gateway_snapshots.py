@@ -1,26 +1,27 @@
 """The gateway and an app whose tools are its MCP server's: listed before anyone asked the server,
 the server asked once on first use (guide or call), the snapshot kept and re-applied when the
 executor reports a new one, and the client told when that changes the list. The server is a real
-SDK server process (tests/mcp_upstream.py) reached by a one-shot mcp executor."""
+SDK server process (tests/mcp_upstream.py) reached by the gateway's own mcp executor."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from aai_gateway.descriptor import ExecutionType
+from aai_gateway.descriptor import AppDescriptor, ExecutionType
 from aai_gateway.discovery import build_catalog
-from aai_gateway.discovery.mcp_snapshots import SnapshotStore
+from aai_gateway.discovery.mcp_snapshots import Snapshot, SnapshotStore
 from aai_gateway.discovery.sources import Pattern, SourceSpec
 from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.executors import ToolResult
 from aai_gateway.executors.registry import ExecutorRegistry
 from aai_gateway.service import Caller, Gateway
 from tests.builders import c_descriptor, mcp_descriptor, trusting_gate, write_json
-from tests.snapshot_taker import OneShotMcpExecutor, upstream_execution
+from tests.snapshot_upstream import ReadCountingMcpExecutor, UpstreamTools
 
 pytestmark = pytest.mark.anyio
 APP = "dev.test.upstream"
@@ -42,17 +43,28 @@ def anyio_backend() -> str:
 class Setup:
     def __init__(self, root: Path) -> None:
         self.apps = root / "apps"
-        self.tools_file = root / "tools.json"
+        self.upstream = UpstreamTools(root / "tools.json", TOOLS, instructions="Times")
         self.store = SnapshotStore.in_cache(root / "cache")
-        self.executor = OneShotMcpExecutor()
+        self.executor = ReadCountingMcpExecutor()
         self.list_changes = 0
-        self.serve(TOOLS)
-        write_json(
-            self.apps / "upstream" / "aai.json", mcp_descriptor(APP, **upstream_execution(self.tools_file))
-        )
+        write_json(self.apps / "upstream" / "aai.json", mcp_descriptor(APP, **self.upstream.execution()))
 
     def serve(self, tools: list[dict[str, Any]]) -> None:
-        self.tools_file.write_text(json.dumps({"tools": tools, "instructions": "Times"}), encoding="utf-8")
+        """The server lists `tools` from now on, without saying so."""
+        self.upstream.serve(tools)
+
+    async def server_changes_its_tools(self, tools: list[dict[str, Any]]) -> None:
+        """The server lists `tools` from now on and says its tools changed; returns once the
+        executor has read them again and reported them (the gateway's listener comes first)."""
+        reported = anyio.Event()
+
+        async def heard(app: AppDescriptor, snapshot: Snapshot) -> None:
+            reported.set()
+
+        self.executor.on_snapshot(heard)
+        self.upstream.serve(tools, announce=True)
+        with anyio.fail_after(20):
+            await reported.wait()
 
     def gateway(self, *, with_executor: bool = True) -> Gateway:
         registry = ExecutorRegistry()
@@ -73,8 +85,12 @@ class Setup:
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> Setup:
-    return Setup(tmp_path)
+async def setup(tmp_path: Path) -> AsyncIterator[Setup]:
+    setup = Setup(tmp_path)
+    try:
+        yield setup
+    finally:
+        await setup.executor.aclose()
 
 
 def listed(gateway: Gateway) -> list[str]:
@@ -144,7 +160,8 @@ async def test_the_first_call_reads_the_tools_then_checks_and_runs_it(setup: Set
     result = await gateway.execute(APP, "convert", {"tz": "UTC"}, caller=Caller("agent"))
 
     assert invalid.value.code is ErrorCode.INVALID_PARAMS
-    assert result == {"tool": "convert", "arguments": {"tz": "UTC"}}
+    assert isinstance(result, ToolResult)
+    assert result.structured_content == {"tool": "convert", "arguments": {"tz": "UTC"}}
     assert setup.executor.taken == [APP]
 
 
@@ -165,17 +182,14 @@ async def test_a_list_the_executor_reports_is_applied_and_the_client_told_when_t
     gateway = setup.gateway()
     await gateway.guide_of(gateway.resolve(APP))
 
-    setup.serve([*TOOLS, {"name": "added", "inputSchema": {"type": "object"}}])
-    await setup.executor.tools_changed(gateway.resolve(APP))  # the server said its tools changed
+    await setup.server_changes_its_tools([*TOOLS, {"name": "added", "inputSchema": {"type": "object"}}])
     assert [t.name for t in gateway.resolve(APP).tools] == ["get_time", "convert", "added"]
     assert setup.list_changes == 0  # the same line in tools/list: only the guide changed
 
-    setup.serve([])
-    await setup.executor.tools_changed(gateway.resolve(APP))
+    await setup.server_changes_its_tools([])
     assert listed(gateway) == [] and setup.list_changes == 1  # no tool left: the app is gone
 
-    setup.serve(TOOLS)
-    await setup.executor.tools_changed(gateway.resolve(APP))
+    await setup.server_changes_its_tools(TOOLS)
     assert listed(gateway) == [APP] and setup.list_changes == 2
     (kept,) = setup.store.list()
     assert kept.listed == 3
@@ -196,7 +210,7 @@ async def test_a_snapshot_taken_for_an_earlier_descriptor_is_not_applied(setup: 
     gateway = setup.gateway()
     before = gateway.resolve(APP)
     snapshot = await setup.executor.take_snapshot(before, {})
-    changed = mcp_descriptor(APP, **upstream_execution(setup.tools_file), env={"MODE": "v2"})
+    changed = mcp_descriptor(APP, **setup.upstream.execution(), env={"MODE": "v2"})
     write_json(setup.apps / "upstream" / "aai.json", changed)
     gateway = setup.gateway()
 

@@ -19,7 +19,7 @@ from ..discovery.web import Resolver, WebFetchPolicy
 from .auth_context import AuthContext
 from .credentials import Credential
 from .mcp_discovery import discover, mcp_route, mcp_server_url
-from .oauth import DEFAULT_TIMEOUT_SECONDS, OpenUrl, SignIn, sign_in
+from .oauth import DEFAULT_TIMEOUT_SECONDS, OpenUrl, SignIn, sign_in, signed_in_credential
 from .oauth_client import OAuthClient
 from .oauth_registration import register_client
 from .token_client import new_token_client
@@ -90,14 +90,6 @@ async def login_mcp(
         for client_to_close in (local, web):
             await client_to_close.aclose()
     kept = existing if existing is not None and existing.binding == str(app.binding) else None
-    return Credential(
-        kind="oauth2",
-        app_id=app.id,
-        binding=str(app.binding),
-        client_id=client.client_id,
-        client_secret=client.client_secret,
-        client_auth_method=client.auth_method,
-        secrets=kept.secrets if kept is not None else {},
-        tokens=tokens,
-        authorization_server=server,
+    return signed_in_credential(
+        app, client, tokens, secrets=kept.secrets if kept is not None else {}, authorization_server=server
     )

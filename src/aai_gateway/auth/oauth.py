@@ -39,7 +39,7 @@ from ..descriptor import AppDescriptor
 from ..descriptor.model import OAuth2Auth
 from ..discovery.web import WebFetchPolicy
 from .auth_context import AuthContext
-from .credentials import Credential, OAuthTokens
+from .credentials import AuthorizationServer, Credential, OAuthTokens
 from .oauth_callback import CALLBACK_PATH, LoopbackCallback
 from .oauth_client import OAuthClient, PkcePair, exchange_code, s256_challenge
 from .oauth_client import authorization_url as oauth_authorization_url
@@ -55,7 +55,16 @@ OpenUrl = Callable[[str], None]
 Register = Callable[[str], Awaitable[OAuthClient]]
 """Registers the gateway for a redirect URI (dynamic client registration) and says as whom."""
 
-__all__ = ["LoopbackSignIn", "PkcePair", "SignIn", "authorization_url", "login", "s256_challenge", "sign_in"]
+__all__ = [
+    "LoopbackSignIn",
+    "PkcePair",
+    "SignIn",
+    "authorization_url",
+    "login",
+    "s256_challenge",
+    "sign_in",
+    "signed_in_credential",
+]
 
 
 @dataclass(frozen=True)
@@ -259,6 +268,20 @@ async def login(
     finally:
         if owns_client:
             await http.aclose()
+    return signed_in_credential(app, client, tokens)
+
+
+def signed_in_credential(
+    app: AppDescriptor,
+    client: OAuthClient,
+    tokens: OAuthTokens,
+    *,
+    secrets: Mapping[str, str] | None = None,
+    authorization_server: AuthorizationServer | None = None,
+) -> Credential:
+    """The oauth2 credential a sign-in to `app` ends with, bound to its binding: the client it
+    signed in as and its tokens; for an MCP server, also the authorization server found and the
+    named secrets the app's record already held."""
     return Credential(
         kind="oauth2",
         app_id=app.id,
@@ -266,5 +289,7 @@ async def login(
         client_id=client.client_id,
         client_secret=client.client_secret,
         client_auth_method=client.auth_method,
+        secrets=dict(secrets or {}),
         tokens=tokens,
+        authorization_server=authorization_server,
     )

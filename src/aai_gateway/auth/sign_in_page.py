@@ -26,7 +26,7 @@ from ..errors import AaiError
 from .auth_context import AuthContext
 from .credentials import Credential, CredentialStore, OAuthTokens
 from .mcp_discovery import discover, mcp_server_url
-from .oauth import LoopbackSignIn, SignIn
+from .oauth import LoopbackSignIn, SignIn, signed_in_credential
 from .oauth_client import OAuthClient
 from .oauth_registration import authorization_server_metadata, register_client
 from .oauth_transport import Route
@@ -112,9 +112,7 @@ async def browser_sign_in(app: AppDescriptor, tool_name: str, provider: AuthProv
     secrets = existing.secrets if existing is not None else {}
 
     def make(client: OAuthClient, tokens: OAuthTokens) -> Credential:
-        return _credential(app, client, tokens).model_copy(
-            update={"secrets": secrets, "authorization_server": server}
-        )
+        return signed_in_credential(app, client, tokens, secrets=secrets, authorization_server=server)
 
     return SignInPage(app, store, signing_in, make)
 
@@ -141,16 +139,4 @@ def _web_sign_in(
     signing_in = LoopbackSignIn(
         context, route, target, client=client, register=register, timeout_seconds=SIGN_IN_SECONDS
     )
-    return SignInPage(app, provider.store, signing_in, lambda c, t: _credential(app, c, t))
-
-
-def _credential(app: AppDescriptor, client: OAuthClient, tokens: OAuthTokens) -> Credential:
-    return Credential(
-        kind="oauth2",
-        app_id=app.id,
-        binding=str(app.binding),
-        client_id=client.client_id,
-        client_secret=client.client_secret,
-        client_auth_method=client.auth_method,
-        tokens=tokens,
-    )
+    return SignInPage(app, provider.store, signing_in, lambda c, t: signed_in_credential(app, c, t))

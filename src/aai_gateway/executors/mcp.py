@@ -45,7 +45,7 @@ from .base import (
     UpstreamAuth,
     timeout_error,
 )
-from .mcp_launch import Launch, SessionSettings, StdioLaunch, resolve_launch
+from .mcp_launch import Launch, SessionSettings, StdioLaunch, resolve_launch, with_program
 from .programs import missing_program
 from .redaction import Scrubber
 
@@ -200,6 +200,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
                 return session
             if session is not None and session.alive:
                 session.retire()
+            launch = with_program(app.id, launch, self.environ)
             session = UpstreamSession(
                 app.id,
                 app.names.lookup(None),

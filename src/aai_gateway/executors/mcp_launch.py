@@ -10,17 +10,21 @@ came from, never the value.
 A stdio server is started with the program `programs.find_program` finds (the descriptor's `PATH`
 in `env`, when it sets one, is where a bare name is looked up), the allow-listed variables of the
 gateway's environment plus the descriptor's `env`, in `cwd` (default: the descriptor's folder).
+The program is looked up as the server starts (`with_program`), not for every call: a call checks
+that it can run before anyone is asked for consent (`McpExecutor.unavailable`), and that is enough
+for a server that already runs.
 A Streamable HTTP server is reached at `url` with `headers` (see `mcp_http.http_transport`).
 
 `Launch.fingerprint` tells two launches apart without keeping their values in the clear: the
-session of an app is replaced when it changes (a new secret, an edited descriptor).
+session of an app is replaced when it changes (a new secret, an edited descriptor). It is taken of
+the launch as the descriptor asks for it, before its program is found.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..descriptor import AppDescriptor, app_reference
@@ -47,8 +51,22 @@ class SessionSettings:
 @dataclass(frozen=True)
 class StdioLaunch:
     argv: tuple[str, ...]
+    """The command as the descriptor writes it, then its arguments."""
     env: tuple[tuple[str, str], ...]
     cwd: Path | None
+    search_path: str | None = None
+    """Where a bare command is looked up: the descriptor's `PATH` (None: the gateway's)."""
+    base_dir: Path | None = None
+    """What a relative command is relative to: the descriptor's folder."""
+    program: str | None = field(default=None, repr=False, compare=False)
+    """The program found for the command as the server starts (`with_program`)."""
+
+    @property
+    def command_line(self) -> tuple[str, ...]:
+        """What is started: the program found, then the arguments."""
+        if self.program is None:
+            raise RuntimeError("a stdio server's program is found before it starts (with_program)")
+        return (self.program, *self.argv[1:])
 
 
 @dataclass(frozen=True)
@@ -71,34 +89,54 @@ class Launch:
 
     @property
     def command(self) -> str | None:
-        return self.transport.argv[0] if isinstance(self.transport, StdioLaunch) else None
+        """A stdio server's program (its command until the program is found)."""
+        transport = self.transport
+        return (transport.program or transport.argv[0]) if isinstance(transport, StdioLaunch) else None
 
 
 def resolve_launch(
     app: AppDescriptor, tool: str, channel: McpChannel, secrets: Mapping[str, str], environ: Mapping[str, str]
 ) -> Launch:
     """The launch of `channel` of `app` (for a call of `tool`), with the keyring `secrets` the
-    service resolved; SecretMissingError, SERVICE_UNAVAILABLE (a variable or the program
-    missing) or INVALID_REQUEST (a value its place cannot carry)."""
+    service resolved; SecretMissingError, SERVICE_UNAVAILABLE (a variable missing) or
+    INVALID_REQUEST (a value its place cannot carry). A stdio server's program is not looked up
+    yet (`with_program`)."""
     resolver = _Values(app, tool, channel, secrets, environ)
     if channel.url is not None:
         headers = tuple((name, resolver.header(name, value)) for name, value in channel.headers.items())
         return Launch(HttpLaunch(channel.url, headers), resolver.secret_values())
     assert channel.command is not None  # the model holds exactly one of command and url
     env = {name: resolver.environment(name, value) for name, value in channel.env.items()}
+    cwd = Path(channel.cwd) if channel.cwd is not None else descriptor_dir(app)
+    child_env = tuple(sorted(child_environment(environ, env).items()))
+    transport = StdioLaunch(
+        (channel.command, *channel.args),
+        child_env,
+        cwd,
+        search_path=env.get("PATH") or None,
+        base_dir=descriptor_dir(app),
+    )
+    return Launch(transport, resolver.secret_values())
+
+
+def with_program(app_id: str, launch: Launch, environ: Mapping[str, str]) -> Launch:
+    """`launch` with its stdio server's program found (`find_program`), as the server starts;
+    SERVICE_UNAVAILABLE when there is none. A Streamable HTTP launch as it is."""
+    transport = launch.transport
+    if not isinstance(transport, StdioLaunch):
+        return launch
+    command = transport.argv[0]
     program, looked = find_program(
-        channel.command, environ, base_dir=descriptor_dir(app), search_path=env.get("PATH") or None
+        command, environ, base_dir=transport.base_dir, search_path=transport.search_path
     )
     if program is None:
         raise ServiceUnavailableError(
-            app.id,
-            f"its MCP server command {channel.command!r} was not found {looked}, or is not executable; "
+            app_id,
+            f"its MCP server command {command!r} was not found {looked}, or is not executable; "
             "install the server or set execution.command in the app's aai.json to its full path",
-            command=channel.command,
+            command=command,
         )
-    cwd = Path(channel.cwd) if channel.cwd is not None else descriptor_dir(app)
-    child_env = tuple(sorted(child_environment(environ, env).items()))
-    return Launch(StdioLaunch((program, *channel.args), child_env, cwd), resolver.secret_values())
+    return replace(launch, transport=replace(transport, program=program))
 
 
 class _Values:

@@ -268,7 +268,8 @@ class UpstreamSession:
 
     async def _listen(self, client: Client) -> None:
         """2026-07-28 servers announce tool changes on a `subscriptions/listen` stream (the
-        2025-11-25 notification arrives through `_on_message`)."""
+        2025-11-25 notification arrives through `_on_message`, where the SDK hands the stream's
+        events too: there they are ignored, so that one announcement is one read)."""
         tools = client.server_capabilities.tools
         if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or tools is None or not tools.list_changed:
             return
@@ -369,7 +370,10 @@ class UpstreamSession:
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
             logger.debug("%s: MCP transport: %s", self.app_id, self.scrub(describe_exception(message)))
-        elif isinstance(message, types.ToolListChangedNotification):
+        elif (
+            isinstance(message, types.ToolListChangedNotification)
+            and self.protocol_version not in MODERN_PROTOCOL_VERSIONS  # `_listen` has it
+        ):
             self._tools_changed()
 
     def _tools_changed(self) -> None:

@@ -113,7 +113,7 @@ class StdioServer:
     ]:
         with anyio.CancelScope(shield=True):  # once started, the process must be ours to stop
             process = self.process = await anyio.open_process(
-                list(self.launch.argv),
+                list(self.launch.command_line),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
