@@ -48,7 +48,17 @@ def test_scan_lists_every_bundled_example_in_a_table(capsys: pytest.CaptureFixtu
     code, out, _ = run(capsys, "scan", "--no-default-paths", "--path", str(EXAMPLES), "--platform", "linux")
     assert code == 0
     header = next(line for line in out.splitlines() if line.startswith("ID"))
-    assert header.split() == ["ID", "NAME", "PLATFORM", "EXECUTION", "TOOLS", "RUNS", "HERE", "SERVER", "SOURCE"]
+    assert header.split() == [
+        "ID",
+        "NAME",
+        "PLATFORM",
+        "EXECUTION",
+        "TOOLS",
+        "RUNS",
+        "HERE",
+        "SERVER",
+        "SOURCE",
+    ]
     for app_dir in sorted(p for p in EXAMPLES.iterdir() if (p / "aai.json").is_file()):
         assert app_dir.name in out
     assert "Skipped" not in out
