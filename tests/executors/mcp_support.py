@@ -31,6 +31,7 @@ TOOL_NAMES = (
     "hang",
     "freeze",
     "flood",
+    "flood_id_last",
     "garbage",
     "bad_result",
     "grandchild",

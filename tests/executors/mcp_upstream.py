@@ -58,6 +58,11 @@ TOOLS = [
         input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
     ),
     types.Tool(
+        name="flood_id_last",
+        description="A huge answer written as the TypeScript SDK writes it: its id last",
+        input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
+    ),
+    types.Tool(
         name="garbage", description="Write a line that is not JSON, never answer", input_schema=OBJECT
     ),
     types.Tool(
@@ -211,7 +216,17 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
 
 
 FAULTS = frozenset(
-    {"crash", "hang", "freeze", "flood", "garbage", "bad_result", "grandchild", "crash_leaving_child"}
+    {
+        "crash",
+        "hang",
+        "freeze",
+        "flood",
+        "flood_id_last",
+        "garbage",
+        "bad_result",
+        "grandchild",
+        "crash_leaving_child",
+    }
 )
 
 
@@ -237,6 +252,11 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         time.sleep(3600)  # noqa: ASYNC251 (the point: the whole server stops answering)
     if name == "flood":
         return types.CallToolResult(content=[text("x" * int(arguments.get("size", 5 * 1024 * 1024)))])
+    if name == "flood_id_last":
+        result = {"content": [{"type": "text", "text": "x" * int(arguments["size"])}]}
+        answer: dict[str, Any] = {"result": result, "jsonrpc": "2.0", "id": ctx.request_id}
+        WIRE.write(json.dumps(answer).encode() + b"\n")
+        await anyio.sleep_forever()
     if name == "garbage":
         WIRE.write(b"this is not json at all\n")
         await anyio.sleep_forever()

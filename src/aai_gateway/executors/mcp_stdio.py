@@ -8,9 +8,9 @@ It differs from the SDK's `stdio_client` where the gateway has rules of its own:
   stopped with its whole group, grandchildren too: stdin closed, a moment to exit, then SIGTERM
   to the group, the grace period, SIGKILL (`process.stop_process_tree`).
 - A line is at most `max_line_bytes` (`json_lines.LineSplitter`). An answer longer than that is
-  skipped unread and the request it answers fails at once with an error saying so, when the start
-  of the line shows its id (SDK servers write `id` before `result`); otherwise the line is only
-  recorded as a problem.
+  skipped unread and the request it answers fails with an error saying so once the line ends,
+  when its start or its end shows its id (Python's SDK writes `id` before `result`, the
+  TypeScript SDK after it); otherwise the line is only recorded as a problem.
 - A line that is not a JSON-RPC message is logged and recorded as a problem (never passed on);
   the last problems and the end of stderr go into the errors of the calls (`describe`).
 - Its exit is noticed even while something it started keeps stdout open: the read stream then
@@ -38,7 +38,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from . import process as proc
-from .json_lines import LineSplitter, TooLong, leading_members
+from .json_lines import LineSplitter, TooLong, leading_members, trailing_members
 from .mcp_launch import StdioLaunch
 
 if TYPE_CHECKING:
@@ -202,7 +202,8 @@ class StdioServer:
     def _too_long(self, line: TooLong) -> types.JSONRPCError | None:
         """The error that settles the request a too long answer was for, when its id shows."""
         limit = self.max_line_bytes
-        members = leading_members(line.start, frozenset({"id", "method"}))
+        wanted = frozenset({"id", "method"})
+        members = trailing_members(line.end, wanted) | leading_members(line.start, wanted)
         request_id = members.get("id")
         answered = (
             "method" not in members and isinstance(request_id, str | int) and not isinstance(request_id, bool)
