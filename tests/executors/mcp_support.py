@@ -33,6 +33,7 @@ TOOL_NAMES = (
     "flood",
     "flood_id_last",
     "garbage",
+    "too_deep",
     "bad_result",
     "grandchild",
     "crash_leaving_child",

@@ -6,7 +6,8 @@ elicitation, sampling, a grandchild process. It speaks both protocol generations
 
 Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to the real stdout.
 Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
-`--exit-at-start` (writes to stderr and exits 3), `--marker-dir DIR`
+`--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang` (tools/list is
+answered with an error, or never), `--marker-dir DIR`
 (where `hang` notes its cancellation and `grandchild` the pid of what it started), `--banner`
 (a line that is not JSON on stdout before serving).
 """
@@ -64,6 +65,9 @@ TOOLS = [
     ),
     types.Tool(
         name="garbage", description="Write a line that is not JSON, never answer", input_schema=OBJECT
+    ),
+    types.Tool(
+        name="too_deep", description="Answer with JSON nested deeper than parsers read", input_schema=OBJECT
     ),
     types.Tool(
         name="bad_result", description="Answer with something that is no tool result", input_schema=OBJECT
@@ -223,6 +227,7 @@ FAULTS = frozenset(
         "flood",
         "flood_id_last",
         "garbage",
+        "too_deep",
         "bad_result",
         "grandchild",
         "crash_leaving_child",
@@ -256,6 +261,10 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         result = {"content": [{"type": "text", "text": "x" * int(arguments["size"])}]}
         answer: dict[str, Any] = {"result": result, "jsonrpc": "2.0", "id": ctx.request_id}
         WIRE.write(json.dumps(answer).encode() + b"\n")
+        await anyio.sleep_forever()
+    if name == "too_deep":
+        nested = "[" * 300 + "]" * 300
+        WIRE.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(ctx.request_id)}, "result": {nested}}}\n'.encode())
         await anyio.sleep_forever()
     if name == "garbage":
         WIRE.write(b"this is not json at all\n")
@@ -315,6 +324,10 @@ async def sample(ctx: ServerRequestContext[Any], params: types.CallToolRequestPa
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+    if OPTIONS.tools_list == "error":
+        raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
+    if OPTIONS.tools_list == "hang":
+        await anyio.sleep_forever()
     return types.ListToolsResult(tools=TOOLS)
 
 
@@ -387,6 +400,9 @@ def main() -> None:
     parser.add_argument("--banner", action="store_true")
     parser.add_argument("--marker-dir")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument(
+        "--tools-list", choices=["error", "hang"], help="answer tools/list so, not with the tools"
+    )
     parser.parse_args(namespace=OPTIONS)
     if OPTIONS.exit_at_start:
         sys.stderr.write("cannot start: the configuration file is missing\n")

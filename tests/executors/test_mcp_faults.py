@@ -182,6 +182,19 @@ async def test_a_line_that_is_not_json_rpc_is_named_in_the_timeout_of_the_call_i
     assert await text_of(executor, app, "echo", text="after") == "after"
 
 
+async def test_an_answer_nested_deeper_than_the_parser_reads_fails_its_call_at_once_and_the_next_works(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    app = app_in(tmp_path / "deep", timeout_ms=20_000)
+
+    error = await failure(executor, app, "too_deep")
+
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.message.startswith(f"{app.id} too_deep: the server's answer could not be read (")
+    assert "recursion limit" in error.data["reason"]
+    assert await text_of(executor, app, "echo", text="after") == "after"
+
+
 async def test_an_answer_that_is_not_a_tool_result_is_refused_and_the_next_call_works(
     executor: McpExecutor, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.discovery.mcp_snapshots import Snapshot
+from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import McpExecutor
 from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, write_app
@@ -80,3 +81,32 @@ async def test_when_the_server_says_its_tools_changed_a_new_snapshot_reaches_the
     assert (changed.id, changed.binding) == (app.id, app.binding)
     assert snapshot.taken_at >= first.taken_at
     assert {tool["name"] for tool in snapshot.tools} >= set(TOOL_NAMES) - {"not_upstream"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "message"),
+    [
+        (
+            "error",
+            ErrorCode.EXECUTION_FAILED,
+            "tools/list failed: the MCP server answered with error -32601: Method not found",
+        ),
+        ("hang", ErrorCode.TIMEOUT, "tools/list did not finish within 1500 ms and was stopped"),
+    ],
+)
+async def test_a_server_that_does_not_list_its_tools_is_an_error_naming_the_app_and_tools_list(
+    executor: McpExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+    answer: str,
+    code: ErrorCode,
+    message: str,
+) -> None:
+    document = mcp_document(app_id=f"dev.test.list_{answer}", args=["--tools-list", answer], timeout_ms=1500)
+    del document["tools"]
+    app = write_app(tmp_path_factory.mktemp("unlisted"), document)
+
+    with pytest.raises(AaiError) as caught:
+        await executor.take_snapshot(app, {})
+
+    assert caught.value.code is code
+    assert caught.value.message.startswith(f"{app.id} {message}")

@@ -28,7 +28,7 @@ from ..errors import AaiError, AppReportedError, ExecutionFailedError, ServiceUn
 from .base import ToolResult
 from .mcp_launch import HttpLaunch
 from .mcp_sessions import SessionEndedError, UpstreamSession, describe_exception
-from .mcp_stdio import TOO_LONG_MARK
+from .mcp_stdio import TOO_LONG_MARK, UNREADABLE_MARK
 from .redaction import Scrubber
 
 ERROR_SHOWN_CHARS = 2000
@@ -84,6 +84,8 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
     where = _where(session)
     if isinstance(data, dict) and TOO_LONG_MARK in data:
         return ExecutionFailedError(app_id, tool, exc.message, max_message_bytes=data[TOO_LONG_MARK], **where)
+    if isinstance(data, dict) and UNREADABLE_MARK in data:
+        return ExecutionFailedError(app_id, tool, exc.message, reason=data[UNREADABLE_MARK], **where)
     if exc.code == types.CONNECTION_CLOSED:
         return await died(app_id, tool, session, exc)
     if exc.code == types.INVALID_REQUEST and exc.message == SDK_SAMPLING_REFUSAL:
