@@ -6,8 +6,8 @@ elicitation, sampling, a grandchild process. It speaks both protocol generations
 
 Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to the real stdout.
 Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
-`--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang` (tools/list is
-answered with an error, or never), `--marker-dir DIR`
+`--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang|invalid` (tools/list is
+answered with an error, never, or with one tool the SDK refuses), `--marker-dir DIR`
 (where `hang` notes its cancellation and `grandchild` the pid of what it started), `--banner`
 (a line that is not JSON on stdout before serving).
 """
@@ -328,6 +328,12 @@ async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequ
         raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
     if OPTIONS.tools_list == "hang":
         await anyio.sleep_forever()
+    if OPTIONS.tools_list == "invalid":  # written as is: the SDK's server would refuse it too
+        tools = [tool.model_dump(by_alias=True, exclude_none=True) for tool in TOOLS]
+        tools.append({"name": "not_an_object", "inputSchema": {"type": "string"}})
+        answer = {"jsonrpc": "2.0", "id": ctx.request_id, "result": {"tools": tools}}
+        WIRE.write(json.dumps(answer).encode() + b"\n")
+        await anyio.sleep_forever()
     return types.ListToolsResult(tools=TOOLS)
 
 
@@ -401,7 +407,7 @@ def main() -> None:
     parser.add_argument("--marker-dir")
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument(
-        "--tools-list", choices=["error", "hang"], help="answer tools/list so, not with the tools"
+        "--tools-list", choices=["error", "hang", "invalid"], help="answer tools/list so, not with the tools"
     )
     parser.parse_args(namespace=OPTIONS)
     if OPTIONS.exit_at_start:

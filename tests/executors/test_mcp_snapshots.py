@@ -92,6 +92,11 @@ async def test_when_the_server_says_its_tools_changed_a_new_snapshot_reaches_the
             "tools/list failed: the MCP server answered with error -32601: Method not found",
         ),
         ("hang", ErrorCode.TIMEOUT, "tools/list did not finish within 1500 ms and was stopped"),
+        (
+            "invalid",
+            ErrorCode.EXECUTION_FAILED,
+            "tools/list: the MCP server answered tools/list with a listing the MCP client refuses (tools/",
+        ),
     ],
 )
 async def test_a_server_that_does_not_list_its_tools_is_an_error_naming_the_app_and_tools_list(
@@ -101,7 +106,8 @@ async def test_a_server_that_does_not_list_its_tools_is_an_error_naming_the_app_
     code: ErrorCode,
     message: str,
 ) -> None:
-    document = mcp_document(app_id=f"dev.test.list_{answer}", args=["--tools-list", answer], timeout_ms=1500)
+    arguments = ["--tools-list", answer, "--legacy-only"]  # its raw answer is a 2025-11-25 one
+    document = mcp_document(app_id=f"dev.test.list_{answer}", args=arguments, timeout_ms=1500)
     del document["tools"]
     app = write_app(tmp_path_factory.mktemp("unlisted"), document)
 

@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # the MCP client takes half a second to import: only on first
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
-LIST_TOOLS: Final = "tools/list"
+LIST_TOOLS: Final = "tools/list"  # also in mcp_results, which this module imports only when needed
 SessionKey = tuple[str, str]
 """An app's binding and id."""
 ToolsChanged = Callable[[str, str], None]

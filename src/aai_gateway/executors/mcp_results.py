@@ -32,6 +32,7 @@ from .mcp_stdio import TOO_LONG_MARK, UNREADABLE_MARK
 from .redaction import Scrubber
 
 ERROR_SHOWN_CHARS = 2000
+LIST_TOOLS = "tools/list"
 SDK_SAMPLING_REFUSAL = "Sampling not supported"
 """What the SDK's client answers a sampling request with when it offers no sampling (the gateway
 does not): in 2026-07-28 that refusal ends the call itself."""
@@ -58,6 +59,15 @@ async def call_failure(exc: Exception, app_id: str, tool: str, session: Upstream
     if isinstance(exc, ValidationError):
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
         place = "/".join(str(part) for part in first.get("loc", ()))
+        if tool == LIST_TOOLS:  # the SDK refuses a listing as a whole, for one bad tool
+            return ExecutionFailedError(
+                app_id,
+                tool,
+                "the MCP server answered tools/list with a listing the MCP client refuses "
+                f"({place or 'the result'}: {first.get('msg')}); no tool of this server can be used "
+                "through the gateway until the server lists valid tools",
+                **where,
+            )
         return ExecutionFailedError(
             app_id,
             tool,
