@@ -217,6 +217,24 @@ def test_replace_backs_up_each_file_and_leaves_only_the_gateway_and_the_servers_
     assert files_holding(tmp_path, MOVED_SECRETS) == {}  # new files, backups and descriptors
 
 
+def test_replace_changes_the_file_a_symbolic_link_points_to_and_the_link_stays(
+    keyring: PrivateKeyring, tmp_path: Path
+) -> None:
+    [real] = copy_samples(tmp_path, ["windsurf/mcp_config.json"])
+    link = tmp_path / "home" / ".codeium" / "windsurf" / "mcp_config.json"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(real)
+
+    done = import_(user_env(tmp_path / "home", keyring), link, "--replace", "--no-start")
+
+    assert done.code == 0, done.err
+    assert link.is_symlink()
+    assert link.resolve() == real.resolve()
+    assert "aai-gateway" in json.loads(real.read_text(encoding="utf-8"))["mcpServers"]
+    [backup] = link.parent.glob("mcp_config.json.aai-backup-*")
+    assert not backup.is_symlink()
+
+
 def test_a_file_with_comments_is_not_replaced_and_the_import_says_how_to_do_it_by_hand(
     keyring: PrivateKeyring, tmp_path: Path
 ) -> None:
@@ -294,6 +312,21 @@ def test_hostile_server_names_give_descriptors_only_in_their_own_folders(
     apps = scanned_apps(env)
     assert all(path.parent.name in apps for path in written)
     assert "\x1b" not in done.out + done.err
+
+
+def test_a_file_whose_every_server_is_malformed_says_why_each_was_not_read_and_fails(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    servers = {"no-command": {"args": ["x"]}, "numeric": {"command": 5}}
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    not_servers = tmp_path / "array.json"
+    not_servers.write_text(json.dumps({"mcpServers": [{"command": "x"}]}), encoding="utf-8")
+
+    done = import_(user_env(tmp_path / "home", None), config, not_servers, "--dry-run")
+
+    assert done.code == 1
+    assert f"{config}: /mcpServers/no-command: has neither a command nor a url" in done.out
+    assert f"{config}: /mcpServers/numeric/command: command is a number; expected a string" in done.out
+    assert f"{not_servers}: /mcpServers: is an array; expected an object of servers by name" in done.out
 
 
 def test_without_files_it_lists_the_configurations_of_every_client_found_in_their_default_places(

@@ -6,7 +6,8 @@ elicitation, sampling, a grandchild process. It speaks both protocol generations
 
 Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to the real stdout.
 Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
-`--exit-at-start` (writes to stderr and exits 3), `--marker-dir DIR`
+`--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang|invalid` (tools/list is
+answered with an error, never, or with one tool the SDK refuses), `--marker-dir DIR`
 (where `hang` notes its cancellation and `grandchild` the pid of what it started), `--banner`
 (a line that is not JSON on stdout before serving).
 """
@@ -58,7 +59,15 @@ TOOLS = [
         input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
     ),
     types.Tool(
+        name="flood_id_last",
+        description="A huge answer written as the TypeScript SDK writes it: its id last",
+        input_schema={"type": "object", "properties": {"size": {"type": "integer"}}},
+    ),
+    types.Tool(
         name="garbage", description="Write a line that is not JSON, never answer", input_schema=OBJECT
+    ),
+    types.Tool(
+        name="too_deep", description="Answer with JSON nested deeper than parsers read", input_schema=OBJECT
     ),
     types.Tool(
         name="bad_result", description="Answer with something that is no tool result", input_schema=OBJECT
@@ -211,7 +220,18 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
 
 
 FAULTS = frozenset(
-    {"crash", "hang", "freeze", "flood", "garbage", "bad_result", "grandchild", "crash_leaving_child"}
+    {
+        "crash",
+        "hang",
+        "freeze",
+        "flood",
+        "flood_id_last",
+        "garbage",
+        "too_deep",
+        "bad_result",
+        "grandchild",
+        "crash_leaving_child",
+    }
 )
 
 
@@ -237,6 +257,15 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         time.sleep(3600)  # noqa: ASYNC251 (the point: the whole server stops answering)
     if name == "flood":
         return types.CallToolResult(content=[text("x" * int(arguments.get("size", 5 * 1024 * 1024)))])
+    if name == "flood_id_last":
+        result = {"content": [{"type": "text", "text": "x" * int(arguments["size"])}]}
+        answer: dict[str, Any] = {"result": result, "jsonrpc": "2.0", "id": ctx.request_id}
+        WIRE.write(json.dumps(answer).encode() + b"\n")
+        await anyio.sleep_forever()
+    if name == "too_deep":
+        nested = "[" * 300 + "]" * 300
+        WIRE.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(ctx.request_id)}, "result": {nested}}}\n'.encode())
+        await anyio.sleep_forever()
     if name == "garbage":
         WIRE.write(b"this is not json at all\n")
         await anyio.sleep_forever()
@@ -295,6 +324,16 @@ async def sample(ctx: ServerRequestContext[Any], params: types.CallToolRequestPa
 
 
 async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
+    if OPTIONS.tools_list == "error":
+        raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
+    if OPTIONS.tools_list == "hang":
+        await anyio.sleep_forever()
+    if OPTIONS.tools_list == "invalid":  # written as is: the SDK's server would refuse it too
+        tools = [tool.model_dump(by_alias=True, exclude_none=True) for tool in TOOLS]
+        tools.append({"name": "not_an_object", "inputSchema": {"type": "string"}})
+        answer = {"jsonrpc": "2.0", "id": ctx.request_id, "result": {"tools": tools}}
+        WIRE.write(json.dumps(answer).encode() + b"\n")
+        await anyio.sleep_forever()
     return types.ListToolsResult(tools=TOOLS)
 
 
@@ -367,6 +406,9 @@ def main() -> None:
     parser.add_argument("--banner", action="store_true")
     parser.add_argument("--marker-dir")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument(
+        "--tools-list", choices=["error", "hang", "invalid"], help="answer tools/list so, not with the tools"
+    )
     parser.parse_args(namespace=OPTIONS)
     if OPTIONS.exit_at_start:
         sys.stderr.write("cannot start: the configuration file is missing\n")

@@ -155,6 +155,20 @@ async def test_an_answer_longer_than_four_mebibytes_is_refused_for_that_call_onl
     assert len(small) == 1024 * 1024
 
 
+async def test_a_too_long_answer_with_its_id_last_fails_its_call_at_once_and_not_by_timeout(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    """The TypeScript SDK writes `{"result": …, "jsonrpc": "2.0", "id": 7}`: the id only shows at
+    the end of the line (server-filesystem reading a 4 MB file)."""
+    app = app_in(tmp_path / "flooding_ts", timeout_ms=20_000)
+
+    error = await failure(executor, app, "flood_id_last", size=MAX_MESSAGE_BYTES + 1024)
+
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert "the server's answer is longer than 4194304 bytes" in error.message
+    assert await text_of(executor, app, "echo", text="after") == "after"
+
+
 async def test_a_line_that_is_not_json_rpc_is_named_in_the_timeout_of_the_call_it_stood_for(
     executor: McpExecutor, tmp_path: Path
 ) -> None:
@@ -167,6 +181,19 @@ async def test_a_line_that_is_not_json_rpc_is_named_in_the_timeout_of_the_call_i
         "meanwhile it wrote a line that is not a JSON-RPC message to stdout: 'this is not json at all"
         in error.message
     )
+    assert await text_of(executor, app, "echo", text="after") == "after"
+
+
+async def test_an_answer_nested_deeper_than_the_parser_reads_fails_its_call_at_once_and_the_next_works(
+    executor: McpExecutor, tmp_path: Path
+) -> None:
+    app = app_in(tmp_path / "deep", timeout_ms=20_000)
+
+    error = await failure(executor, app, "too_deep")
+
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.message.startswith(f"{app.id} too_deep: the server's answer could not be read (")
+    assert "recursion limit" in error.data["reason"]
     assert await text_of(executor, app, "echo", text="after") == "after"
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.discovery.mcp_snapshots import Snapshot
+from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import McpExecutor
 from tests.builders import mcp_descriptor
@@ -83,6 +84,41 @@ async def test_when_the_server_says_its_tools_changed_a_new_snapshot_reaches_the
     assert (changed.id, changed.binding) == (app.id, app.binding)
     assert snapshot.taken_at >= first.taken_at
     assert {tool["name"] for tool in snapshot.tools} >= set(TOOL_NAMES) - {"not_upstream"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "message"),
+    [
+        (
+            "error",
+            ErrorCode.EXECUTION_FAILED,
+            "tools/list failed: the MCP server answered with error -32601: Method not found",
+        ),
+        ("hang", ErrorCode.TIMEOUT, "tools/list did not finish within 1500 ms and was stopped"),
+        (
+            "invalid",
+            ErrorCode.EXECUTION_FAILED,
+            "tools/list: the MCP server answered tools/list with a listing the MCP client refuses (tools/",
+        ),
+    ],
+)
+async def test_a_server_that_does_not_list_its_tools_is_an_error_naming_the_app_and_tools_list(
+    executor: McpExecutor,
+    tmp_path_factory: pytest.TempPathFactory,
+    answer: str,
+    code: ErrorCode,
+    message: str,
+) -> None:
+    arguments = ["--tools-list", answer, "--legacy-only"]  # its raw answer is a 2025-11-25 one
+    document = mcp_document(app_id=f"dev.test.list_{answer}", args=arguments, timeout_ms=1500)
+    del document["tools"]
+    app = write_app(tmp_path_factory.mktemp("unlisted"), document)
+
+    with pytest.raises(AaiError) as caught:
+        await executor.take_snapshot(app, {})
+
+    assert caught.value.code is code
+    assert caught.value.message.startswith(f"{app.id} {message}")
 
 
 async def test_each_time_a_2026_server_says_its_tools_changed_they_are_read_once(tmp_path: Path) -> None:

@@ -209,6 +209,20 @@ async def test_the_message_size_limit_is_an_option(apps_dir: Path) -> None:
     assert json.loads(answered["result"]["content"][0]["text"])["params"]["text"] == "y" * (limit - 1000)
 
 
+async def test_a_too_long_request_written_id_last_as_typescript_clients_do_is_answered_with_its_id(
+    apps_dir: Path,
+) -> None:
+    limit = 100_000
+    arguments = {"app": "dev.test.adapter", "tool": "echo", "args": {"text": "x" * limit}}
+    request = {"method": "tools/call", "params": {"name": "aai_exec", "arguments": arguments}}
+    async with raw_gateway(apps_dir, "--max-message-bytes", str(limit)) as gateway:
+        await gateway.handshake()
+        await gateway.send(json.dumps({**request, "jsonrpc": "2.0", "id": 9}).encode() + b"\n")
+        refused = await gateway.answer()
+
+    assert refused == too_long_answer(9, limit)
+
+
 async def test_an_idle_gateway_ends_at_end_of_input_and_on_sigterm(apps_dir: Path) -> None:
     async with raw_gateway(apps_dir) as gateway:
         await gateway.handshake()
@@ -469,7 +483,11 @@ def test_a_long_line_is_dropped_up_to_its_newline_and_the_next_line_is_whole() -
     out += splitter.feed(b" and its end\nnext line\nlast")
     out += splitter.finish()
 
-    assert out == [TooLong(b"0123456789ABC"), b"next line", b"last"]
+    assert out == [
+        TooLong(b"0123456789ABC", b"0123456789ABCmore of the long line and its end"),
+        b"next line",
+        b"last",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -488,6 +506,24 @@ def test_the_id_of_a_long_request_is_read_from_its_first_bytes_when_they_show_it
     start: bytes, request_id: int | str | None
 ) -> None:
     assert too_long_error(TooLong(start), 10).id == request_id
+
+
+@pytest.mark.parametrize(
+    ("end", "request_id"),
+    [
+        (b'aaa"}},"jsonrpc":"2.0","id":7}', 7),
+        (b'aaa"}}, "jsonrpc": "2.0", "id": "r-\\"1\\""}\r', 'r-"1"'),
+        (b'aaa\\",\\"id\\":7}"}}}', None),  # an "id" inside a string
+        (b'aaa"}, "id": 7}}', None),  # the id of a nested object
+        (b'aaa"}},"jsonrpc":"2.0","id":true}', None),
+    ],
+)
+def test_the_id_of_a_long_request_is_read_from_its_last_bytes_when_its_method_leads(
+    end: bytes, request_id: int | str | None
+) -> None:
+    start = b'{"method":"tools/call","params":{"arguments":{"text":"aaa'
+
+    assert too_long_error(TooLong(start, end), 10).id == request_id
 
 
 def test_a_tool_result_that_cannot_be_written_goes_out_as_an_internal_error_tool_result() -> None:

@@ -36,9 +36,10 @@ def print_found(reports: Sequence[ConfigReport], *, from_files: bool) -> None:
             print(f"  {problem.render()}")
 
 
-def print_problems(reports: Sequence[ConfigReport], plan: ImportPlan) -> None:
-    """The reader's notes on the files, except the errors that are a skipped server's reason."""
-    reasons = {skipped.reason for skipped in plan.skipped}
+def print_problems(reports: Sequence[ConfigReport], plan: ImportPlan | None) -> None:
+    """The reader's notes on the files, except the errors that are a skipped server's reason
+    (`plan`: None when nothing was planned, no server being importable)."""
+    reasons = {skipped.reason for skipped in plan.skipped} if plan is not None else set()
     notes = [
         problem.render()
         for report in reports

@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
     print_found(reports, from_files=bool(args.files))
     unreadable = any(report.format is None for report in reports)
     if not any(report.servers for report in reports):
-        return 1 if unreadable else 0
+        print_problems(reports, None)  # why the servers a file names were not read
+        malformed = any(p.severity == "error" for report in reports for p in report.problems)
+        return 1 if unreadable or malformed else 0
     store, unavailable = _keyring()
     settings = ImportSettings(target_dir, store is not None, home, os.environ, project, os.sep)
     plan = plan_import(reports, read_existing(target_dir), settings)

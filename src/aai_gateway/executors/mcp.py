@@ -50,11 +50,14 @@ from .programs import missing_program
 from .redaction import Scrubber
 
 if TYPE_CHECKING:  # the MCP client takes half a second to import: only on first use
+    from mcp_types import Tool as McpTool
+
     from .mcp_sessions import UpstreamSession
 
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+LIST_TOOLS: Final = "tools/list"  # also in mcp_results, which this module imports only when needed
 SessionKey = tuple[str, str]
 """An app's binding and id."""
 ToolsChanged = Callable[[str, str], None]
@@ -143,11 +146,11 @@ class McpExecutor(ExecutorBase[McpChannel]):
         probe = server_probe(app)
         if probe is None or not isinstance(probe.channel, McpChannel):
             raise UsageError(f"{app.id} has no MCP server on this computer", app=app.id)
-        launch = resolve_launch(app, "tools/list", probe.channel, secrets, self.environ)
+        launch = resolve_launch(app, LIST_TOOLS, probe.channel, secrets, self.environ)
         scrubber = _scrubber(launch, upstream_auth)
         try:
             session = await self._session(app, launch, scrubber, upstream_auth)
-            tools = await session.list_tools()
+            tools = await self._listed_tools(session, app, probe)
         except AaiError as error:
             raise self._failure(
                 app, launch, scrubber.error(self._refusal(app, upstream_auth) or error)
@@ -161,6 +164,24 @@ class McpExecutor(ExecutorBase[McpChannel]):
             server=ServerInfo(info.name, info.version, info.title) if info is not None else None,
             instructions=client.instructions if client is not None else None,
         )
+
+    async def _listed_tools(self, session: UpstreamSession, app: AppDescriptor, probe: Tool) -> list[McpTool]:
+        """Every tool the server lists, within the app's timeout (`execution.timeout`); an error
+        answer, a broken connection or no answer in time is the AAI error that names the app and
+        tools/list. A server that did not answer in time is stopped: the next read starts it again."""
+        from .mcp_results import call_failure  # noqa: PLC0415 (see TYPE_CHECKING above)
+
+        try:
+            with anyio.fail_after(probe.effective_timeout_ms / 1000):
+                return await session.list_tools()
+        except TimeoutError:
+            await session.close()
+            raise ExecutionTimeoutError(app.id, LIST_TOOLS, probe.effective_timeout_ms) from None
+        except Exception as exc:
+            error = await call_failure(exc, app.id, LIST_TOOLS, session)
+            if error is None:
+                raise
+            raise error from exc
 
     def on_snapshot(self, listener: SnapshotListener) -> None:
         """`listener(app, snapshot)` after a server whose tools were read said they changed."""

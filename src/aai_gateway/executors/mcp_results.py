@@ -28,10 +28,11 @@ from ..errors import AaiError, AppReportedError, ExecutionFailedError, ServiceUn
 from .base import ToolResult
 from .mcp_launch import HttpLaunch
 from .mcp_sessions import SessionEndedError, UpstreamSession, describe_exception
-from .mcp_stdio import TOO_LONG_MARK
+from .mcp_stdio import TOO_LONG_MARK, UNREADABLE_MARK
 from .redaction import Scrubber
 
 ERROR_SHOWN_CHARS = 2000
+LIST_TOOLS = "tools/list"
 SDK_SAMPLING_REFUSAL = "Sampling not supported"
 """What the SDK's client answers a sampling request with when it offers no sampling (the gateway
 does not): in 2026-07-28 that refusal ends the call itself."""
@@ -58,6 +59,15 @@ async def call_failure(exc: Exception, app_id: str, tool: str, session: Upstream
     if isinstance(exc, ValidationError):
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
         place = "/".join(str(part) for part in first.get("loc", ()))
+        if tool == LIST_TOOLS:  # the SDK refuses a listing as a whole, for one bad tool
+            return ExecutionFailedError(
+                app_id,
+                tool,
+                "the MCP server answered tools/list with a listing the MCP client refuses "
+                f"({place or 'the result'}: {first.get('msg')}); no tool of this server can be used "
+                "through the gateway until the server lists valid tools",
+                **where,
+            )
         return ExecutionFailedError(
             app_id,
             tool,
@@ -84,6 +94,8 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
     where = _where(session)
     if isinstance(data, dict) and TOO_LONG_MARK in data:
         return ExecutionFailedError(app_id, tool, exc.message, max_message_bytes=data[TOO_LONG_MARK], **where)
+    if isinstance(data, dict) and UNREADABLE_MARK in data:
+        return ExecutionFailedError(app_id, tool, exc.message, reason=data[UNREADABLE_MARK], **where)
     if exc.code == types.CONNECTION_CLOSED:
         return await died(app_id, tool, session, exc)
     if exc.code == types.INVALID_REQUEST and exc.message == SDK_SAMPLING_REFUSAL:

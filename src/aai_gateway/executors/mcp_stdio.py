@@ -8,11 +8,13 @@ It differs from the SDK's `stdio_client` where the gateway has rules of its own:
   stopped with its whole group, grandchildren too: stdin closed, a moment to exit, then SIGTERM
   to the group, the grace period, SIGKILL (`process.stop_process_tree`).
 - A line is at most `max_line_bytes` (`json_lines.LineSplitter`). An answer longer than that is
-  skipped unread and the request it answers fails at once with an error saying so, when the start
-  of the line shows its id (SDK servers write `id` before `result`); otherwise the line is only
-  recorded as a problem.
+  skipped unread and the request it answers fails with an error saying so once the line ends,
+  when its start or its end shows its id (Python's SDK writes `id` before `result`, the
+  TypeScript SDK after it); otherwise the line is only recorded as a problem.
 - A line that is not a JSON-RPC message is logged and recorded as a problem (never passed on);
-  the last problems and the end of stderr go into the errors of the calls (`describe`).
+  the last problems and the end of stderr go into the errors of the calls (`describe`). When it
+  looks like the answer to a request (its start or end shows an `id`, and no `method`: JSON
+  nested deeper than the parser reads, say), that request fails at once with an error saying so.
 - Its exit is noticed even while something it started keeps stdout open: the read stream then
   ends, so every request still waiting fails at once instead of running into its timeout.
 
@@ -38,7 +40,14 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from . import process as proc
-from .json_lines import LineSplitter, TooLong, leading_members
+from .json_lines import (
+    END_KEPT_BYTES,
+    ID_SEARCH_BYTES,
+    LineSplitter,
+    TooLong,
+    leading_members,
+    trailing_members,
+)
 from .mcp_launch import StdioLaunch
 
 if TYPE_CHECKING:
@@ -55,6 +64,8 @@ EXIT_POLL_SECONDS: Final = 0.1
 CLOSE_STDIN_SECONDS: Final = 0.5  # how long a server may take to exit by itself once stdin is closed
 TOO_LONG_MARK: Final = "aai_gateway_max_message_bytes"
 """Key of the `data` of the error the transport answers a too long line with."""
+UNREADABLE_MARK: Final = "aai_gateway_unreadable_answer"
+"""Key of the `data` of the error the transport answers an unreadable answer with (the reason)."""
 
 
 class StdioServer:
@@ -193,27 +204,25 @@ class StdioServer:
             return
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except (ValidationError, ValueError):
+        except (ValidationError, ValueError) as exc:
             shown = line[:LINE_SHOWN_CHARS].decode("utf-8", "replace")
             self._problem(f"it wrote a line that is not a JSON-RPC message to stdout: {shown!r}")
+            answer = _unreadable_answer(line, exc)
+            if answer is not None:
+                await incoming.send(SessionMessage(answer))
             return
         await incoming.send(SessionMessage(message))
 
     def _too_long(self, line: TooLong) -> types.JSONRPCError | None:
         """The error that settles the request a too long answer was for, when its id shows."""
         limit = self.max_line_bytes
-        members = leading_members(line.start, frozenset({"id", "method"}))
-        request_id = members.get("id")
-        answered = (
-            "method" not in members and isinstance(request_id, str | int) and not isinstance(request_id, bool)
-        )
+        request_id = _answered_id(line.start, line.end)
         self._problem(
             f"it wrote a message longer than {limit} bytes to stdout, the most the gateway reads from "
             "an MCP server; it was skipped unread"
         )
-        if not answered:
+        if request_id is None:
             return None
-        assert isinstance(request_id, str | int)
         return types.JSONRPCError(
             jsonrpc="2.0",
             id=request_id,
@@ -274,3 +283,32 @@ class StdioServer:
         with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.aclose()
         logger.debug("%s: MCP server pid %d stopped", self.log_as, process.pid)
+
+
+def _answered_id(start: bytes, end: bytes) -> types.RequestId | None:
+    """The id of the request a line answers, as far as its start and end show: an `id` that is
+    a string or an integer, and no `method` (which would make it a request of the server's)."""
+    wanted = frozenset({"id", "method"})
+    members = trailing_members(end, wanted) | leading_members(start, wanted)
+    request_id = members.get("id")
+    if "method" in members or isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    return request_id
+
+
+def _unreadable_answer(line: bytes, refusal: Exception) -> types.JSONRPCError | None:
+    """The error that settles the request an answer the parser refused was for, when its id shows."""
+    request_id = _answered_id(line[:ID_SEARCH_BYTES], line[-END_KEPT_BYTES:])
+    if request_id is None:
+        return None
+    errors = refusal.errors() if isinstance(refusal, ValidationError) else []
+    reason = str(errors[0]["msg"]) if errors else str(refusal)
+    return types.JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=types.ErrorData(
+            code=types.INTERNAL_ERROR,
+            message=f"the server's answer could not be read ({reason[:LINE_SHOWN_CHARS]}) and was skipped",
+            data={UNREADABLE_MARK: reason[:LINE_SHOWN_CHARS]},
+        ),
+    )

@@ -82,13 +82,15 @@ def replace_client_file(
     change: ClientChange, gateway: GatewayCommand, markers: Mapping[str, str], stamp: str
 ) -> Path:
     """Back up the file (moved secrets replaced by `markers`), then replace its imported servers
-    by the gateway. Returns the backup's path. Nothing is written if the new text cannot be made."""
+    by the gateway. Returns the backup's path. Nothing is written if the new text cannot be made.
+    A file that is a symbolic link (dotfiles kept in a repository) stays one: the file it points
+    to is changed; the backup lies next to the link."""
     text = change.path.read_text(encoding="utf-8-sig")
     new_text = replaced_text(change, text, gateway)
     backup = backup_path(change.path, stamp)
     mode = change.path.stat().st_mode & 0o777
     _write_atomically(backup, backup_text(change, text, markers), mode, exclusive=True)
-    _write_atomically(change.path, new_text, mode)
+    _write_atomically(Path(os.path.realpath(change.path)), new_text, mode)
     return backup
 
 

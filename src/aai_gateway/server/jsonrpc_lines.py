@@ -3,8 +3,9 @@ line as a message (or as the error to answer it with), and writing one message a
 
 The rules (see docs/errors.md, "Errors below MCP tool results"):
 
-- A line is at most `limit` bytes; a longer one comes out as `TooLong` holding its start, and
-  is answered with Invalid Request carrying the request's id when those first bytes show it.
+- A line is at most `limit` bytes; a longer one comes out as `TooLong` holding its start and its
+  end, and is answered with Invalid Request carrying the request's id when those bytes show it
+  (Python clients write `id` first, TypeScript ones last).
 - A line that is not JSON is Parse error (-32700, id null); JSON that is not a JSON-RPC
   message is Invalid Request (-32600) with the request's id when it has a readable one. A
   request whose id is not a string or an integer (1.5, null, true…) is Invalid Request with id
@@ -31,7 +32,7 @@ from pydantic import ValidationError
 
 from ..errors import InternalError
 from ..executors.answer_json import nested_deeper_than, writable_text
-from ..executors.json_lines import ID_SEARCH_BYTES, TooLong, leading_members
+from ..executors.json_lines import ID_SEARCH_BYTES, TooLong, leading_members, trailing_members
 from . import results
 
 logger = logging.getLogger(__name__)
@@ -109,8 +110,9 @@ def _unreadable(
 
 
 def too_long_error(line: TooLong, limit: int) -> types.JSONRPCError:
+    request_id = _request_id_at_start(line.start)
     return _error(
-        _request_id_at_start(line.start),
+        _request_id_at_ends(line) if request_id is None else request_id,
         types.INVALID_REQUEST,
         f"Invalid Request: the message is longer than {limit} bytes, the most this gateway reads "
         "(its --max-message-bytes option); it was skipped unread",
@@ -152,6 +154,15 @@ def _request_id_at_start(start: bytes) -> types.RequestId | None:
     """The id of a request from the first bytes of its line, when both its `id` and its
     `method` are members of the top-level object there (clients write them before `params`)."""
     found = leading_members(start, frozenset({"id", "method"}))
+    return _request_id(found) if {"id", "method"} <= found.keys() else None
+
+
+def _request_id_at_ends(line: TooLong) -> types.RequestId | None:
+    """The id of a request whose line ends with its `id` and begins with its `method` (the
+    TypeScript SDK writes `{"method": …, "params": …, "jsonrpc": "2.0", "id": 7}`)."""
+    found = trailing_members(line.end, frozenset({"id", "method"})) | leading_members(
+        line.start, frozenset({"method"})
+    )
     return _request_id(found) if {"id", "method"} <= found.keys() else None
 
 
