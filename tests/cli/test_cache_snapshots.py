@@ -143,3 +143,21 @@ def test_scan_shows_where_an_mcp_apps_tools_come_from_and_the_tools_left_out(
     assert [p["pointer"] for p in by_id["dev.test.taken"]["server_problems"]] == ["/tools/1/name"]
     assert by_id["dev.test.waiting"]["server_tools"]["snapshot_taken_at"] is None
     assert by_id["dev.test.waiting"]["execution"] == ["mcp"]
+
+
+def test_options_given_before_the_action_keep_their_value(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    """`cache --cache-dir DIR --json --path APPS list` is `cache list --cache-dir DIR ...`."""
+    apps, elsewhere = tmp_path / "apps", tmp_path / "elsewhere"
+    add_app(apps, "dev.test.before", elsewhere)
+
+    code, out, _ = run(
+        capsys, "cache", "--cache-dir", str(elsewhere), "--json", *DISCOVERY, str(apps), "list"
+    )
+    refreshed, _, refused = run(capsys, "cache", *DISCOVERY, str(apps), "refresh", "dev.test.before")
+
+    assert code == 0
+    [snapshot] = json.loads(out)["mcp_snapshots"]
+    assert (snapshot["app"], snapshot["state"]) == ("dev.test.before", "current")
+    assert refreshed == 2 and "no app" not in refused and "'/nonexistent/server' was not found" in refused

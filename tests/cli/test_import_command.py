@@ -290,7 +290,17 @@ def test_importing_again_updates_the_same_descriptors_and_never_overwrites_one_i
     assert descriptor(home, time_id)["x-imported-from"]["server"] == "time"  # type: ignore[index]
 
 
-HOSTILE_NAMES = ["../../escape", "a/b\\c", "\x1b[31mred\x07", "..", "x" * 300, "CON", "日本語", ""]
+HOSTILE_NAMES = [
+    "../../escape",
+    "a/b\\c",
+    "\x1b[31mred\x07",
+    "..",
+    "x" * 300,
+    "CON",
+    "日本語",
+    "",
+    "two\nlines",
+]
 
 
 def test_hostile_server_names_give_descriptors_only_in_their_own_folders(
@@ -312,6 +322,7 @@ def test_hostile_server_names_give_descriptors_only_in_their_own_folders(
     apps = scanned_apps(env)
     assert all(path.parent.name in apps for path in written)
     assert "\x1b" not in done.out + done.err
+    assert "← two\\nlines (" in done.out  # one line: a line break in a name is shown, not printed
 
 
 def test_a_file_whose_every_server_is_malformed_says_why_each_was_not_read_and_fails(tmp_path: Path) -> None:

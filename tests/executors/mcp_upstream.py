@@ -267,7 +267,7 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         WIRE.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(ctx.request_id)}, "result": {nested}}}\n'.encode())
         await anyio.sleep_forever()
     if name == "garbage":
-        WIRE.write(b"this is not json at all\n")
+        WIRE.write(b"this is not json at all\n" * int(arguments.get("lines", 1)))
         await anyio.sleep_forever()
     if name == "bad_result":
         answer = {"jsonrpc": "2.0", "id": ctx.request_id, "result": {"content": "not a list"}}

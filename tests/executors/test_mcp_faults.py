@@ -3,6 +3,7 @@ the next call works. Also: cancellation reaches the server, and no process outli
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import MAX_MESSAGE_BYTES, McpExecutor
+from aai_gateway.executors.mcp_stdio import PROBLEMS_LOGGED
 from tests.executors.mcp_support import (
     ENVIRON,
     call,
@@ -182,6 +184,20 @@ async def test_a_line_that_is_not_json_rpc_is_named_in_the_timeout_of_the_call_i
         in error.message
     )
     assert await text_of(executor, app, "echo", text="after") == "after"
+
+
+async def test_a_server_writing_garbage_on_every_line_does_not_flood_the_log(
+    executor: McpExecutor, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = app_in(tmp_path / "garbage_flood", timeout_ms=1500)
+
+    with caplog.at_level(logging.WARNING, logger="aai_gateway.executors.mcp_stdio"):
+        error = await failure(executor, app, "garbage", lines=2_000)
+
+    assert error.code is ErrorCode.TIMEOUT
+    logged = [r.getMessage() for r in caplog.records if r.name == "aai_gateway.executors.mcp_stdio"]
+    assert len(logged) == PROBLEMS_LOGGED + 1
+    assert logged[-1].endswith("more problems; the rest are not logged")
 
 
 async def test_an_answer_nested_deeper_than_the_parser_reads_fails_its_call_at_once_and_the_next_works(

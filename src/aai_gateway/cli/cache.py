@@ -22,10 +22,11 @@ from .tables import render_table
 ENV_CACHE_DIR = "AAI_GATEWAY_CACHE_DIR"
 
 
-def add_cache_option(parser: argparse.ArgumentParser) -> None:
+def add_cache_option(parser: argparse.ArgumentParser, *, inherited: bool = False) -> None:
+    """`inherited`: as for `add_discovery_options`."""
     parser.add_argument(
         "--cache-dir",
-        default=None,
+        default=argparse.SUPPRESS if inherited else None,
         metavar="DIR",
         help=f"the gateway's cache (default: ${ENV_CACHE_DIR}, else {default_cache_root()})",
     )
@@ -58,8 +59,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     actions = parser.add_subparsers(dest="cache_action", metavar="ACTION")
     listing = actions.add_parser("list", help="show cached descriptors and tool snapshots (the default)")
-    listing.add_argument("--json", action="store_true", help="machine-readable output")
-    add_discovery_options(listing)
+    listing.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    add_discovery_options(listing, inherited=True)
     clearing = actions.add_parser("clear", help="remove cached descriptors and tool snapshots")
     clearing.add_argument(
         "target",
@@ -71,9 +74,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "refresh", help="start an MCP app's server and take a new snapshot of its tools"
     )
     refreshing.add_argument("app", metavar="APP", help="the app: id, name, alias or file:/path")
-    add_discovery_options(refreshing)
+    add_discovery_options(refreshing, inherited=True)
     for sub in (listing, clearing, refreshing):
-        add_cache_option(sub)
+        add_cache_option(sub, inherited=True)
     parser.set_defaults(handler=run, cache_action=None)
 
 

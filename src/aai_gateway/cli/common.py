@@ -33,12 +33,18 @@ from .terminal import visible
 ENV_PATH = "AAI_GATEWAY_PATH"
 
 
-def add_discovery_options(parser: argparse.ArgumentParser) -> None:
+def add_discovery_options(parser: argparse.ArgumentParser, *, inherited: bool = False) -> None:
+    """`inherited`: `parser` is an action of a command that has these options already
+    (`cache --path DIR refresh APP`): given before the action, they keep their value."""
     group = parser.add_argument_group("discovery")
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if inherited else value
+
     group.add_argument(
         "--path",
         action="append",
-        default=[],
+        default=default([]),
         metavar="DIR",
         help=(
             "also read DIR/*.json and DIR/*/aai.json, before the default places "
@@ -48,13 +54,19 @@ def add_discovery_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--no-default-paths",
         action="store_true",
+        default=default(False),
         help="only use --path / $AAI_GATEWAY_PATH (ignore ~/.aai, XDG dirs, /Applications, ...)",
     )
-    group.add_argument("--dev", action="store_true", help="macOS: also scan Xcode DerivedData build products")
+    group.add_argument(
+        "--dev",
+        action="store_true",
+        default=default(False),
+        help="macOS: also scan Xcode DerivedData build products",
+    )
     group.add_argument(
         "--platform",
         choices=[p for p in PLATFORMS if p != "web"],
-        default=None,
+        default=default(None),
         help="pretend the gateway runs on this OS (default: this machine's)",
     )
 

@@ -140,7 +140,9 @@ def secret_markers(plan: ImportPlan) -> dict[str, str]:
 
 
 def _origin(server: FoundServer) -> str:
-    return f"{server.name} ({server.client}, {server.config_file} {server.json_pointer})"
+    """Where a server came from, on one line: a line break in its name is shown as `\\n`."""
+    name = server.name.replace("\r", "\\r").replace("\n", "\\n")
+    return f"{name} ({server.client}, {server.config_file} {server.json_pointer})"
 
 
 def _claude_code_commands(change: ClientChange, gateway: GatewayCommand) -> Iterable[str]:

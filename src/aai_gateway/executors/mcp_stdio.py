@@ -59,6 +59,8 @@ READ_CHUNK_BYTES: Final = 64 * 1024
 STDERR_KEPT_BYTES: Final = 64 * 1024
 STDERR_SHOWN_CHARS: Final = 2000
 PROBLEMS_KEPT: Final = 3
+PROBLEMS_LOGGED: Final = 20
+"""Per start of a server: a server writing garbage on every line must not flood the log."""
 LINE_SHOWN_CHARS: Final = 200
 EXIT_POLL_SECONDS: Final = 0.1
 CLOSE_STDIN_SECONDS: Final = 0.5  # how long a server may take to exit by itself once stdin is closed
@@ -235,9 +237,11 @@ class StdioServer:
         )
 
     def _problem(self, problem: str) -> None:
-        logger.warning(
-            "%s: MCP server pid %s: %s", self.log_as, self.process.pid if self.process else "?", problem
-        )
+        pid = self.process.pid if self.process else "?"
+        if self.problems_seen < PROBLEMS_LOGGED:
+            logger.warning("%s: MCP server pid %s: %s", self.log_as, pid, problem)
+        elif self.problems_seen == PROBLEMS_LOGGED:
+            logger.warning("%s: MCP server pid %s: more problems; the rest are not logged", self.log_as, pid)
         self.problems.append(problem)
         self.problems_seen += 1
 
