@@ -3,12 +3,16 @@ the user who signs in with it: `press_allow` at a sign-in URL, `auth_login_in_br
 an `aai-gateway auth login --no-browser` prints.
 
 Uses the system Chromium (`/usr/bin/chromium`): Playwright's own browser downloads are not
-needed. Tests that need it skip, saying why, when that binary is absent.
+needed. Tests that need it skip, saying why, when that binary is absent. Each browser gets a
+HOME of its own: Chromium writes crash-report settings and GTK's dconf database there, which
+must be neither the developer's nor shared with a browser in another pytest-xdist worker.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -42,14 +46,21 @@ def chromium_path() -> Path:
 async def chromium() -> AsyncIterator[Browser]:
     """A fresh headless Chromium."""
     executable = chromium_path()
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(executable), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
+    with tempfile.TemporaryDirectory(prefix="aai-chromium-home-", ignore_cleanup_errors=True) as home:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=str(executable), headless=True, args=CHROMIUM_ARGS, env=_private_home(home)
+            )
+            try:
+                yield browser
+            finally:
+                await browser.close()
+
+
+def _private_home(home: str) -> dict[str, str | float | bool]:
+    """This process's environment with HOME, and the XDG folders under it, moved to `home`."""
+    moved = {"HOME": home, "XDG_CONFIG_HOME": f"{home}/.config", "XDG_CACHE_HOME": f"{home}/.cache"}
+    return {**os.environ, **moved}
 
 
 @asynccontextmanager

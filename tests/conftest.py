@@ -9,7 +9,13 @@ Hypothesis profiles, chosen with the HYPOTHESIS_PROFILE variable:
 No deadline in any profile: the first examples pay one-off import and schema-compile costs, and a
 loaded CI machine must not turn that into a flaky failure.
 
-State: every test gets its own `XDG_STATE_HOME` (consent decisions kept without a keyring).
+Parallel: pyproject's addopts run the suite in pytest-xdist workers (`-n auto`), so no test may
+share a file, a port or a daemon with another. Ports come from the OS (port 0); files live under
+`tmp_path`; session fixtures (httpbin, `private_keyring`) start once per worker.
+
+State: every test gets its own `XDG_STATE_HOME` (consent decisions kept without a keyring) and
+`XDG_CACHE_HOME` (web descriptors, MCP tool snapshots). The terminal is 120 columns wide for every
+test (`COLUMNS`), so the CLI's tables come out the same in any terminal and in any worker.
 
 Keyring: for the whole session `PYTHON_KEYRING_BACKEND` names keyring's fail backend, so no test can
 reach the developer's real keyring by accident (`KeyringSecretStore()` refuses it). A test that
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
 pytest_plugins = ["tests.protected_mcp"]
 
 FAIL_KEYRING_BACKEND = "keyring.backends.fail.Keyring"
+TERMINAL_COLUMNS = 120  # shutil.get_terminal_size's fallback in the CLI when no terminal is attached
 
 settings.register_profile(
     "dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -53,6 +60,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` (addopts) starts one worker per CPU, unless every argument names single tests
+    (`path::test`): starting workers then costs more than they could save, so those run here."""
+    named = [arg for arg in config.args if not arg.startswith("-")]
+    if named and all("::" in arg for arg in named):
+        return 0
+    return None  # pytest-xdist's own count
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -72,11 +89,26 @@ def no_user_keyring() -> Iterator[None]:
         os.environ["PYTHON_KEYRING_BACKEND"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fixed_terminal_width() -> Iterator[None]:
+    """The CLI's tables fit the terminal (`shutil.get_terminal_size`): every test, and every
+    process it starts, sees the same width whatever the developer's terminal says (pytest-xdist's
+    workers see COLUMNS=80). A test about narrow terminals sets COLUMNS itself."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", str(TERMINAL_COLUMNS))
+        yield
+
+
 @pytest.fixture(autouse=True)
-def private_state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def private_state_and_cache_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every test (and every gateway it starts) keeps consent decisions made without a keyring
-    in a state directory of its own: never the developer's, never another test's."""
+    in a state directory of its own, and its caches (web descriptors, MCP tool snapshots) in a
+    cache directory of its own: never the developer's, never another test's, which may be
+    running at the same moment in another pytest-xdist worker."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,8 @@ Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to 
 Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
 `--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang|invalid` (tools/list is
 answered with an error, never, or with one tool the SDK refuses), `--marker-dir DIR`
-(where `hang` notes its cancellation and `grandchild` the pid of what it started), `--banner`
+(where `hang` notes that it started and that it was cancelled, and `grandchild` the pid of what
+it started), `--banner`
 (a line that is not JSON on stdout before serving).
 """
 
@@ -248,6 +249,8 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
             (Path(OPTIONS.marker_dir) / "grandchild.pid").write_text(str(child.pid))
         os._exit(4)
     if name == "hang":
+        if OPTIONS.marker_dir:
+            (Path(OPTIONS.marker_dir) / f"hanging-{os.getpid()}").write_text("hanging")
         try:
             await anyio.sleep_forever()
         finally:

@@ -258,7 +258,9 @@ async def test_a_cancelled_call_is_cancelled_at_the_server(
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(executor.execute, call(app, "hang"))
-        await anyio.sleep(0.5)
+        with anyio.fail_after(10):  # the call has reached the server
+            while not (markers / f"hanging-{pid}").exists():  # noqa: ASYNC110
+                await anyio.sleep(0.02)
         tasks.cancel_scope.cancel()
 
     with anyio.fail_after(5):

@@ -148,16 +148,19 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(gateway: Cli
     pid_result = await exec_tool(gateway, "pid")
     pid_block = pid_result.content[0]
     assert isinstance(pid_block, types.TextContent)
-    marker = markers / f"cancelled-{pid_block.text}"
+    hanging, marker = markers / f"hanging-{pid_block.text}", markers / f"cancelled-{pid_block.text}"
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(exec_tool, gateway, "hang")
-        await anyio.sleep(1.0)
+        with anyio.fail_after(10):  # the call has reached the server
+            while not hanging.exists():  # noqa: ASYNC110
+                await anyio.sleep(0.02)
         tasks.cancel_scope.cancel()
 
     with anyio.fail_after(10):
         while not marker.exists():  # noqa: ASYNC110
             await anyio.sleep(0.05)
+    hanging.unlink()
     marker.unlink()
     echoed = await exec_tool(gateway, "echo", {"text": "still here"})
     assert echoed.structured_content is not None and echoed.structured_content["text"] == "still here"
