@@ -12,6 +12,8 @@ one tools/call so a 2026-07-28 client can retry with our `request_state`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from anyio.abc import TaskGroup
 
 from ..auth.credential_page import CredentialPage
@@ -54,21 +56,11 @@ async def collect(
         page = CredentialPage(app, auth, store, locale=locale, timeout_seconds=PAGE_TIMEOUT_SECONDS)
         page_id = await pages.open(tasks, page)
         ask.memory.values[f"credential_page:{key}"] = page_id
-    url = pages.url(page_id)
-    if url is None:
-        raise error
-    name = app.names.lookup(locale)
     message = (
-        f"{name} needs your {auth.type} to run this. Open the page to enter it; it is stored in your "
-        "OS keyring and never shown to the assistant."
+        f"{app.names.lookup(locale)} needs your {auth.type} to run this. Open the page to enter it; it is "
+        "stored in your OS keyring and never shown to the assistant."
     )
-    answer = await ask.url(f"credentials:{key}", message, url, page_id)
-    if answer.action != "accept":
-        raise error
-    if await pages.result(page_id) is None:
-        raise error
-    if not ask.modern:
-        await ask.ctx.session.send_elicit_complete(page_id)
+    await _send_to_page(ask, pages, page_id, question=f"credentials:{key}", message=message, error=error)
 
 
 async def sign_in(
@@ -97,14 +89,22 @@ async def sign_in(
             raise error
         page_id = await pages.open(tasks, signing_in)
         ask.memory.values[f"sign_in:{key}"] = page_id
-    url = pages.url(page_id)
-    if url is None:
-        raise error
     message = (
         f"{app.names.lookup(locale)} needs you to sign in to run this. Open the link to sign in in your "
         "browser; the gateway keeps the tokens in your OS keyring and never shows them to the assistant."
     )
-    answer = await ask.url(f"sign-in:{key}", message, url, page_id)
+    await _send_to_page(ask, pages, page_id, question=f"sign-in:{key}", message=message, error=error)
+
+
+async def _send_to_page(
+    ask: Ask, pages: Pages[Any], page_id: str, *, question: str, message: str, error: AaiError
+) -> None:
+    """Ask the user (URL elicitation) to open the page; returns once the page has its result,
+    re-raises `error` when the page is gone, the user declines, or the page ends without one."""
+    url = pages.url(page_id)
+    if url is None:
+        raise error
+    answer = await ask.url(question, message, url, page_id)
     if answer.action != "accept":
         raise error
     if await pages.result(page_id) is None:
