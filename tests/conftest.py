@@ -21,7 +21,12 @@ Keyring: for the whole session `PYTHON_KEYRING_BACKEND` names keyring's fail bac
 reach the developer's real keyring by accident (`KeyringSecretStore()` refuses it). A test that
 wants a real keyring asks for the `private_keyring` fixture and passes `private_keyring.backend()`
 (or `private_keyring.child_env()` to a child process): a private DBus bus with an unlocked GNOME
-Keyring in a temporary HOME, see tests/keyring_session.py.
+Keyring in a temporary HOME, see tests/keyring_session.py. The `keyring` fixture is the same, of
+one test's own: what one test stores never helps another, and what it holds afterwards is what
+that test stored.
+
+OAuth: the `oauth_server` fixture is the test authorization server (tests/auth/oauth_server.py)
+on 127.0.0.1, over plain HTTP, for one test.
 
 Plugins: tests/protected_mcp.py, the fixtures of an authorization-protected MCP server
 (`authorization`, `mcp`) that tests of several folders sign in to.
@@ -39,6 +44,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 if TYPE_CHECKING:
+    from tests.auth.oauth_server import OAuthTestServer
     from tests.keyring_session import PrivateKeyring
 
 pytest_plugins = ["tests.protected_mcp"]
@@ -118,6 +124,25 @@ def private_keyring() -> Iterator[PrivateKeyring]:
 
     with PrivateKeyring() as private:
         yield private
+
+
+@pytest.fixture
+def keyring() -> Iterator[PrivateKeyring]:
+    """A real Secret Service of this test's own."""
+    from tests.keyring_session import PrivateKeyring
+
+    with PrivateKeyring() as private:
+        yield private
+
+
+@pytest.fixture
+def oauth_server() -> Iterator[OAuthTestServer]:
+    """The test authorization server, for this test (its Flask app is imported when one asks)."""
+    from tests.auth.oauth_server import OAuthTestServer
+
+    server = OAuthTestServer().start()
+    yield server
+    server.close()
 
 
 class _LostExitStatus(logging.Handler):

@@ -8,10 +8,7 @@ import json
 import shutil
 import sys
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from aai_gateway.auth.credentials import CredentialStore
 from aai_gateway.auth.secrets import KeyringSecretStore
@@ -82,13 +79,6 @@ def scanned_apps(env: dict[str, str]) -> dict[str, str]:
 def keyring_secrets(keyring: PrivateKeyring) -> dict[str, dict[str, str]]:
     store = CredentialStore(KeyringSecretStore(backend=keyring.backend()))
     return {c.app_id: c.secrets for c in store.stored() if c.kind == "secrets"}
-
-
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    """A keyring of this test's own: what it holds afterwards is what this import stored."""
-    with PrivateKeyring() as private:
-        yield private
 
 
 def descriptor(home: Path, app_id: str) -> dict[str, object]:

@@ -10,22 +10,13 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.builders import write_json
 from tests.keyring_session import PrivateKeyring
 from tests.server.conftest import adapter_app
 
 HOSTILE_APP = "Notes\x1b[2J\x1b[31mTool: fake\nApp: Trusted `id` $(touch {marker})"
-
-
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    with PrivateKeyring() as private:
-        yield private
 
 
 def exec_argv(apps: Path) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -36,19 +36,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    with PrivateKeyring() as private:
-        yield private
-
-
-@pytest.fixture
-def oauth_server() -> Iterator[OAuthTestServer]:
-    server = OAuthTestServer().start()
-    yield server
-    server.close()
 
 
 def web_app(app_id: str, base_url: str, auth: dict[str, Any], path: str) -> dict[str, Any]:

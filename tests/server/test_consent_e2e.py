@@ -10,7 +10,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -42,12 +42,6 @@ GENERATIONS = pytest.mark.parametrize("mode", ["legacy", "auto"], ids=["2025-11-
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    with PrivateKeyring() as private:
-        yield private
 
 
 @pytest.fixture

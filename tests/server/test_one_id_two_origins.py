@@ -43,12 +43,6 @@ def two_sites(ca: LocalCa) -> Iterator[tuple[WebAppServer, WebAppServer]]:
     second.stop()
 
 
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    with PrivateKeyring() as private:
-        yield private
-
-
 def keys_received(site: WebAppServer) -> list[str | None]:
     return [key for path, key in site.requests if path.startswith("/api/")]
 

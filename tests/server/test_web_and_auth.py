@@ -43,13 +43,6 @@ def web_app(ca: LocalCa) -> Iterator[WebAppServer]:
     server.stop()
 
 
-@pytest.fixture
-def keyring(tmp_path: Path) -> Iterator[PrivateKeyring]:
-    """A keyring of this test's own, so what one test stores never helps another."""
-    with PrivateKeyring() as private:
-        yield private
-
-
 def gateway_env(
     keyring: PrivateKeyring, ca: LocalCa, cache: Path, *, allow_private: bool = True, web_app_port: int = 0
 ) -> dict[str, str]:

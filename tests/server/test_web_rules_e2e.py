@@ -48,12 +48,6 @@ def https_oauth(ca: LocalCa) -> Iterator[OAuthTestServer]:
     server.close()
 
 
-@pytest.fixture
-def keyring() -> Iterator[PrivateKeyring]:
-    with PrivateKeyring() as private:
-        yield private
-
-
 def descriptor(app_id: str, origin: str, auth: dict[str, Any], path: str) -> dict[str, Any]:
     return {
         "schemaVersion": "1.0",

@@ -14,8 +14,8 @@ An upstream elicitation goes to the user through the call it belongs to (`Call.a
 which names the call (a context variable); over Streamable HTTP the SDK carries that context to
 a 2025-11-25 question too. Over stdio a 2025-11-25 question arrives with nothing naming the call:
 it goes to the oldest call in flight on the session that can ask (the gateway serves one client,
-so it reaches the same user). The call's clock stops while the
-user answers (at most `ask_seconds`). Nobody to ask: the server is answered with an error.
+so it reaches the same user). The call's clock stops while the user answers (at most
+`ask_seconds`). Nobody to ask: the server is answered with an error.
 """
 
 from __future__ import annotations
@@ -108,18 +108,15 @@ class UpstreamSession:
         self.scrub = scrub
         self._on_end = on_end
         self._on_tools_changed = on_tools_changed
-        transport = launch.transport
-        self.stdio = (
-            StdioServer(
-                transport,
+        self.stdio: StdioServer | None = None
+        if isinstance(launch.transport, StdioLaunch):
+            self.stdio = StdioServer(
+                launch.transport,
                 max_line_bytes=settings.max_message_bytes,
                 grace=settings.grace,
                 log_as=app_id,
                 scrub=scrub,
             )
-            if isinstance(transport, StdioLaunch)
-            else None
-        )
         self.client: Client | None = None
         self.failure: BaseException | None = None
         self.calls: list[Call] = []
@@ -127,6 +124,7 @@ class UpstreamSession:
         self.retiring = False
         self._ready = anyio.Event()
         self._stop = anyio.Event()
+        self._opening = anyio.CancelScope()  # what a stop cancels before `_serve` watches `_stop`
         self._ended = anyio.Event()
         self._nudge = anyio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -171,8 +169,11 @@ class UpstreamSession:
             raise SessionEndedError(self.describe_end())
 
     def stop(self) -> None:
-        """End the session (its task stops the server); the next call starts a new one."""
+        """End the session (its task stops the server); the next call starts a new one. A
+        session still opening stops opening at once (a server that never answers the handshake)."""
         self._stop.set()
+        if not self._opened:
+            self._opening.cancel()
 
     def retire(self) -> None:
         """Stop once no call is in flight (the app is now reached another way)."""
@@ -181,7 +182,7 @@ class UpstreamSession:
 
     async def close(self, wait: float = 10.0) -> None:
         """Stop the session and its server, and wait (at most `wait` s) until they are gone."""
-        self._stop.set()
+        self.stop()
         task = self._task
         if task is None or task.done():
             return
@@ -195,19 +196,20 @@ class UpstreamSession:
 
     async def _run(self) -> None:
         try:
-            async with Client(
-                self._transport(),
-                mode="auto",
-                client_info=CLIENT_INFO,
-                elicitation_callback=self._elicit,
-                message_handler=self._on_message,
-                cache=None,
-            ) as client:
-                self.client = client
-                self._opened = True
-                logger.info("%s: MCP session open (protocol %s)", self.app_id, client.protocol_version)
-                self._ready.set()
-                await self._serve(client)
+            with self._opening:  # a stop cancels it while opening; the transport still stops the server
+                async with Client(
+                    self._transport(),
+                    mode="auto",
+                    client_info=CLIENT_INFO,
+                    elicitation_callback=self._elicit,
+                    message_handler=self._on_message,
+                    cache=None,
+                ) as client:
+                    self.client = client
+                    self._opened = True
+                    logger.info("%s: MCP session open (protocol %s)", self.app_id, client.protocol_version)
+                    self._ready.set()
+                    await self._serve(client)
         except Exception as exc:
             self.failure = exc
             logger.log(
@@ -255,11 +257,8 @@ class UpstreamSession:
                 idle = 0.0 if self.retiring else self.settings.idle_seconds
                 remaining = self.last_used + idle - anyio.current_time()
                 if remaining <= 0:
-                    logger.info(
-                        "%s: MCP session %s; stopping it",
-                        self.app_id,
-                        "replaced" if self.retiring else "idle",
-                    )
+                    reason = "replaced" if self.retiring else "idle"
+                    logger.info("%s: MCP session %s; stopping it", self.app_id, reason)
                     self._expired = True
                     serving.cancel()
                     return
