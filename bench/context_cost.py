@@ -20,6 +20,7 @@ import mcp_types as types
 from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.cli.common import host_layout
 from aai_gateway.consent.gate import ConsentGate
+from aai_gateway.consent.listing_config import ListingConfig
 from aai_gateway.consent.store import ConsentStore
 from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
 from aai_gateway.executors.base import ExecutorSettings
@@ -102,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         consent = ConsentGate(ConsentStore(MemorySecretStore()))  # nothing runs: listing only
         gateway = Gateway(
-            build_catalog(sources), default_registry(ExecutorSettings(environ=os.environ)), consent=consent
+            build_catalog(sources),
+            default_registry(ExecutorSettings(environ=os.environ)),
+            consent=consent,
+            listing=ListingConfig(max_apps=args.apps),  # every app listed: the cost of one line per app
         )
     gateway_bytes = wire_size(list_tools(gateway))
     flat_bytes = wire_size(flat_listing(gateway))
