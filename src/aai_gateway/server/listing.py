@@ -60,16 +60,16 @@ SEARCH_RESULTS_SCHEMA: dict[str, Any] = {
 
 def aai_search_tool(style: str, listing: Listing) -> types.Tool:
     unlisted = (
-        "Most apps are not listed as tools here: search them. "
+        "Most apps are not listed as tools: search them. "
         if listing.mode == "bounded"
-        else "Use it when no app_ tool fits the task. "
+        else "Use when no app_ tool fits. "
     )
     return types.Tool(
         name=AAI_SEARCH[style],
         description=(
-            "Find the apps and operations for a task, among every installed app (listed or not), "
-            f"by what to do or by name, in any language. {unlisted}With app: that app's operations "
-            "matching query (a blank query: all), each with parameters and an example call."
+            "Search every installed app (listed or not) and its operations, by task or name, in any "
+            f"language. {unlisted}With app: that app's matching operations (blank query: all) with "
+            "parameters and an example call."
         ),
         input_schema={
             "type": "object",

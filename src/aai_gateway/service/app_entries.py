@@ -6,7 +6,7 @@ depends on `[listing]` (`consent/listing_config.py`):
 
 - up to `max_apps` listable apps (*full* mode): all of them, sorted by id;
 - above (*bounded* mode): only the pinned apps, as many as fit in `PINNED_ROOM` characters,
-  so tools/list stays near 2,000 tokens whatever the number of apps. Pins that name no
+  so tools/list stays under 2,000 tokens whatever the number of apps. Pins that name no
   listable app, and pins that do not fit, are reported (`Listing.unknown_pins`, `.left_out`).
 
 A pin is an app id (a local app: a file or bundled) or a web origin (the web app discovered
@@ -25,11 +25,13 @@ from ..descriptor import AppDescriptor, app_reference
 from .naming import ToolNameStyle, app_entry_description, app_tool_name, app_tool_names
 
 ListingMode = Literal["full", "bounded"]
-PINNED_ROOM = 4_500
-"""Characters the pinned entries of a bounded tools/list may take (name, description and the
-~150 characters of schema and annotations each entry carries); with the universal tools, a
-bounded list stays under 8,000 characters (2,000 tokens)."""
-ENTRY_OVERHEAD = 150
+PINNED_ROOM = 5_500
+"""Characters the pinned entries of a bounded tools/list may take: with the universal tools
+(about 2,000 characters), a bounded list stays under 8,000 characters (2,000 tokens). An entry
+counts its name, its description as JSON (six characters for a non-ASCII one: never less than
+its UTF-8 bytes) and `ENTRY_OVERHEAD` for its schema, annotations and keys (about 185 as MCP
+sends them)."""
+ENTRY_OVERHEAD = 190
 
 
 @dataclass(frozen=True)
