@@ -9,8 +9,10 @@ import logging
 import pytest
 
 from aai_gateway.consent.listing_config import ListingConfig
+from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.service.app_entries import PINNED_ROOM
 from aai_gateway.service.naming import MAX_ENTRY_DESCRIPTION
+from tests.consent.apps import EVIL, GOOD, web_app
 
 from .apps import catalog_of, gateway_of, http_app, many_apps
 
@@ -84,3 +86,28 @@ def test_the_listing_is_computed_once_per_catalog_version() -> None:
     assert gateway.listing is first
     gateway.set_catalog(catalog_of(many_apps(3)))
     assert gateway.listing is not first
+
+
+class CachedWeb:
+    """Web discovery that knows `apps` from its cache and fetches nothing (a stand-in)."""
+
+    def __init__(self, apps: list[AppDescriptor]) -> None:
+        self.apps = apps
+
+    def cached_apps(self) -> list[AppDescriptor]:
+        return self.apps
+
+
+def test_a_pinned_web_app_is_listed_under_a_name_of_its_own_when_a_local_app_has_its_id() -> None:
+    local = http_app("dev.aai.example.notes")
+    site = web_app(GOOD)  # claims the same id
+    other_site = web_app(EVIL, "dev.test.elsewhere")  # known, not pinned
+    gateway = gateway_of([local], ListingConfig(pinned=(GOOD,)), web=CachedWeb([site, other_site]))
+
+    assert [(e.tool_name, e.app.binding.kind) for e in gateway.entries] == [
+        ("app_dev_aai_example_notes", "file"),
+        ("app_https___api_example_com", "web"),
+    ]
+    entry = gateway.entry_for_tool_name("app:dev.aai.example.notes")
+    assert entry is not None and entry.app is local  # the id names the local app, as everywhere
+    assert gateway.entry_for_tool_name("app_dev_test_elsewhere") is None
