@@ -11,7 +11,8 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.builders import write_json
+from aai_gateway.guide import GUIDE_MAX_CHARS
+from tests.builders import c_descriptor, write_json
 from tests.server.conftest import adapter_app, connected
 
 pytestmark = pytest.mark.anyio
@@ -158,3 +159,39 @@ async def test_a_pinned_app_that_is_not_runnable_here_is_reported_as_not_listed(
         names = [tool.name for tool in (await client.list_tools()).tools]
     assert names == ["app_dev_test_more", "aai_search", "web_discover", "aai_exec"]
     assert "pinned but not an app listed here: dev.test.bus" in log.read_text(encoding="utf-8")
+
+
+def big_app(count: int) -> dict[str, Any]:
+    document = c_descriptor("dev.test.big", name="Big", type="http", baseUrl="http://127.0.0.1:9")
+    document["tools"] = [
+        {
+            "name": f"op_{i:03d}",
+            "description": f"Operation {i}: does one thing. Then explains how, at length.",
+            "parameters": {
+                "type": "object",
+                "properties": {"target": {"type": "string", "description": "What it acts on"}},
+                "required": ["target"],
+            },
+        }
+        for i in range(count)
+    ]
+    return document
+
+
+async def test_a_150_operation_app_answers_an_index_and_the_details_of_the_operations_asked_for(
+    apps_dir: Path, mode: str
+) -> None:
+    write_json(apps_dir / "big.json", big_app(150))
+    async with connected(apps_dir, mode) as client:
+        guide = text_of(await client.call_tool("app_dev_test_big", {}))
+        details = text_of(await client.call_tool("app_dev_test_big", {"operations": ["op_149", "op_007"]}))
+        found = await client.call_tool("aai_search", {"query": "op_042", "app": "dev.test.big", "limit": 1})
+    assert len(guide) <= GUIDE_MAX_CHARS
+    assert "This app has 150 operations" in guide and "- `op_149`: Operation 149: does one thing." in guide
+    assert 'app_dev_test_big({"operations": ["op_000", "op_001"]})' in guide
+    assert details.index("### op_149") < details.index("### op_007")
+    assert "- target (string, required): What it acts on" in details
+    assert 'aai_exec({"app": "dev.test.big", "tool": "op_007", "args": {"target": ' in details
+    assert found.structured_content is not None
+    assert [r["tool"] for r in found.structured_content["results"]] == ["op_042"]
+    assert "### op_042" in text_of(found)
