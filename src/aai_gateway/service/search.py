@@ -8,6 +8,7 @@ run here. A search restricted to an app answers that app's operations with their
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -131,7 +132,7 @@ def answer_across(
     for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=1):
         what = f"`{result.tool}` of `{result.app}`" if result.tool else f"`{result.app}` (app)"
         lines.append(f"{number}. {what}: {result.description or '(no description)'}")
-        lines.append(f"   Next: {_next_call(hit, result, listed_entry(hit.app), search_tool)}")
+        lines.append(f"   Next: {_next_call(result, listed_entry(hit.app), search_tool)}")
     lines += ["", f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
     return SearchAnswer(results, "\n".join(lines) + "\n")
 
@@ -164,10 +165,13 @@ def short(text: str) -> str:
 
 
 def _result(hit: SearchHit, reference: str) -> SearchResult:
-    return SearchResult(reference, hit.tool, round(float(hit.score), 4), short(hit.description))
+    score = float(hit.score)
+    return SearchResult(
+        reference, hit.tool, round(score, 4) if math.isfinite(score) else 0.0, short(hit.description)
+    )
 
 
-def _next_call(hit: SearchHit, result: SearchResult, entry: str | None, search_tool: str) -> str:
+def _next_call(result: SearchResult, entry: str | None, search_tool: str) -> str:
     if result.tool is not None:
         details = call_json({"app": result.app, "query": result.tool})
         return f"{search_tool}({details}) for its parameters and an example call"
