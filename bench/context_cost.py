@@ -20,6 +20,7 @@ import mcp_types as types
 from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.cli.common import host_layout
 from aai_gateway.consent.gate import ConsentGate
+from aai_gateway.consent.listing_config import ListingConfig
 from aai_gateway.consent.store import ConsentStore
 from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
 from aai_gateway.executors.base import ExecutorSettings
@@ -100,18 +101,27 @@ def main(argv: list[str] | None = None) -> int:
         sources = discovery_sources(
             host_layout(os.environ), DiscoveryOptions(paths=[Path(tmp)], no_default_paths=True)
         )
-        consent = ConsentGate(ConsentStore(MemorySecretStore()))  # nothing runs: listing only
-        gateway = Gateway(
-            build_catalog(sources), default_registry(ExecutorSettings(environ=os.environ)), consent=consent
-        )
+        catalog = build_catalog(sources)
+    consent = ConsentGate(ConsentStore(MemorySecretStore()))  # nothing runs: listing only
+    registry = default_registry(ExecutorSettings(environ=os.environ))
+    # Every app listed: the cost of one line per app; then the default [listing] (bounded above 20).
+    gateway = Gateway(catalog, registry, consent=consent, listing=ListingConfig(max_apps=args.apps))
+    default = Gateway(catalog, registry, consent=consent)
     gateway_bytes = wire_size(list_tools(gateway))
     flat_bytes = wire_size(flat_listing(gateway))
     guide_bytes = len(gateway.guide(gateway.entries[0].app.id).encode())
+    default_bytes = wire_size(list_tools(default))
     print(f"{args.apps} apps x {args.tools} tools")
-    print(f"{'flat: every tool listed (baseline)':<40}{flat_bytes:>9} bytes  ~{flat_bytes // 4:>7} tokens")
-    print(f"{'gateway tools/list':<40}{gateway_bytes:>9} bytes  ~{gateway_bytes // 4:>7} tokens")
-    print(f"{'one app guide, read on demand':<40}{guide_bytes:>9} bytes  ~{guide_bytes // 4:>7} tokens")
-    print(f"ratio gateway/flat: {gateway_bytes / flat_bytes:.1%} (target <= 5%)")
+
+    def row(label: str, size: int) -> None:
+        print(f"{label:<40}{size:>9} bytes  ~{size // 4:>7} tokens")
+
+    row("flat: every tool listed (baseline)", flat_bytes)
+    row("gateway tools/list, every app listed", gateway_bytes)
+    row("gateway tools/list, default [listing]", default_bytes)
+    row("one app guide, read on demand", guide_bytes)
+    print(f"ratio gateway/flat, every app listed: {gateway_bytes / flat_bytes:.1%} (target <= 5%)")
+    print(f"ratio gateway/flat, default [listing]: {default_bytes / flat_bytes:.1%}")
     print(f"with one guide read: {(gateway_bytes + guide_bytes) / flat_bytes:.1%}")
     return 0
 

@@ -38,6 +38,7 @@ def test_the_inspector_lists_the_app_entries_and_the_universal_tools(apps_dir: P
         "app_dev_test_adapter",
         "app_dev_test_offline",
         "app_dev_test_slow",
+        "aai_search",
         "web_discover",
         "aai_exec",
     ]

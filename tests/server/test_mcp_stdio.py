@@ -30,7 +30,7 @@ def text_of(result: types.CallToolResult) -> str:
     return block.text
 
 
-async def test_tools_list_shows_one_entry_per_runnable_app_and_the_two_universal_tools(
+async def test_tools_list_shows_one_entry_per_runnable_app_and_the_three_universal_tools(
     gateway: Client,
 ) -> None:
     listed = await gateway.list_tools()
@@ -39,6 +39,7 @@ async def test_tools_list_shows_one_entry_per_runnable_app_and_the_two_universal
         "app_dev_test_adapter",
         "app_dev_test_offline",
         "app_dev_test_slow",
+        "aai_search",
         "web_discover",
         "aai_exec",
     ]
@@ -47,7 +48,9 @@ async def test_tools_list_shows_one_entry_per_runnable_app_and_the_two_universal
         adapter.description
         == "【Adapter|Adapter（中文）】Adapter for tests. Aliases: echo box. Call to get guide."
     )
-    assert adapter.input_schema["properties"] == {}
+    operations = {"type": "array", "items": {"type": "string"}}
+    assert adapter.input_schema["properties"] == {"operations": operations}
+    assert "required" not in adapter.input_schema  # the guide, unless operations are asked for
     exec_tool = listed.tools[-1]
     assert exec_tool.input_schema["required"] == ["app", "tool"]
 
@@ -62,6 +65,7 @@ async def test_colon_names_are_listed_on_request_and_seed_names_are_always_accep
         "app:dev.test.adapter",
         "app:dev.test.offline",
         "app:dev.test.slow",
+        "aai:search",
         "web:discover",
         "aai:exec",
     ]

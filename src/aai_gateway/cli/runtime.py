@@ -83,10 +83,11 @@ def user_config() -> LoadedConfig:
     return loaded
 
 
-def consent_gate() -> ConsentGate:
+def consent_gate(loaded: LoadedConfig | None = None) -> ConsentGate:
+    """The consent gate of `loaded` settings (read from config.toml when not given)."""
     return ConsentGate(
         consent_store(),
-        user_config().config,
+        (loaded or user_config()).config,
         dialog_backend=available_dialog(os.environ, sys.platform),
         config_path=config_path(),
     )
@@ -121,6 +122,7 @@ def executor_settings(policy: WebFetchPolicy, cache_dir: Path | None = None) -> 
 def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
     locale = user_locale(getattr(args, "locale", None))
     policy = web_policy()
+    settings = user_config()  # read once: [consent] and [listing]
     return Gateway(
         watcher.catalog,
         default_registry(executor_settings(policy, cache_root(args))),
@@ -128,8 +130,9 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
         locale=locale,
         auth=AuthProvider(credential_store(), environ=os.environ, web_policy=policy, locale=locale),
         web=web_discovery(args, policy),
-        consent=consent_gate(),
+        consent=consent_gate(settings),
         snapshots=watcher.snapshots,
+        listing=settings.listing,
     )
 
 

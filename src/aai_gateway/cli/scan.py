@@ -17,6 +17,8 @@ from ..discovery.catalog import ServerToolsState, snapshot_age, time_since
 from ..discovery.mcp_server_states import STATE_DIR, AppKey, ServerState, read_states
 from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
+from ..service import Listing
+from ..service.disclosure import listing_of
 from .cache import cache_root, snapshot_store
 from .common import (
     LOGGING_OPTIONS,
@@ -45,18 +47,39 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
+    from .runtime import user_config, web_discovery
+
     catalog = load_catalog(args, snapshot_store(args))
     locale = user_locale(args.locale)
     registry = default_registry(ExecutorSettings(environ=os.environ))
     servers = read_states(cache_root(args) / STATE_DIR)
+    settings = user_config()
+    listing = listing_of(registry, settings.listing, catalog.apps, web_discovery(args).cached_apps())
+    problems = [p.render() for p in settings.problems if p.key.startswith("listing")]
     try:
         if args.json:
-            print_json(catalog_as_json(catalog, locale, registry.unavailable_reason, servers))
+            report = catalog_as_json(catalog, locale, registry.unavailable_reason, servers)
+            print_json({**report, "listing": listing_json(listing, problems)})
         else:
-            print(render_catalog(catalog, locale, registry.unavailable_reason, servers))
+            lines = [*listing.summary(), *(f"problem: {p}" for p in problems)]
+            print(render_catalog(catalog, locale, registry.unavailable_reason, servers, lines))
     finally:
         anyio.run(registry.aclose)
     return 0
+
+
+def listing_json(listing: Listing, problems: Sequence[str]) -> dict[str, Any]:
+    """What tools/list holds of the apps (`[listing]` in config.toml): its mode and why."""
+    return {
+        "mode": listing.mode,
+        "max_apps": listing.settings.max_apps,
+        "listable": listing.listable,
+        "listed": [entry.app.id for entry in listing.entries],
+        "pinned": list(listing.settings.pinned),
+        "unknown_pins": list(listing.unknown_pins),
+        "left_out": list(listing.left_out),
+        "problems": list(problems),
+    }
 
 
 ReasonOf = Callable[[Tool], str | None]
@@ -109,9 +132,11 @@ def render_catalog(
     locale: str | None,
     reason_of: ReasonOf | None = None,
     servers: ServerStates | None = None,
+    listing: Sequence[str] = (),
 ) -> str:
     """`reason_of` adds a RUNS HERE column (see `runs_here`); `servers` a SERVER column when
-    there are MCP apps, and their servers' last errors below the table."""
+    there are MCP apps, and their servers' last errors below the table; `listing` a section on
+    what tools/list holds of the apps (`Listing.summary`)."""
     parts: list[str] = []
     entries = _by_id(catalog)
     with_servers = servers is not None and any(mcp_channel(e.descriptor) for e in entries)
@@ -144,6 +169,10 @@ def render_catalog(
             parts.append(heading(f"Last errors of MCP servers ({len(errors)})") + "\n".join(errors))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
+    if listing:
+        parts.append(
+            heading("tools/list ([listing] in config.toml)") + "\n".join(f"  {line}" for line in listing)
+        )
     if catalog.skipped:
         parts.append(heading(f"Skipped ({len(catalog.skipped)})"))
         for skipped in catalog.skipped:

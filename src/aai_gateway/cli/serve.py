@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
     gateway = build_gateway(args, watcher)
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
-    logger.info("serving %d apps over stdio", len(gateway.entries))
+    logger.info(
+        "serving %d apps over stdio; tools/list: %s", gateway.listing.listable, gateway.listing.summary()[0]
+    )
     server = GatewayServer(gateway, watcher, args.poll_interval)
     if sys.stdin.isatty():  # started by hand: nothing will come from a person typing here
         print(TERMINAL_HINT, file=sys.stderr, flush=True)

@@ -1,4 +1,5 @@
-"""The user's consent settings: the `[consent]` table of `config.toml` in the user config dir.
+"""The user's settings in `config.toml` in the user config dir: the `[consent]` table, and the
+`[listing]` table that `listing_config.py` reads from the same document (one reader per file).
 
 The caller (the CLI) passes the file's path; this module reads nothing else, not even the
 environment. Reading never fails: a missing file gives the defaults, and a file that cannot be
@@ -12,7 +13,8 @@ unreadable file or a `[consent]` table of the wrong type means the defaults; a w
 `always_ask` value means the default (`false`: stored decisions apply, and they were made by
 the user); an `auto_allow` entry that cannot be read is dropped. Unknown keys are reported as
 warnings (a misspelt `always_ask` must not pass silently) and ignored. Other top-level tables
-belong to other parts of the gateway and are not looked at.
+belong to other parts of the gateway and are not looked at; `[listing]` follows the same rules
+(`listing_config.py`).
 
 What the entries mean (matching itself is `policy.auto_allow_entry`):
 
@@ -28,12 +30,15 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..descriptor.origin import normalize_origin
 from ..errors import AaiError
+from .config_values import kind as _kind
+from .config_values import shown as _shown
+from .listing_config import ListingConfig, read_listing
 
 CONFIG_FILE_NAME = "config.toml"
 Severity = Literal["error", "warning"]
@@ -99,6 +104,7 @@ class LoadedConfig:
     config: ConsentConfig
     problems: tuple[ConfigProblem, ...] = ()
     found: bool = False  # the file exists
+    listing: ListingConfig = field(default_factory=ListingConfig)
 
     @property
     def errors(self) -> tuple[ConfigProblem, ...]:
@@ -151,7 +157,13 @@ def parse_config_text(text: str, file: str = CONFIG_FILE_NAME, *, found: bool = 
         config = reader.read(document)
     except Exception as exc:  # a value no check foresaw: the defaults, never a crash
         return _unusable(file, found, f"cannot be applied ({type(exc).__name__}: {_first_line(exc)})")
-    return LoadedConfig(file, config, tuple(reader.problems), found=found)
+    try:
+        listing = read_listing(document, reader)
+    except Exception as exc:  # the same for [listing]: its defaults, the consent settings kept
+        reason = f"{type(exc).__name__}: {_first_line(exc)}"
+        reader.problem("listing", f"cannot be applied ({reason}); using defaults")
+        listing = ListingConfig()
+    return LoadedConfig(file, config, tuple(reader.problems), found=found, listing=listing)
 
 
 def _unusable(file: str, found: bool, reason: str) -> LoadedConfig:
@@ -227,7 +239,7 @@ class _Reader:
         if not isinstance(consent, dict):
             self.problem("consent", f"must be a table ([consent]), not {_kind(consent)}; using defaults")
             return ConsentConfig()
-        self._unknown_keys("consent", consent, _CONSENT_KEYS)
+        self.unknown_keys("consent", consent, _CONSENT_KEYS)
         return ConsentConfig(
             always_ask=self._always_ask(consent), auto_allow=tuple(self._auto_allow(consent))
         )
@@ -253,7 +265,7 @@ class _Reader:
                 "nothing is auto-allowed",
             )
             return []
-        self._unknown_keys("consent.auto_allow", table, _AUTO_ALLOW_KEYS)
+        self.unknown_keys("consent.auto_allow", table, _AUTO_ALLOW_KEYS)
         found: list[AutoAllow] = []
         for name, parse in (("apps", self._app_entry), ("tools", self._tool_entry)):
             key = f"consent.auto_allow.{name}"
@@ -278,7 +290,7 @@ class _Reader:
         if "://" in text:
             scheme, _, rest = text.partition("://")
             host, _, path = rest.partition("/")
-            origin = self._origin(key, f"{scheme}://{host}", text)
+            origin = self.origin(key, f"{scheme}://{host}", text)
             if origin is None:
                 return None
             if path:
@@ -305,7 +317,7 @@ class _Reader:
         if "://" in text:
             scheme, _, rest = text.partition("://")
             host, _, tool = rest.partition("/")
-            origin = self._origin(key, f"{scheme}://{host}", text)
+            origin = self.origin(key, f"{scheme}://{host}", text)
             if origin is None:
                 return None
         else:
@@ -322,7 +334,7 @@ class _Reader:
             return None
         return AutoAllow(origin, tool, text)
 
-    def _origin(self, key: str, origin_text: str, entry: str) -> str | None:
+    def origin(self, key: str, origin_text: str, entry: str) -> str | None:
         scheme = origin_text.partition("://")[0].lower()
         if scheme != "https":
             self.problem(
@@ -340,7 +352,7 @@ class _Reader:
             self.problem(key, f"{entry!r} is not a web origin ({exc.message}); ignored")
             return None
 
-    def _unknown_keys(self, table: str, values: dict[str, Any], known: frozenset[str]) -> None:
+    def unknown_keys(self, table: str, values: dict[str, Any], known: frozenset[str]) -> None:
         for name in sorted(set(values) - known):
             self.problem(
                 f"{table}.{name}",
@@ -368,26 +380,3 @@ def _decode_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
 
 def _has_space(text: str) -> bool:
     return any(c.isspace() for c in text)
-
-
-def _shown(value: Any) -> str:
-    """`value` as written in a problem: its start, if it is long (or too large to write at all)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an integer of more digits than Python writes out
-        return "(too large to show)"
-    return text if len(text) <= 60 else text[:60] + "…"
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"

@@ -67,6 +67,26 @@ class UnknownToolError(AaiError):
         )
 
 
+class UnknownOperationError(AaiError):
+    """Operation names an app does not have, asked for by name (an app entry's `operations`):
+    the message names the closest of its operations, not all of them (a big app has hundreds)."""
+
+    def __init__(
+        self, app_id: str, names: list[str], close_matches: dict[str, list[str]], count: int
+    ) -> None:
+        parts = []
+        for name in names:
+            close = close_matches.get(name) or []
+            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+            parts.append(f"{name!r}{hint}")
+        super().__init__(
+            f"app {app_id!r} has no operation {'; '.join(parts)}. Its {count} operations are listed in "
+            "its guide; aai_search with this app finds them by what they do",
+            {"app": app_id, "tools": names, "close_matches": close_matches},
+            ErrorCode.UNKNOWN_TOOL,
+        )
+
+
 class InvalidParamsError(AaiError):
     """`violations` lists what was found; `unlisted` counts the violations left out of it, None
     when nobody looked for them (`data.violations_complete` is then false)."""

@@ -1,10 +1,22 @@
 """Guide layer: an app descriptor rendered as the markdown operation guide an agent reads.
 
-Pure functions, no I/O: `render_guide` builds the guide, `example_arguments` the arguments of an
-example call from a tool's parameter schema.
+Pure functions, no I/O: `render_guide` builds the guide (an index for an app too big for one),
+`render_operations` the full details of chosen operations, `example_arguments` the arguments of
+an example call from a tool's parameter schema.
 """
 
 from .examples import example_arguments
-from .render import render_guide
+from .index import one_line
+from .options import CHARS_PER_TOKEN, GUIDE_MAX_CHARS, GUIDE_MAX_TOKENS, GuideOptions
+from .render import render_guide, render_operations
 
-__all__ = ["example_arguments", "render_guide"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "GUIDE_MAX_CHARS",
+    "GUIDE_MAX_TOKENS",
+    "GuideOptions",
+    "example_arguments",
+    "one_line",
+    "render_guide",
+    "render_operations",
+]

@@ -3,6 +3,10 @@
 One bullet per property: `name (type, required|optional, constraints): description`, with the
 fields of nested objects, and of the objects inside arrays, indented under their parent. Types
 read like TypeScript: `"low" | "normal"` for an enum, `string | null`, `array of date string`.
+
+The text is bounded whatever the schema: a bullet is at most `MAX_LINE` characters, and the
+bullets of one schema at most `max_text` (`PARAMETERS_TEXT`, `RETURNS_TEXT` by default), past
+which a last bullet says the rest is too large to list (`TOO_LARGE`).
 """
 
 from __future__ import annotations
@@ -17,22 +21,26 @@ Mode = Literal["parameters", "returns"]
 MAX_ENUM = 30
 MAX_DEFAULT = 60
 TOO_LARGE = "- … (the rest of this schema is too large to list here)"
+MAX_LINE = 700  # characters of one bullet
+PARAMETERS_TEXT = 8_000  # characters of the bullets of one tool's parameters
+RETURNS_TEXT = 3_000  # ... and of its returns
 _SPACES = re.compile(r"\s+")
 _CHARACTERS_PER_STEP = 100  # a bullet costs the walk one step per this many characters
 
 
-def parameter_lines(schema: Schema) -> tuple[list[str], list[str]]:
+def parameter_lines(schema: Schema, max_text: int = PARAMETERS_TEXT) -> tuple[list[str], list[str]]:
     """Bullets for a tool's `parameters` (empty when it takes none), and the constraints on the
     arguments as a whole (`at least 2 fields`)."""
-    resolver = Resolver(schema)
+    resolver = Resolver(schema, max_text=max_text)
     resolved, refs = resolver.resolve(schema)
     overall = _count(_int(resolved, "minProperties"), _int(resolved, "maxProperties"), "field")
-    return _bounded(resolver, _children(resolver, resolved, "parameters", refs, depth=0)), overall
+    lines = _children(resolver, resolved, "parameters", refs, depth=0)
+    return _bounded(resolver, lines, max_text), overall
 
 
-def returns_summary(schema: Schema) -> tuple[str, list[str]]:
+def returns_summary(schema: Schema, max_text: int = RETURNS_TEXT) -> tuple[str, list[str]]:
     """A one-line summary of a `returns` schema (`object — description`) and its field bullets."""
-    resolver = Resolver(schema)
+    resolver = Resolver(schema, max_text=max_text)
     resolved, refs = resolver.resolve(schema)
     head = type_label(resolver, resolved, depth=0)
     facts = constraints(resolver, resolved)
@@ -41,12 +49,27 @@ def returns_summary(schema: Schema) -> tuple[str, list[str]]:
     text = description(resolved)
     if text:
         head += f" — {text}"
-    return head, _bounded(resolver, _children(resolver, resolved, "returns", refs, depth=0))
+    lines = _children(resolver, resolved, "returns", refs, depth=0)
+    return capped(head), _bounded(resolver, lines, max_text)
 
 
-def _bounded(resolver: Resolver, lines: list[str]) -> list[str]:
-    """`lines`, with a last bullet saying so when the walk ran out of steps before the end."""
-    return [*lines, TOO_LARGE] if resolver.exhausted() else lines
+def _bounded(resolver: Resolver, lines: list[str], max_text: int) -> list[str]:
+    """`lines` up to `max_text` characters, with a last bullet saying so when the walk ran out of
+    steps or text before the end. (A bullet is written after its children, so the walk may go
+    past `max_text` by the bullets of a field's parents: they are cut here.)"""
+    kept: list[str] = []
+    room = max_text
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            return [*kept, TOO_LARGE]
+        kept.append(line)
+    return [*kept, TOO_LARGE] if resolver.exhausted() else kept
+
+
+def capped(line: str, limit: int = MAX_LINE) -> str:
+    """`line`, cut to `limit` characters (with `…`)."""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------- bullets
@@ -99,7 +122,9 @@ def _field(
         )
     if text:
         line += f": {text}"
+    line = capped(line)
     resolver.spend(1 + len(line) // _CHARACTERS_PER_STEP)
+    resolver.write(len(line) + 1)
     return [line, *children]
 
 

@@ -2,45 +2,27 @@
 Format"): app info, authentication, every operation with its parameters, returns and an example
 call, and a footer naming the execution tool. Pure and deterministic: the same descriptor and
 options always give the same text.
+
+A guide is bounded: one longer than `GUIDE_MAX_CHARS` (`GUIDE_MAX_TOKENS` tokens, counted as
+characters / 4) is an index instead (`index.py`), and the details of the operations an agent
+picks come from `render_operations`, bounded the same way. Sections are rendered one by one and
+the full guide is given up as soon as it passes the bound, so a huge app costs no more work than
+a guide at the bound.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-from urllib.parse import urlsplit
 
-from ..descriptor.annotations import annotation_hints
-from ..descriptor.model import (
-    AcpChannel,
-    ApiKeyAuth,
-    AppCredentialAuth,
-    AppDescriptor,
-    AppleEventsChannel,
-    Auth,
-    Channel,
-    ComChannel,
-    CookieAuth,
-    DbusChannel,
-    HttpChannel,
-    Instructions,
-    IntentChannel,
-    McpChannel,
-    OAuth2Auth,
-    ScriptChannel,
-    StdioChannel,
-    Tool,
-    ToolAnnotations,
-    UrlSchemeChannel,
-)
-from ..descriptor.platforms import ExecutionType
-from .examples import example_arguments
-from .fields import parameter_lines, returns_summary
+from ..descriptor.model import AppDescriptor, Tool
+from .app_info import app_info, authentication
+from .fields import capped
+from .index import render_index
+from .operations import operation_section
+from .options import GUIDE_MAX_CHARS, GuideOptions, details_call, text_size
 
-ONE_LINE_CALL = 130  # longer example calls are spread over several lines
-CONSENT = "Before an operation runs for the first time, the gateway asks the user to allow it."
-_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+_LEFT_OUT_ROOM = 1_200  # kept free in a details answer for the line naming what did not fit
 
 
 def render_guide(
@@ -50,290 +32,99 @@ def render_guide(
     exec_tool: str = "aai_exec",
     unavailable: Mapping[str, str] | None = None,
     reference: str | None = None,
+    entry_tool: str | None = None,
+    search_tool: str = "aai_search",
+    max_chars: int = GUIDE_MAX_CHARS,
 ) -> str:
     """The markdown guide of `app`; `unavailable` maps tool names to why they cannot run here;
-    `reference` is what example calls put in `app` when the id alone would find another app."""
-    lines = [f"# {app.names.lookup(locale)} Operation Guide", "", "## App Info", "", *_app_info(app)]
-    lines += ["", "## Authentication", "", *_authentication(app), "", "## Available Operations", ""]
+    `reference` is what example calls put in `app` when the id alone would find another app.
+    Longer than `max_chars`: the app's index, which tells how to get details through
+    `entry_tool` (with `operations`) or `search_tool`."""
+    options = GuideOptions(locale, exec_tool, unavailable, reference, entry_tool, search_tool, max_chars)
+    lines = [*_head(app, options), *_no_operations(app)]
+    footer = _footer(exec_tool)
+    size = text_size(lines) + text_size(footer)
+    if size > max_chars:
+        return render_index(app, options)
+    first_returning: dict[str, str] = {}  # returns schema (as canonical JSON) → first tool with it
+    for tool in app.tools:
+        section = _section(tool, options, reference=options.reference_of(app), first=first_returning)
+        size += text_size(section)
+        if size > max_chars:
+            return render_index(app, options)
+        lines += section
+    return "\n".join([*lines, *footer]) + "\n"
+
+
+def render_operations(
+    app: AppDescriptor, names: Sequence[str], options: GuideOptions, *, title: str | None = None
+) -> str:
+    """The full details of the operations `names` (in that order; names the app lacks are left
+    out), at most `options.max_chars` long: the operations that do not fit are named at the end,
+    with how to ask for them. The first one is always shown (a section is bounded well below a
+    guide's bound)."""
+    tools = [tool for name in dict.fromkeys(names) if (tool := app.tool(name)) is not None]
+    lines = [title or f"# {app.names.lookup(options.locale)}: operation details", ""]
+    footer = _footer(options.exec_tool)
+    size = text_size(lines) + text_size(footer)
+    first_returning: dict[str, str] = {}
+    left_out: list[str] = []
+    for tool in tools:
+        if left_out:
+            left_out.append(tool.name)
+            continue
+        section = _section(tool, options, reference=options.reference_of(app), first=first_returning)
+        if size + text_size(section) > options.max_chars - _LEFT_OUT_ROOM and len(lines) > 2:
+            left_out.append(tool.name)
+            continue
+        size += text_size(section)
+        lines += section
+    if left_out:
+        ask = details_call(app, left_out, options)
+        names = ", ".join(left_out)
+        lines += [capped(f"Not shown, to keep this answer short: {names}. Ask for them with {ask}"), ""]
+    return "\n".join([*lines, *footer]) + "\n"
+
+
+def _head(app: AppDescriptor, options: GuideOptions) -> list[str]:
+    lines = [f"# {app.names.lookup(options.locale)} Operation Guide", "", "## App Info", "", *app_info(app)]
+    return [*lines, "", "## Authentication", "", *authentication(app), "", "## Available Operations", ""]
+
+
+def _no_operations(app: AppDescriptor) -> list[str]:
     if not app.tools and app.platform is not None and app.server_tools_read:
-        lines += ["Its MCP server lists no operations.", ""]
-    elif not app.tools and app.platform is not None and not app.tools_declared:
-        lines += [
+        return ["Its MCP server lists no operations.", ""]
+    if not app.tools and app.platform is not None and not app.tools_declared:
+        return [
             "This app's operations are those of its MCP server; they are listed here once the "
             "gateway has asked the server for them.",
             "",
         ]
-    elif not app.tools:
+    if not app.tools:
         declared = ", ".join(app.declared_platforms)
-        lines += [
+        return [
             f"No operations are available on this machine (this app's operations are for: {declared}).",
             "",
         ]
-    first_returning: dict[str, str] = {}  # returns schema (as canonical JSON) → first tool with it
-    for tool in app.tools:
-        same_returns = first_returning.setdefault(json.dumps(tool.returns, sort_keys=True), tool.name)
-        lines += _operation(
-            tool,
-            exec_tool=exec_tool,
-            unavailable=(unavailable or {}).get(tool.name),
-            same_returns=same_returns,
-            reference=reference or app.id,
-        )
-    lines += [
+    return []
+
+
+def _section(tool: Tool, options: GuideOptions, *, reference: str, first: dict[str, str]) -> list[str]:
+    """`tool`'s section; `first` maps each returns schema seen so far to the first tool with it."""
+    same_returns = first.setdefault(json.dumps(tool.returns, sort_keys=True), tool.name)
+    return operation_section(
+        tool,
+        exec_tool=options.exec_tool,
+        unavailable=options.why_unavailable(tool),
+        same_returns=same_returns,
+        reference=reference,
+    )
+
+
+def _footer(exec_tool: str) -> list[str]:
+    return [
         "---",
         "",
         f"Use {exec_tool} to execute operations. Arguments are validated against the operation's "
         "parameter schema before it runs; optional arguments left out take their defaults.",
     ]
-    return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- app info
-
-
-def _app_info(app: AppDescriptor) -> list[str]:
-    platform = app.platform or f"{', '.join(app.declared_platforms)} (none of them is this machine)"
-    lines = [f"- ID: {app.id}", f"- Platform: {platform}", f"- Version: {app.version}"]
-    if app.description:
-        lines.append(f"- Description: {app.description}")
-    names = app.names.all_names()
-    if len(names) > 1:
-        lines.append(f"- Names: {' | '.join(names)}")
-    if app.aliases:
-        lines.append(f"- Aliases: {', '.join(app.aliases)}")
-    groups = _channel_groups(app)
-    if len(groups) == 1:
-        lines.append(f"- Access: {_channel_text(groups[0][0])}")
-    elif groups:
-        lines.append("- Access:")
-        lines += [f"  - {_channel_text(channel)}: {', '.join(names)}" for channel, names in groups]
-    else:
-        lines += [f"- Access: {_channel_text(s.channel)} ({s.platform})" for s in app.sections]
-    return lines
-
-
-def _channel_groups(app: AppDescriptor) -> list[tuple[Channel, list[str]]]:
-    """Each distinct channel with the names of the tools that use it, in tool order."""
-    groups: list[tuple[Channel, list[str]]] = []
-    for tool in app.tools:
-        for channel, names in groups:
-            if channel == tool.channel:
-                names.append(tool.name)
-                break
-        else:
-            groups.append((tool.channel, [tool.name]))
-    return groups
-
-
-def _channel_text(channel: Channel) -> str:
-    if isinstance(channel, HttpChannel):
-        return f"HTTP API at {channel.base_url}"
-    if isinstance(channel, StdioChannel):
-        return "local adapter program (stdio)"
-    if isinstance(channel, AcpChannel):
-        return "local agent over the Agent Client Protocol (ACP)"
-    if isinstance(channel, AppleEventsChannel):
-        return f"Apple Events to {channel.bundle_id}"
-    if isinstance(channel, ScriptChannel):
-        kind = (
-            "AppleScript" if channel.type == ExecutionType.APPLESCRIPT else "JavaScript for Automation (JXA)"
-        )
-        return f"{kind} run by the gateway on this Mac"
-    if isinstance(channel, DbusChannel):
-        return f"D-Bus service {channel.service} on the {channel.bus} bus"
-    if isinstance(channel, ComChannel):
-        return f"COM ProgID {channel.prog_id}" if channel.prog_id else "Windows COM automation"
-    if isinstance(channel, IntentChannel):
-        return f"Android intents to package {channel.package}"
-    if isinstance(channel, McpChannel):
-        if channel.command is not None:
-            return f"MCP server started with {' '.join(channel.command.split())} (stdio)"
-        assert channel.url is not None
-        return f"MCP server at {_without_query(channel.url)} (Streamable HTTP)"
-    assert isinstance(channel, UrlSchemeChannel)
-    return f"iOS URL scheme {channel.scheme}://"
-
-
-def _without_query(url: str) -> str:
-    """A URL without its query and fragment, which may carry a key."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
-
-
-# --------------------------------------------------------------------------- authentication
-
-
-def _authentication(app: AppDescriptor) -> list[str]:
-    groups = _channel_groups(app) or [(s.channel, []) for s in app.sections[:1]]
-    texts: list[tuple[list[str], str]] = []
-    for channel, names in groups:
-        text = _auth_text(channel)
-        for known_names, known_text in texts:
-            if known_text == text:
-                known_names.extend(names)
-                break
-        else:
-            texts.append((list(names), text))
-    if len(texts) == 1:
-        return [texts[0][1], "", CONSENT]
-    return [*(f"- {', '.join(names)}: {text}" for names, text in texts), "", CONSENT]
-
-
-def _auth_text(channel: Channel) -> str:
-    auth: Auth | None = channel.auth if isinstance(channel, HttpChannel) else None
-    if auth is not None:
-        return _credential_text(auth)
-    if isinstance(channel, McpChannel):
-        return _mcp_auth_text(channel)
-    if isinstance(channel, AppleEventsChannel | ScriptChannel):
-        return "Uses OS-level consent (TCC): the first call may show a macOS permission dialog for the user."
-    if isinstance(channel, HttpChannel):
-        host = urlsplit(channel.base_url).hostname or ""
-        return "No sign-in needed (local server)." if host in _LOOPBACK else "No sign-in needed."
-    return "No sign-in needed; the app runs as the current user, with OS-level permissions."
-
-
-def _mcp_auth_text(channel: McpChannel) -> str:
-    """Names the secrets and variables the server gets, never their values."""
-    parts = []
-    if channel.secret_names:
-        parts.append(
-            f"The gateway gives the server the secrets {', '.join(channel.secret_names)} from the OS "
-            "keyring, where the user stores them with `aai-gateway auth set`. Never ask for secrets "
-            "in the chat."
-        )
-    if channel.environment_names:
-        parts.append(
-            f"It passes on {', '.join(channel.environment_names)} from the gateway's own environment."
-        )
-    if parts:
-        return " ".join(parts)
-    if channel.url is None:
-        return "No sign-in needed; the server runs as the current user, with OS-level permissions."
-    host = urlsplit(channel.url).hostname or ""
-    return "No sign-in needed (local server)." if host in _LOOPBACK else "No sign-in needed."
-
-
-def _credential_text(auth: Auth) -> str:
-    if isinstance(auth, OAuth2Auth):
-        scopes = f" (scopes: {', '.join(auth.scopes)})" if auth.scopes else ""
-        text = (
-            f"OAuth 2.0{scopes}. The gateway signs the user in through the browser when first needed; "
-            "never ask the user for a password or token."
-        )
-        return _join(text, _instructions(auth.instructions))
-    if isinstance(auth, ApiKeyAuth):
-        where = (
-            f"the `{auth.name}` header" if auth.location == "header" else f"the `{auth.name}` query parameter"
-        )
-        text = f"API key, sent in {where}."
-        if auth.obtain_url:
-            text += f" The user gets one at {auth.obtain_url}."
-        text = _join(text, _instructions(auth.instructions))
-        env = f" (or reads it from ${auth.env_var})" if auth.env_var else ""
-        return _join(text, f"The gateway asks the user for it when first needed{env}; {_KEYRING}")
-    if isinstance(auth, AppCredentialAuth):
-        minutes = max(1, auth.expires_in // 60)
-        text = (
-            f"App credential: an app ID and secret, exchanged for a {_words(auth.token_type)} "
-            f"(valid about {minutes} min, renewed by the gateway)."
-        )
-        text = _join(text, _instructions(auth.instructions))
-        return _join(
-            text, f"The gateway asks the user for the app ID and secret when first needed; {_KEYRING}"
-        )
-    assert isinstance(auth, CookieAuth)
-    cookies = ", ".join(auth.required_cookies)
-    text = f"Browser session cookies ({cookies}) for {auth.domain}, after logging in at {auth.login_url}."
-    text = _join(text, _instructions(auth.instructions))
-    return _join(text, f"The gateway asks the user for them when first needed; {_KEYRING}")
-
-
-_KEYRING = "it keeps them in the OS keyring. Never ask for secrets in the chat."
-
-
-def _instructions(instructions: Instructions | None) -> str:
-    if instructions is None:
-        return ""
-    parts = [instructions.short, instructions.detailed or ""]
-    if instructions.help_url:
-        parts.append(f"Help: {instructions.help_url}")
-    return " ".join(_sentence(p) for p in parts if p.strip())
-
-
-def _words(camel: str) -> str:
-    """`tenantAccessToken` → `tenant access token`."""
-    return "".join(f" {c.lower()}" if c.isupper() else c for c in camel).strip()
-
-
-def _sentence(text: str) -> str:
-    text = " ".join(text.split())
-    return text if text.endswith((".", "!", "?", "。")) or text.startswith("Help: ") else f"{text}."
-
-
-def _join(*parts: str) -> str:
-    return " ".join(p for p in parts if p)
-
-
-# --------------------------------------------------------------------------- operations
-
-
-def _operation(
-    tool: Tool, *, exec_tool: str, unavailable: str | None, same_returns: str, reference: str
-) -> list[str]:
-    """One tool's section; `same_returns` names an earlier tool whose returns are identical."""
-    lines = [f"### {tool.name}", ""]
-    if tool.description:
-        lines += [" ".join(tool.description.split()), ""]
-    lines += _annotation_lines(tool.annotations)
-    if unavailable is not None:
-        lines += [f"> Not available on this machine: {' '.join(unavailable.split())}", ""]
-    params, overall = parameter_lines(tool.parameters)
-    label = f"**Parameters** ({', '.join(overall)}):" if overall else "**Parameters**:"
-    lines += [label if params else f"{label} none", ""]
-    if params:
-        lines += [*params, ""]
-    if tool.returns is not None and same_returns != tool.name:
-        lines += [f"**Returns**: same as {same_returns}.", ""]
-    elif tool.returns is not None:
-        head, fields = returns_summary(tool.returns)
-        lines += [f"**Returns**: {head}", ""]
-        if fields:
-            lines += [*fields, ""]
-    call = {"app": reference, "tool": tool.name, "args": example_arguments(tool.parameters)}
-    lines += ["**Example**:", "", "```", *_call_text(exec_tool, call), "```", ""]
-    return lines
-
-
-def _annotation_lines(annotations: ToolAnnotations | None) -> list[str]:
-    """MCP's hints, as the app declares them; destructive and idempotent only mean something for
-    a tool that is not read-only."""
-    if annotations is None:
-        return []
-    lines = []
-    if annotations.title and annotations.title.strip():
-        lines += [f"**Title**: {' '.join(annotations.title.split())}", ""]
-    hints = annotation_hints(annotations)
-    if hints:
-        lines += [f"**Hints** (as the app declares them): {'; '.join(hints)}.", ""]
-    return lines
-
-
-def _call_text(exec_tool: str, call: dict[str, Any]) -> Sequence[str]:
-    """One line when short; else one line per key of the call, and per argument if need be."""
-    compact = f"{exec_tool}({_json(call)})"
-    if len(compact) <= ONE_LINE_CALL:
-        return [compact]
-    args = call["args"]
-    args_line = f'  "args": {_json(args)}'
-    if len(args_line) <= ONE_LINE_CALL or not args:
-        args_lines = [args_line]
-    else:
-        entries = [f"    {_json(key)}: {_json(value)}" for key, value in args.items()]
-        args_lines = ['  "args": {', ",\n".join(entries), "  }"]
-    head = [f"{exec_tool}({{", f'  "app": {_json(call["app"])},', f'  "tool": {_json(call["tool"])},']
-    return [*head, *"\n".join(args_lines).splitlines(), "})"]
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

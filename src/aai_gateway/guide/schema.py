@@ -10,6 +10,8 @@ long, `anyOf` alternatives that each point at the next such `anyOf`, deeply nest
 guide is built while a request waits, so each walk is bounded: a `Resolver` follows at most
 `MAX_REF_HOPS` references in a row and answers at most `max_steps` resolutions; past either it
 resolves to `{}` (any value) and says so in `exhausted()`, and the walkers summarize the rest.
+The text a walk writes is bounded too (`max_text`): a few kilobytes of schema can expand through
+references into megabytes of bullets long before the steps run out.
 """
 
 from __future__ import annotations
@@ -30,12 +32,18 @@ class Resolver:
     """Follows local references of one root schema; unknown or remote references resolve to `{}`,
     and so does everything once the walk has used up its steps (see the module docstring)."""
 
-    def __init__(self, root: Any, *, max_steps: int = MAX_STEPS) -> None:
+    def __init__(self, root: Any, *, max_steps: int = MAX_STEPS, max_text: int | None = None) -> None:
         self.root: Schema = root if isinstance(root, Mapping) else {}
         self.steps_left = max_steps
+        self.text_left = max_text
 
     def exhausted(self) -> bool:
-        return self.steps_left <= 0
+        return self.steps_left <= 0 or (self.text_left is not None and self.text_left <= 0)
+
+    def write(self, characters: int) -> None:
+        """Charge text the walk produced to its `max_text` (when it has one)."""
+        if self.text_left is not None:
+            self.text_left -= characters
 
     def spend(self, steps: int) -> None:
         """Charge work other than resolving (a line of output, a validation) to the same walk."""

@@ -30,13 +30,13 @@ from ..descriptor import app_reference
 from ..discovery.watch import CatalogWatcher
 from ..errors import AaiError, ErrorCode, InvalidArgumentError, UnknownGatewayToolError
 from ..service import Caller, Gateway
-from ..service.naming import AAI_EXEC, WEB_DISCOVER
+from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
 from . import credentials, results
 from .app_questions import ElicitationUserAsker
 from .ask import Ask, CallMemories, NeedInput
 from .consent_prompt import ElicitationPrompter, UrlConsentPrompter
 from .limits import DEFAULT_MAX_MESSAGE_BYTES
-from .listing import INSTRUCTIONS, list_tools
+from .listing import INSTRUCTIONS, ToolList, operations_argument, search_arguments, search_result
 from .pages import Pages
 from .permission_prompt import ElicitationPermissionPrompter
 from .stdio_transport import stdio_transport
@@ -88,6 +88,7 @@ class GatewayServer:
         self, gateway: Gateway, watcher: CatalogWatcher | None = None, poll_interval: float = 2.0
     ) -> None:
         self.gateway = gateway
+        self.tool_list = ToolList(gateway)
         self.watcher = watcher
         self.poll_interval = poll_interval
         self.notifier = ListChangedNotifier()
@@ -150,7 +151,7 @@ class GatewayServer:
     async def on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=list_tools(self.gateway))
+        return self.tool_list.answer()
 
     async def on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -175,13 +176,17 @@ class GatewayServer:
         name = ask.params.name
         if name in AAI_EXEC.values():
             return results.success(await self._exec(ctx, ask, arguments))
+        if name in AAI_SEARCH.values():
+            return search_result(await self.gateway.search(*search_arguments(arguments)))
         if name in WEB_DISCOVER.values():
             return results.markdown(await self.gateway.web_discover(_text_argument(arguments, "url")))
         entry = self.gateway.entry_for_tool_name(name)
-        if entry is not None:  # the listed app itself, never re-resolved
+        if entry is not None:  # the app of that entry itself (listed or not), never re-resolved
+            operations = operations_argument(arguments)
+            if operations is not None:
+                return results.markdown(await self.gateway.operations_of(entry.app, operations))
             return results.markdown(await self.gateway.guide_of(entry.app))
-        known = [t.name for t in list_tools(self.gateway)]
-        raise UnknownGatewayToolError(name, known)
+        raise UnknownGatewayToolError(name, self.tool_list.names())
 
     async def _exec(self, ctx: ServerRequestContext[Any, Any], ask: Ask, arguments: dict[str, Any]) -> Any:
         tool = _text_argument(arguments, "tool")

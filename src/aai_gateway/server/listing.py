@@ -1,29 +1,96 @@
-"""tools/list: one entry per app plus the two universal tools, in a deterministic order."""
+"""tools/list: the app entries the gateway lists, then `aai_search`, `web_discover` and `aai_exec`;
+and the arguments of `aai_search` and of an app entry.
+
+The answer is built once per listing (the gateway makes a new `Listing` when its catalog or the
+pinned web apps change) and kept: a client asking again and again costs nothing.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import mcp_types as types
 
-from ..service import Gateway
-from ..service.naming import AAI_EXEC, WEB_DISCOVER
+from ..errors import InvalidArgumentError
+from ..search import DEFAULT_LIMIT, MAX_LIMIT
+from ..service import Gateway, Listing
+from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
+from ..service.search import SearchAnswer
+from . import results
 
-NO_ARGUMENTS = {"type": "object", "properties": {}}
+MAX_OPERATIONS = 50  # names an app entry's `operations` may hold
+APP_ENTRY_ARGUMENTS = {
+    "type": "object",
+    "properties": {"operations": {"type": "array", "items": {"type": "string"}}},
+}
 
 INSTRUCTIONS = (
     "This gateway exposes applications. Each app_* tool returns that app's operation guide "
     "(its operations, parameters and an example call); read it, then call aai_exec with "
-    '{"app": <app id>, "tool": <operation>, "args": {...}}. For a web service that is not '
-    "listed, call web_discover with its URL or domain. Errors come back as "
-    '{"error": {"code", "message", "data"}} and say how to fix the call.'
+    '{"app": <app id>, "tool": <operation>, "args": {...}}. A big app\'s guide is an index: '
+    'call its app_* tool with {"operations": [<names>]} for their details. When no app_* tool '
+    "fits the task (with many apps installed only a few are listed), call aai_search with what "
+    "the user wants to do or the app's name: it searches every app, in any language, and says "
+    "what to call next. For a web service that is not installed, call web_discover with its URL "
+    'or domain. Errors come back as {"error": {"code", "message", "data"}} and say how to fix '
+    "the call."
 )
+
+SEARCH_RESULTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "app": {"type": "string"},
+                    "tool": {"type": ["string", "null"]},
+                    "score": {"type": "number"},
+                    "description": {"type": "string"},
+                },
+                "required": ["app", "tool", "score", "description"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["results"],
+}
+
+
+def aai_search_tool(style: str, listing: Listing) -> types.Tool:
+    unlisted = (
+        "Most apps are not listed as tools: search them. "
+        if listing.mode == "bounded"
+        else "Use when no app_ tool fits. "
+    )
+    return types.Tool(
+        name=AAI_SEARCH[style],
+        description=(
+            "Search every installed app (listed or not) and its operations, by task or name, in any "
+            f"language. {unlisted}With app: that app's matching operations (blank query: all) with "
+            "parameters and an example call."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to do, or an app or operation name"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
+                "app": {"type": "string", "description": "Only this app's operations (an app id)"},
+            },
+            "required": ["query"],
+        },
+        output_schema=SEARCH_RESULTS_SCHEMA,
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
 
 
 def web_discover_tool(style: str) -> types.Tool:
     return types.Tool(
         name=WEB_DISCOVER[style],
         description=(
-            "Discover a web app's guide. Use when the user mentions a web service that has no app_ entry. "
-            "Supports URL, domain or a known app name."
+            "Discover a web app's guide. Use when the user mentions a web service that has no app_ entry "
+            "and aai_search does not find. Supports URL, domain or a known app name."
         ),
         input_schema={
             "type": "object",
@@ -54,13 +121,94 @@ def aai_exec_tool(style: str) -> types.Tool:
 
 
 def list_tools(gateway: Gateway) -> list[types.Tool]:
+    """What tools/list answers now (built afresh; `ToolList` keeps it per listing)."""
+    listing = gateway.listing
     apps = [
         types.Tool(
             name=entry.tool_name,
             description=entry.description,
-            input_schema=NO_ARGUMENTS,
+            input_schema=APP_ENTRY_ARGUMENTS,
             annotations=types.ToolAnnotations(read_only_hint=True),  # reading a guide changes nothing
         )
-        for entry in gateway.entries
+        for entry in listing.entries
     ]
-    return [*apps, web_discover_tool(gateway.tool_names), aai_exec_tool(gateway.tool_names)]
+    style = gateway.tool_names
+    return [*apps, aai_search_tool(style, listing), web_discover_tool(style), aai_exec_tool(style)]
+
+
+class ToolList:
+    """The tools/list answer, built once per listing of the gateway."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+        self._for: Listing | None = None
+        self._answer = types.ListToolsResult(tools=[])
+
+    def answer(self) -> types.ListToolsResult:
+        if self._for is not self.gateway.listing:
+            self._answer = types.ListToolsResult(tools=list_tools(self.gateway))
+            self._for = self.gateway.listing
+        return self._answer
+
+    def names(self) -> list[str]:
+        return [tool.name for tool in self.answer().tools]
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None]:
+    """`query`, `limit` and `app` of an `aai_search` call; INVALID_PARAMS naming the argument."""
+    query = arguments.get("query")
+    app = arguments.get("app")
+    if app is not None and (not isinstance(app, str) or not app.strip()):
+        raise InvalidArgumentError("argument 'app' must be a non-empty string (an app id)", path="/app")
+    if not isinstance(query, str):
+        raise InvalidArgumentError("argument 'query' must be a string: what to do, or a name", path="/query")
+    if not query.strip() and app is None:
+        raise InvalidArgumentError(
+            "argument 'query' is blank: say what to do or name an app (a blank query lists the "
+            "operations of the app given in 'app')",
+            path="/query",
+        )
+    limit = arguments.get("limit", DEFAULT_LIMIT)
+    whole = isinstance(limit, int) or (isinstance(limit, float) and limit.is_integer())
+    if isinstance(limit, bool) or not whole or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidArgumentError(
+            f"argument 'limit' must be a whole number from 1 to {MAX_LIMIT}, not {_shown(limit)}",
+            path="/limit",
+        )
+    return query, int(limit), app
+
+
+def operations_argument(arguments: dict[str, Any]) -> list[str] | None:
+    """The `operations` of an app entry call (None or empty: the guide); INVALID_PARAMS when it
+    is not a list of at most `MAX_OPERATIONS` non-empty strings."""
+    names = arguments.get("operations")
+    if names is None:
+        return None
+    if not isinstance(names, list):
+        raise InvalidArgumentError(
+            "argument 'operations' must be a list of operation names from the guide", path="/operations"
+        )
+    if len(names) > MAX_OPERATIONS:
+        raise InvalidArgumentError(
+            f"argument 'operations' names {len(names)} operations: at most {MAX_OPERATIONS} at a time",
+            path="/operations",
+        )
+    for index, name in enumerate(names):
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidArgumentError(
+                "each of 'operations' must be a non-empty operation name", path=f"/operations/{index}"
+            )
+    return names or None
+
+
+def search_result(answer: SearchAnswer) -> types.CallToolResult:
+    """The answer as markdown text, and its results as `structuredContent`."""
+    return results.markdown(answer.text).model_copy(update={"structured_content": answer.structured()})
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"

@@ -16,8 +16,9 @@ import anyio
 
 from ..auth.provider import AuthProvider
 from ..consent.gate import ConsentGate, Prompter
+from ..consent.listing_config import ListingConfig
 from ..consent.policy import UNKNOWN_CALLER
-from ..descriptor import AppDescriptor, Tool
+from ..descriptor import AppDescriptor
 from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
 from ..discovery import Catalog, CatalogEntry
@@ -28,11 +29,14 @@ from ..errors import AaiError, FeatureOffError, UsageError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter, ToolResult, UserAsker
 from ..executors.answer_json import check_answer
 from ..executors.base import UpstreamAuth
-from ..guide import render_guide
+from ..search import DEFAULT_LIMIT
+from .app_entries import AppEntry, Listing, pin_of
 from .arguments import ArgumentValidator
-from .naming import AAI_EXEC, ToolNameStyle, app_entry_description, app_tool_names
+from .disclosure import Disclosure
+from .naming import AAI_EXEC, ToolNameStyle
 from .permissions import ConsentPrompterAdapter, PermissionPrompter, permission_asker
 from .resolve import AppDirectory, resolve_tool
+from .search import SearchAnswer
 
 logger = logging.getLogger(__name__)
 
@@ -50,13 +54,6 @@ class Caller:
         return f"{self.name} {self.version}" if self.version else self.name
 
 
-@dataclass(frozen=True)
-class AppEntry:
-    tool_name: str
-    description: str
-    app: AppDescriptor
-
-
 class Gateway:
     def __init__(
         self,
@@ -69,6 +66,7 @@ class Gateway:
         auth: AuthProvider | None = None,
         web: WebDiscovery | None = None,
         snapshots: SnapshotStore | None = None,
+        listing: ListingConfig | None = None,
     ) -> None:
         self.registry = registry
         self.snapshots = snapshots
@@ -82,7 +80,14 @@ class Gateway:
         self.web = web
         self.consent = consent
         self._arguments = ArgumentValidator()
-        self._entries: list[AppEntry] = []
+        self.listing_settings = listing or ListingConfig()
+        self._shown = Disclosure(
+            registry,
+            tool_names=tool_names,
+            locale=locale,
+            settings=self.listing_settings,
+            reference_for=self.reference_for,
+        )
         # Web apps by origin: fetched by web_discover, or cached by an earlier run.
         self._web_apps: dict[str, AppDescriptor] = {}
         if web is not None:
@@ -99,50 +104,31 @@ class Gateway:
 
     def set_catalog(self, catalog: Catalog) -> bool:
         """Install a new catalog; True when what tools/list shows has changed."""
-        before = [(e.tool_name, e.description) for e in self._entries]
         self.catalog = catalog
         self.directory = AppDirectory((e.descriptor for e in catalog.entries), self._web_apps.values())
         self._arguments.clear()
-        listed = [app for app in catalog.apps if self._listable(app)]
-        names = app_tool_names((app.id for app in listed), self.tool_names)
-        self._entries = [AppEntry(names[app.id], app_entry_description(app), app) for app in listed]
-        return before != [(e.tool_name, e.description) for e in self._entries]
+        return self._shown.update(catalog.apps, self._web_apps.values())
 
     @property
     def entries(self) -> list[AppEntry]:
-        return list(self._entries)
+        """The app entries tools/list shows (all listable apps, or the pinned ones when bounded)."""
+        return list(self._shown.listing.entries)
+
+    @property
+    def listing(self) -> Listing:
+        """What tools/list shows of the apps, computed once per catalog version."""
+        return self._shown.listing
 
     def entry_for_tool_name(self, name: str) -> AppEntry | None:
-        """The app behind an `app_<id>` entry; the other naming style is accepted too."""
-        for entry in self._entries:
-            if name in (entry.tool_name, f"app:{entry.app.id}", f"app_{entry.app.id}"):
-                return entry
-        return None
-
-    def _runnable_tools(self, app: AppDescriptor) -> list[Tool]:
-        return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
-
-    def _listable(self, app: AppDescriptor) -> bool:
-        """An app with a tool that can run here; or one whose tools are its MCP server's and not
-        known yet, when that server can run here (they are read on first use)."""
-        if self._runnable_tools(app):
-            return True
-        waiting = not app.tools_declared and not app.server_tools_read and app.platform is not None
-        return waiting and self._server_unavailable(app) is None
-
-    def _server_unavailable(self, app: AppDescriptor) -> str | None:
-        """Why the MCP server of `app` cannot run here (its executor is asked about a stand-in
-        tool, since no tool of its own is known), or None."""
-        probe = server_probe(app)
-        return (
-            "not an MCP server of this platform" if probe is None else self.registry.unavailable_reason(probe)
-        )
+        """The app behind an `app_<id>` entry, listed or not; the other naming style is accepted
+        too. A dictionary read."""
+        return self._shown.app_entries.for_tool_name(name)
 
     @property
     def exec_tool_name(self) -> str:
         return AAI_EXEC[self.tool_names]
 
-    # ----------------------------------------------------------------- guides
+    # ----------------------------------------------------------------- guides and search
 
     def resolve(self, reference: str) -> AppDescriptor:
         """The app a reference names, among local, bundled and web apps (see `resolve.py`)."""
@@ -160,21 +146,26 @@ class Gateway:
         return self.render(self.resolve(reference), locale)
 
     def render(self, app: AppDescriptor, locale: str | None = None) -> str:
-        unavailable = {
-            t.name: reason for t in app.tools if (reason := self.registry.unavailable_reason(t)) is not None
-        }
-        return render_guide(
-            app,
-            locale=locale or self.locale,
-            exec_tool=self.exec_tool_name,
-            unavailable=unavailable,
-            reference=self.reference_for(app),
-        )
+        """The guide of `app`: an index when it would be longer than the bound (`guide/`)."""
+        return self._shown.render(app, locale)
 
     async def guide_of(self, app: AppDescriptor, locale: str | None = None) -> str:
         """The guide of `app`; an app whose tools are its MCP server's has them read first, when
         they are not known yet (`ensure_tools`)."""
         return self.render(await self.ensure_tools(app), locale)
+
+    async def operations_of(self, app: AppDescriptor, names: Sequence[str], locale: str | None = None) -> str:
+        """The full details of the operations `names` of `app` (what `app_<id>` answers when
+        given `operations`); UNKNOWN_TOOL naming the closest names for names it lacks."""
+        return self._shown.operations(await self.ensure_tools(app), names, locale)
+
+    async def search(self, query: str, limit: int = DEFAULT_LIMIT, app: str | None = None) -> SearchAnswer:
+        """`aai_search`: the best-matching apps and operations among every app tools/list could
+        list (listed or not); with `app` (any reference `aai_exec` accepts), that app's
+        operations with their full details, all of them in order for a blank query."""
+        if app is None:
+            return await self._shown.search(query, limit)
+        return await self._shown.search_in(await self.ensure_tools(self.resolve(app)), query, limit)
 
     # ----------------------------------------------------------------- MCP servers' own tools
 
@@ -260,6 +251,9 @@ class Gateway:
         app = result.app
         self._web_apps[str(app.binding)] = app
         self.directory = AppDirectory(self.directory.local, self._web_apps.values())
+        pinned = pin_of(app) in self.listing_settings.pinned  # listed once it is known
+        if pinned and self._shown.update(self.catalog.apps, self._web_apps.values()) and self.on_list_changed:
+            await self.on_list_changed()
         guide = self.render(app, locale)
         if result.note:
             guide = f"> Note: {result.note}\n\n{guide}"

@@ -18,6 +18,11 @@ _NOT_PORTABLE = re.compile(r"[^A-Za-z0-9_-]")
 
 WEB_DISCOVER = {"portable": "web_discover", "colon": "web:discover"}
 AAI_EXEC = {"portable": "aai_exec", "colon": "aai:exec"}
+AAI_SEARCH = {"portable": "aai_search", "colon": "aai:search"}
+MAX_ENTRY_DESCRIPTION = 300
+"""Characters of an app entry's description in tools/list. The 99 apps of the search catalog
+need at most 245 (median 131); a descriptor's 100 KB description must not fill the list."""
+_ENTRY_END = " Call to get guide."
 
 
 def app_tool_name(app_id: str, style: ToolNameStyle = "portable") -> str:
@@ -47,11 +52,18 @@ def app_tool_names(app_ids: Iterable[str], style: ToolNameStyle = "portable") ->
 
 
 def app_entry_description(app: AppDescriptor) -> str:
-    """`【Reminders|提醒事项】Task and reminder management. Aliases: todo, 待办. Call to get guide.`"""
+    """`【Reminders|提醒事项】Task and reminder management. Aliases: todo, 待办. Call to get guide.`
+
+    At most `MAX_ENTRY_DESCRIPTION` characters: a longer one is cut before its last sentence,
+    with `…`, and keeps that sentence."""
     names = "|".join(app.names.all_names())
     description = app.description.strip()
     if description and not description.endswith((".", "。", "!", "?", "！", "？")):
         description += "."
     aliases = list(dict.fromkeys(a.strip() for a in app.aliases if a.strip()))
     alias_part = f" Aliases: {', '.join(aliases)}." if aliases else ""
-    return f"【{names}】{description}{alias_part} Call to get guide."
+    text = f"【{names}】{description}{alias_part}"
+    room = MAX_ENTRY_DESCRIPTION - len(_ENTRY_END)
+    if len(text) > room:
+        text = text[: room - 1].rstrip() + "…"
+    return text + _ENTRY_END

@@ -1,0 +1,192 @@
+"""What agents are shown of the apps, for one catalog version: the app entries and what
+tools/list lists of them (`app_entries.py`), guides and operations' details (`guide/`), and
+search (`search.py`). The gateway owns one and tells it when the apps change (`update`).
+
+An app is *listable* when it has an operation that can run here, or when its operations are
+its MCP server's, not read yet, and that server can run here (they are read on first use).
+Listable are the catalog's apps and the web apps pinned in `[listing]`; the search index holds
+every listable app with the operations that can run here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Callable, Iterable, Sequence
+
+from ..consent.listing_config import ListingConfig
+from ..descriptor import AppDescriptor, Tool
+from ..descriptor.mcp_tools import server_probe
+from ..errors import UnknownOperationError
+from ..executors import ExecutorRegistry
+from ..guide import GuideOptions, render_guide, render_operations
+from .app_entries import AppEntries, Listing, pin_of
+from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
+from .search import SearchAnswer, Searcher, answer_across, answer_in_app, in_app_order
+
+logger = logging.getLogger(__name__)
+MAX_CLOSE_MATCHES_FOR = 5  # unknown operation names whose closest names an error looks up
+
+
+class Disclosure:
+    def __init__(
+        self,
+        registry: ExecutorRegistry,
+        *,
+        tool_names: ToolNameStyle,
+        locale: str | None,
+        settings: ListingConfig,
+        reference_for: Callable[[AppDescriptor], str],
+        log_pins: bool = True,
+    ) -> None:
+        self.registry = registry
+        self.log_pins = log_pins
+        self.tool_names: ToolNameStyle = tool_names
+        self.locale = locale
+        self.settings = settings
+        self.reference_for = reference_for
+        self.app_entries = AppEntries([], tool_names, settings)
+        self.searcher = Searcher()
+        self._pin_problems: list[str] = []
+
+    @property
+    def listing(self) -> Listing:
+        return self.app_entries.listing
+
+    @property
+    def exec_tool(self) -> str:
+        return AAI_EXEC[self.tool_names]
+
+    @property
+    def search_tool(self) -> str:
+        return AAI_SEARCH[self.tool_names]
+
+    def update(self, apps: Iterable[AppDescriptor], web_apps: Iterable[AppDescriptor]) -> bool:
+        """The entries, the listing and the search index of the catalog's `apps` and the pinned
+        ones of `web_apps`. True when what tools/list shows has changed."""
+        before = self.listing
+        pins = set(self.settings.pinned)
+        found = [
+            (app, self.runnable_tools(app)) for app in [*apps, *(a for a in web_apps if pin_of(a) in pins)]
+        ]
+        listable = [(app, tools) for app, tools in found if tools or self._waits_for_its_server(app)]
+        self.app_entries = AppEntries([app for app, _ in listable], self.tool_names, self.settings)
+        self.searcher.reset(listable)
+        after = self.listing
+        problems = after.summary()[2:]  # pins that are not listed, and why
+        if self.log_pins and problems and problems != self._pin_problems:
+            for problem in problems:
+                logger.warning("config [listing]: %s", problem)
+        self._pin_problems = problems
+        return (before.mode, before.shown()) != (after.mode, after.shown())
+
+    def runnable_tools(self, app: AppDescriptor) -> list[Tool]:
+        return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
+
+    def _waits_for_its_server(self, app: AppDescriptor) -> bool:
+        if app.tools_declared or app.server_tools_read or app.platform is None:
+            return False
+        probe = server_probe(app)  # its executor is asked about a stand-in tool: none of its own is known
+        return probe is not None and self.registry.unavailable_reason(probe) is None
+
+    # ----------------------------------------------------------------- guides
+
+    def options(self, app: AppDescriptor, locale: str | None = None) -> GuideOptions:
+        unavailable = {
+            t.name: reason for t in app.tools if (reason := self.registry.unavailable_reason(t)) is not None
+        }
+        entry = self.app_entries.for_app(app)
+        return GuideOptions(
+            locale=locale or self.locale,
+            exec_tool=self.exec_tool,
+            unavailable=unavailable,
+            reference=self.reference_for(app),
+            entry_tool=entry.tool_name if entry is not None else None,
+            search_tool=self.search_tool,
+        )
+
+    def render(self, app: AppDescriptor, locale: str | None = None) -> str:
+        """The guide of `app`: an index when it would be longer than the bound (`guide/`)."""
+        options = self.options(app, locale)
+        return render_guide(
+            app,
+            locale=options.locale,
+            exec_tool=options.exec_tool,
+            unavailable=options.unavailable,
+            reference=options.reference,
+            entry_tool=options.entry_tool,
+            search_tool=options.search_tool,
+        )
+
+    def operations(self, app: AppDescriptor, names: Sequence[str], locale: str | None = None) -> str:
+        """The full details of the operations `names` of `app` (exact names, or unique ignoring
+        case), bounded like a guide. UNKNOWN_TOOL, with the closest names, for names it lacks."""
+        found = [_operation_named(app, name) for name in names]
+        unknown = [name for name, tool in zip(names, found, strict=True) if tool is None]
+        if unknown:
+            known = [t.name for t in app.tools]
+            close = {
+                name: difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+                for name in unknown[:MAX_CLOSE_MATCHES_FOR]
+            }
+            raise UnknownOperationError(app.id, unknown, close, len(known))
+        return render_operations(app, [t.name for t in found if t is not None], self.options(app, locale))
+
+    # ----------------------------------------------------------------- search
+
+    async def search(self, query: str, limit: int) -> SearchAnswer:
+        """The best-matching apps and operations among every listable app, listed or not."""
+        hits = await self.searcher.search(query, limit)
+        return answer_across(
+            query,
+            hits,
+            reference_of=self._reference_of_listable,
+            listed_entry=self._listed_entry_name,
+            search_tool=self.search_tool,
+            exec_tool=self.exec_tool,
+        )
+
+    async def search_in(self, app: AppDescriptor, query: str, limit: int) -> SearchAnswer:
+        """`app`'s operations matching `query` with their full details; all of them, in order,
+        for a blank query."""
+        tools = self.runnable_tools(app)
+        hits = await self.searcher.search_app(query, limit, app, tools) if query.strip() else []
+        hits = in_app_order(app, tools, query, hits, limit)
+        return answer_in_app(query, app, hits, self.options(app), len(tools))
+
+    def _reference_of_listable(self, app: AppDescriptor) -> str:
+        """The reference of an app of the index (which may hold a copy with fewer tools)."""
+        entry = self.app_entries.for_app(app)
+        return self.reference_for(entry.app if entry is not None else app)
+
+    def _listed_entry_name(self, app: AppDescriptor) -> str | None:
+        entry = self.app_entries.for_app(app)
+        return entry.tool_name if entry is not None and self.app_entries.is_listed(app) else None
+
+
+def listing_of(
+    registry: ExecutorRegistry,
+    settings: ListingConfig,
+    apps: Iterable[AppDescriptor],
+    web_apps: Iterable[AppDescriptor] = (),
+) -> Listing:
+    """What tools/list would show of `apps` and the pinned ones of `web_apps` (for `scan`)."""
+    shown = Disclosure(
+        registry,
+        tool_names="portable",
+        locale=None,
+        settings=settings,
+        reference_for=lambda app: app.id,
+        log_pins=False,
+    )
+    shown.update(apps, web_apps)
+    return shown.listing
+
+
+def _operation_named(app: AppDescriptor, name: str) -> Tool | None:
+    """The operation called `name`, else the one whose name differs only in case."""
+    tool = app.tool(name)
+    if tool is not None:
+        return tool
+    matches = [t for t in app.tools if t.name.casefold() == name.strip().casefold()]
+    return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,192 @@
+"""`aai_search` in the service: the index of one catalog version, built on first use, and the
+answer an agent reads (markdown text, and the results as data).
+
+The index holds every app tools/list could list (listed or not) with the operations that can
+run here. A search restricted to an app answers that app's operations with their full details
+(`guide.render_operations`); a blank query then means all of them, in the descriptor's order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from ..descriptor import AppDescriptor, Tool
+from ..guide import GuideOptions, render_operations
+from ..guide.operations import call_json
+from ..search import DEFAULT_LIMIT, MAX_LIMIT, SearchHit, SearchIndex
+
+MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
+MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SearchAnswer", "SearchResult", "Searcher"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    app: str  # the reference that names the app exactly (its id, unless another app claims it)
+    tool: str | None  # None: the app itself
+    score: float
+    description: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"app": self.app, "tool": self.tool, "score": self.score, "description": self.description}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnswer:
+    results: tuple[SearchResult, ...]
+    text: str
+
+    def structured(self) -> dict[str, Any]:
+        return {"results": [result.as_dict() for result in self.results]}
+
+
+class Searcher:
+    """The index over the apps of one catalog version, built (in a worker thread) by the first
+    search after `reset`; searches wait for a build under way rather than start another."""
+
+    def __init__(self) -> None:
+        self._apps: dict[tuple[str, str], AppDescriptor] = {}  # each app as the index holds it
+        self._index: SearchIndex | None = None
+        self._version = 0
+        self._lock = anyio.Lock()
+
+    def reset(self, apps: Sequence[tuple[AppDescriptor, Sequence[Tool]]]) -> None:
+        """A new catalog version: `apps` with the tools of each that the index should hold."""
+        self._apps = {_key(app): _with(app, tools) for app, tools in apps}
+        self._index = None
+        self._version += 1
+
+    async def search(self, query: str, limit: int) -> list[SearchHit]:
+        """The best matches among every app."""
+        index = await self._current()
+        return await anyio.to_thread.run_sync(lambda: index.search(query, limit))
+
+    async def search_app(
+        self, query: str, limit: int, app: AppDescriptor, tools: Sequence[Tool]
+    ) -> list[SearchHit]:
+        """The best matches among `tools` of `app`: from the shared index when it holds the app,
+        else from an index of the app alone (a web app that is not pinned)."""
+        held = self._apps.get(_key(app))
+        if held is None:
+            alone = _with(app, tools)
+            index = await anyio.to_thread.run_sync(lambda: SearchIndex([alone]))
+            return await anyio.to_thread.run_sync(lambda: index.search(query, limit, app=alone))
+        shared = await self._current()
+        return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=held))
+
+    async def _current(self) -> SearchIndex:
+        async with self._lock:
+            if self._index is not None:
+                return self._index
+            version, apps = self._version, list(self._apps.values())
+            index = await anyio.to_thread.run_sync(lambda: SearchIndex(apps))
+            if version == self._version:  # else the catalog changed meanwhile: answer, do not keep
+                self._index = index
+            return index
+
+
+def _key(app: AppDescriptor) -> tuple[str, str]:
+    return (str(app.binding), app.id)
+
+
+def _with(app: AppDescriptor, tools: Sequence[Tool]) -> AppDescriptor:
+    return app if len(tools) == len(app.tools) else app.model_copy(update={"tools": tuple(tools)})
+
+
+def in_app_order(
+    app: AppDescriptor, tools: Sequence[Tool], query: str, hits: list[SearchHit], limit: int
+) -> list[SearchHit]:
+    """The hits of a search restricted to `app`: with a blank query, its first `limit` operations
+    in order; an operation named exactly by the query comes first."""
+    if not query.strip():
+        return [SearchHit(app, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
+    wanted = query.strip().casefold()
+    exact = next((tool for tool in tools if tool.name.casefold() == wanted), None)
+    if exact is None or (hits and hits[0].tool == exact.name):
+        return hits
+    top = hits[0].score if hits else 1.0
+    rest = [hit for hit in hits if hit.tool != exact.name]
+    return [SearchHit(app, exact.name, top, short(exact.description)), *rest][:limit]
+
+
+def answer_across(
+    query: str,
+    hits: Sequence[SearchHit],
+    *,
+    reference_of: Callable[[AppDescriptor], str],
+    listed_entry: Callable[[AppDescriptor], str | None],
+    search_tool: str,
+    exec_tool: str,
+) -> SearchAnswer:
+    """The answer to a search over every app: one line per result and what to call next."""
+    results = tuple(_result(hit, reference_of(hit.app)) for hit in hits)
+    if not results:
+        return SearchAnswer((), _nothing_found(query))
+    lines = [f"Apps and operations matching {_quoted(query)}, best first:", ""]
+    for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=1):
+        what = f"`{result.tool}` of `{result.app}`" if result.tool else f"`{result.app}` (app)"
+        lines.append(f"{number}. {what}: {result.description or '(no description)'}")
+        lines.append(f"   Next: {_next_call(result, listed_entry(hit.app), search_tool)}")
+    lines += ["", f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
+    return SearchAnswer(results, "\n".join(lines) + "\n")
+
+
+def answer_in_app(
+    query: str, app: AppDescriptor, hits: Sequence[SearchHit], options: GuideOptions, total: int
+) -> SearchAnswer:
+    """The answer to a search restricted to `app`: the details of each matching operation."""
+    reference = options.reference_of(app)
+    results = tuple(_result(hit, reference) for hit in hits)
+    name = app.names.lookup(options.locale)
+    if not results:
+        everything = call_json({"app": reference, "query": ""})
+        text = (
+            f"No operation of {name} ({reference}, {total} operations that run here) matches "
+            f"{_quoted(query)}. {options.search_tool}({everything}) lists them all.\n"
+        )
+        return SearchAnswer((), text)
+    which = f"matching {_quoted(query)}" if query.strip() else f"{len(results)} of {total}"
+    title = f"# {name} ({reference}): operations {which}"
+    return SearchAnswer(
+        results, render_operations(app, [r.tool for r in results if r.tool], options, title=title)
+    )
+
+
+def short(text: str) -> str:
+    """`text` on one line, at most `MAX_RESULT_DESCRIPTION` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_RESULT_DESCRIPTION else flat[: MAX_RESULT_DESCRIPTION - 1] + "…"
+
+
+def _result(hit: SearchHit, reference: str) -> SearchResult:
+    score = float(hit.score)
+    return SearchResult(
+        reference, hit.tool, round(score, 4) if math.isfinite(score) else 0.0, short(hit.description)
+    )
+
+
+def _next_call(result: SearchResult, entry: str | None, search_tool: str) -> str:
+    if result.tool is not None:
+        details = call_json({"app": result.app, "query": result.tool})
+        return f"{search_tool}({details}) for its parameters and an example call"
+    if entry is not None:
+        return f"{entry}({{}}) for its guide"
+    return f"{search_tool}({call_json({'app': result.app, 'query': ''})}) for its operations"
+
+
+def _nothing_found(query: str) -> str:
+    return (
+        f"Nothing matches {_quoted(query)}. Try other words: the app's name in another language, or "
+        "what the operation does. For a web service, web_discover finds its app by URL or domain.\n"
+    )
+
+
+def _quoted(query: str) -> str:
+    flat = " ".join(query.split())
+    return call_json(flat if len(flat) <= MAX_QUERY_SHOWN else flat[: MAX_QUERY_SHOWN - 1] + "…")

@@ -1,0 +1,132 @@
+"""`Gateway.search`: every app tools/list could list is one search away, listed or not; a search
+restricted to an app gives its operations' full details; the index is built once per catalog."""
+
+from __future__ import annotations
+
+import pytest
+
+from aai_gateway import search as search_package
+from aai_gateway.consent.listing_config import ListingConfig
+from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.service import search as service_search
+
+from .apps import catalog_of, gateway_of, http_app, many_apps, operation
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def notes_app() -> AppDescriptor:
+    return http_app(
+        "dev.test.notes",
+        name="Notes",
+        description="Personal notes",
+        aliases=("memo",),
+        tools=[
+            operation("createNote", "Create a note with a title and a body", title="Title of the note"),
+            operation("searchNotes", "Find notes whose text contains words", query="Words to look for"),
+            operation("deleteNote", "Delete a note for good", note_id="Which note"),
+        ],
+    )
+
+
+async def test_a_search_finds_an_app_that_is_not_listed_and_says_what_to_call_next() -> None:
+    gateway = gateway_of([*many_apps(30), notes_app()], ListingConfig(max_apps=5))
+    assert gateway.entry_for_tool_name("app_dev_test_notes") not in gateway.entries
+
+    answer = await gateway.search("create note", 5)
+
+    first = answer.results[0]
+    assert (first.app, first.tool) == ("dev.test.notes", "createNote")
+    assert first.description == "Create a note with a title and a body"
+    assert set(answer.structured()["results"][0]) == {"app", "tool", "score", "description"}
+    assert "`createNote` of `dev.test.notes`" in answer.text
+    assert 'aai_search({"app": "dev.test.notes", "query": "createNote"})' in answer.text
+
+
+async def test_an_app_found_by_search_is_offered_through_its_entry_only_when_it_is_listed() -> None:
+    listed = gateway_of([notes_app()])
+    unlisted = gateway_of([*many_apps(10), notes_app()], ListingConfig(max_apps=1))
+    assert "app_dev_test_notes({}) for its guide" in (await listed.search("memo", 3)).text
+    text = (await unlisted.search("memo", 3)).text
+    assert 'aai_search({"app": "dev.test.notes", "query": ""}) for its operations' in text
+
+
+async def test_a_search_restricted_to_an_app_gives_the_full_details_of_its_matches() -> None:
+    gateway = gateway_of([notes_app()])
+    answer = await gateway.search("delete", 10, app="memo")  # any reference aai_exec accepts
+
+    assert [(r.app, r.tool) for r in answer.results] == [("dev.test.notes", "deleteNote")]
+    assert "### deleteNote" in answer.text and "### createNote" not in answer.text
+    assert "- note_id (string, required): Which note" in answer.text
+    assert 'aai_exec({"app": "dev.test.notes", "tool": "deleteNote", "args": {"note_id": ' in answer.text
+
+
+async def test_a_blank_query_with_an_app_gives_all_its_operations_in_order() -> None:
+    gateway = gateway_of([notes_app()])
+    answer = await gateway.search("  ", 10, app="dev.test.notes")
+    assert [r.tool for r in answer.results] == ["createNote", "searchNotes", "deleteNote"]
+    assert answer.text.index("### createNote") < answer.text.index("### deleteNote")
+    assert [r.tool for r in (await gateway.search("", 2, app="dev.test.notes")).results] == [
+        "createNote",
+        "searchNotes",
+    ]
+
+
+async def test_an_operation_named_exactly_comes_first_in_a_search_of_its_app() -> None:
+    gateway = gateway_of([notes_app()])
+    answer = await gateway.search("DELETENOTE", 10, app="dev.test.notes")
+    assert answer.results[0].tool == "deleteNote"
+
+
+async def test_a_search_for_an_unknown_app_is_unknown_app() -> None:
+    gateway = gateway_of([notes_app()])
+    with pytest.raises(AaiError) as raised:
+        await gateway.search("x", 10, app="dev.test.nowhere")
+    assert raised.value.code == ErrorCode.UNKNOWN_APP
+
+
+async def test_nothing_found_says_what_to_try_instead() -> None:
+    answer = await gateway_of([notes_app()]).search("zebra xylophone", 10)
+    assert answer.results == () and "Try other words" in answer.text and "web_discover" in answer.text
+
+
+async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[int] = []
+    real = search_package.SearchIndex
+
+    def counting(apps: list[object]) -> object:
+        built.append(len(apps))
+        return real(apps)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service_search, "SearchIndex", counting)
+    gateway = gateway_of([notes_app()])
+    assert built == []  # nothing at start
+    await gateway.search("note", 5)
+    await gateway.search("delete", 5)
+    await gateway.search("delete", 5, app="dev.test.notes")
+    assert built == [1]
+    gateway.set_catalog(catalog_of([notes_app(), *many_apps(2)]))
+    await gateway.search("note", 5)
+    assert built == [1, 3]
+
+
+async def test_operations_of_an_app_by_name_with_unknown_names_naming_the_closest() -> None:
+    gateway = gateway_of([notes_app()])
+    app = gateway.resolve("dev.test.notes")
+    details = await gateway.operations_of(app, ["searchnotes"])
+    assert "### searchNotes" in details and "### createNote" not in details
+    with pytest.raises(AaiError) as raised:
+        await gateway.operations_of(app, ["createNote", "deleteNotes"])
+    assert raised.value.code == ErrorCode.UNKNOWN_TOOL
+    assert raised.value.data["app"] == "dev.test.notes"
+    assert raised.value.data["tools"] == ["deleteNotes"]
+    assert raised.value.data["close_matches"]["deleteNotes"][0] == "deleteNote"
+    assert "no operation 'deleteNotes' (did you mean 'deleteNote'" in raised.value.message
