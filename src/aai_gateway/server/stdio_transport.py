@@ -17,7 +17,9 @@ items in, SessionMessage items out) and differs where the SDK's is fragile:
 - Waiting for input happens in the event loop where the OS can say when a descriptor is ready
   (pipes, sockets and terminals on POSIX), so cancelling on SIGTERM or at end of input never
   waits for a thread blocked in read(). Only files, /dev/null and Windows pipes are read in a
-  worker thread, which cancellation abandons.
+  worker thread, which cancellation abandons. An answer is written at once when a poll that
+  does not wait says the descriptor has room (nearly always), else after waiting for room in
+  the event loop: no round of the loop per answer.
 - While it serves, descriptors 0 and 1 point at the null device and at stderr (as the SDK's do),
   so child processes and stray prints can neither read the client's messages nor write into
   the protocol stream; the protocol uses private duplicates, and 0 and 1 are restored after.
@@ -74,6 +76,17 @@ class _Descriptor:
         self.fd = fd
         self._pollable = sys.platform != "win32"
         self.thread_may_hold_it = False
+        self._writable_now: Callable[[], bool] | None = None
+
+    def _ready_to_write(self) -> bool:
+        """Whether a write would go through at once (or fail at once: the client is gone), asked
+        with a poll that does not wait. An answer is written without a round of the event loop
+        when the pipe has room, which it nearly always has."""
+        if self._writable_now is None:
+            poller = select.poll()
+            poller.register(self.fd, select.POLLOUT)
+            self._writable_now = lambda: bool(poller.poll(0))
+        return self._writable_now()
 
     async def read(self, size: int) -> bytes:
         while self._pollable:
@@ -92,11 +105,12 @@ class _Descriptor:
         while view:
             written = 0
             if self._pollable:
-                try:
-                    await anyio.wait_writable(self.fd)
-                except PermissionError:
-                    self._pollable = False
-                    continue
+                if not self._ready_to_write():
+                    try:
+                        await anyio.wait_writable(self.fd)
+                    except PermissionError:
+                        self._pollable = False
+                        continue
                 with contextlib.suppress(BlockingIOError):
                     written = os.write(self.fd, view[:WRITE_CHUNK_BYTES])
             else:
