@@ -119,9 +119,9 @@ class CountingBackend(CheapChecksBackend):
         super().__init__()
         self.connects = 0
 
-    async def connect_tcp(self, host: str, port: int, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
         self.connects += 1
-        return await super().connect_tcp(host, port, *args, **kwargs)
+        return await super().connect_tcp(*args, **kwargs)
 
 
 async def test_httpx_sends_through_the_pool_that_pooled_transport_puts_under_it(

@@ -48,7 +48,12 @@ def test_an_object_result_is_compact_json_text_and_the_same_object_as_structured
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [([1, {"a": [2, 3]}], '[1,{"a":[2,3]}]'), (42, "42"), (None, "null"), ("as it is: {\n}", "as it is: {\n}")],
+    [
+        ([1, {"a": [2, 3]}], '[1,{"a":[2,3]}]'),
+        (42, "42"),
+        (None, "null"),
+        ("as it is: {\n}", "as it is: {\n}"),
+    ],
     ids=["array", "number", "null", "text"],
 )
 def test_other_results_are_compact_json_text_or_the_text_itself_without_structured_content(
