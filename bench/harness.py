@@ -13,13 +13,13 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import anyio
-from mcp import StdioServerParameters
+from mcp import Client, StdioServerParameters
 
 from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.cli.common import host_layout
@@ -29,6 +29,7 @@ from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sou
 from aai_gateway.executors.base import ExecutorSettings
 from aai_gateway.executors.defaults import default_registry
 from aai_gateway.service import Gateway
+from aai_gateway.service.naming import app_tool_names
 
 REPEAT = 5
 
@@ -166,3 +167,34 @@ def gateway_server(folder: Path, environ: Mapping[str, str]) -> StdioServerParam
         ],
         env={**environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
     )
+
+
+async def listed_tools(client: Client) -> set[str]:
+    """Every tool name tools/list gives, all pages."""
+    names: set[str] = set()
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        names.update(tool.name for tool in page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return names
+
+
+async def require_listed(client: Client, app_ids: Iterable[str]) -> None:
+    """Stops the benchmark unless the gateway's tools/list shows an entry for each of `app_ids`:
+    a generated descriptor the gateway skipped (invalid, or not found) would otherwise be
+    measured as a quick error, or not at all."""
+    listed = await listed_tools(client)
+    missing = [app_id for app_id, name in app_tool_names(app_ids).items() if name not in listed]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise SystemExit(f"the gateway does not list {len(missing)} of the benchmark's apps: {shown}")
+
+
+def require_entries(gateway: Gateway, app_ids: Iterable[str]) -> None:
+    """The same for a gateway in this process: an entry for each of `app_ids`."""
+    entries = {entry.app.id for entry in gateway.entries}
+    missing = [app_id for app_id in app_ids if app_id not in entries]
+    if missing:
+        raise SystemExit(f"the gateway has no entry for {len(missing)} of the apps: {missing[:5]}")

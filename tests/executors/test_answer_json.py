@@ -12,6 +12,7 @@ from aai_gateway.executors.answer_json import (
     check_answer_depth,
     loads_answer,
     nested_deeper_than,
+    scan_json,
 )
 
 
@@ -47,3 +48,24 @@ def test_text_too_deep_for_the_parser_is_answer_too_deep_and_bytes_that_are_not_
         loads_answer("[" * 100_000 + "]" * 100_000, app_id="a", tool="t")
     with pytest.raises(ValueError, match="not UTF-8"):
         loads_answer(b'"\xff"', app_id="a", tool="t")
+
+
+def test_the_scan_reports_each_unwritable_value_with_its_escaped_pointer_and_counts_every_value() -> None:
+    value = {
+        "a~b": [1, True, None, {"c/d": "x\ud800"}],
+        "n": (2.5, float("inf")),
+        "\udc00": "ok",
+        "fine": ["ascii", "ünïcode", {"deep": [[]]}],
+    }
+
+    scan = scan_json(value, max_depth=10, max_unwritable=10)
+
+    assert sorted((u.pointer, u.reason) for u in scan.unwritable) == [
+        ("/a~0b/3/c~1d", "text that is not valid Unicode (a lone surrogate U+D800)"),
+        ("/n/1", "a number beyond the range of a 64-bit float (about 1.8e308)"),
+        ("/\udc00", "text that is not valid Unicode (a lone surrogate U+DC00)"),
+    ]
+    assert scan.values == 17 and not scan.too_deep
+    assert len(scan_json(value, max_unwritable=2).unwritable) == 2
+    assert scan_json(value, max_depth=4, max_unwritable=0).too_deep  # {"fine": [{"deep": [[]]}]}
+    assert not scan_json(value, max_depth=5, max_unwritable=0).too_deep

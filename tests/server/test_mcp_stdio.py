@@ -91,6 +91,8 @@ async def test_an_app_entry_returns_its_guide_and_aai_exec_runs_the_operation(ga
         "params": {"text": 'héllo "quoted" $(x)', "count": 1},
     }
     assert json.loads(text_of(result)) == result.structured_content
+    # compact JSON: indentation and spaces between tokens would only cost the agent's context
+    assert text_of(result) == '{"tool":"echo","params":{"text":"héllo \\"quoted\\" $(x)","count":1}}'
 
 
 async def test_apps_are_found_by_name_or_alias_too(gateway: Client) -> None:

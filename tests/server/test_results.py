@@ -33,3 +33,33 @@ def test_an_errors_lone_surrogates_are_written_in_letters_and_its_code_kept() ->
             "data": {"app_said": {"k\\ud800": "v\\udc00"}},
         }
     }
+
+
+def test_an_object_result_is_compact_json_text_and_the_same_object_as_structured_content() -> None:
+    value = {"name": "Zoë", "tags": ["a", "b"], "nested": {"n": 1.5, "ok": True, "none": None}}
+
+    result = results.success(value)
+
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text == '{"name":"Zoë","tags":["a","b"],"nested":{"n":1.5,"ok":true,"none":null}}'
+    assert json.loads(text) == value
+    assert result.structured_content == value
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ([1, {"a": [2, 3]}], '[1,{"a":[2,3]}]'),
+        (42, "42"),
+        (None, "null"),
+        ("as it is: {\n}", "as it is: {\n}"),
+    ],
+    ids=["array", "number", "null", "text"],
+)
+def test_other_results_are_compact_json_text_or_the_text_itself_without_structured_content(
+    value: object, text: str
+) -> None:
+    result = results.success(value)
+
+    assert result.content[0].text == text  # type: ignore[union-attr]
+    assert result.structured_content is None

@@ -7,6 +7,7 @@ so they write to the gateway's pipes themselves and speak JSON-RPC by hand.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -21,10 +22,12 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp.shared.message import SessionMessage
 
 from aai_gateway.executors.json_lines import LineSplitter, TooLong
 from aai_gateway.server.jsonrpc_lines import encode_message, too_long_error
 from aai_gateway.server.limits import DEFAULT_MAX_MESSAGE_BYTES
+from aai_gateway.server.stdio_transport import stdio_transport
 from tests.builders import write_json
 from tests.server.conftest import adapter_app, gateway_command
 
@@ -566,3 +569,32 @@ def test_a_response_too_deep_to_write_goes_out_as_an_error_for_its_request() -> 
     assert written["id"] == 9
     assert written["error"]["code"] == types.INTERNAL_ERROR
     assert written["error"]["message"].startswith("Internal error: the result is not writable as JSON")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pipes are written in a worker thread on Windows")
+async def test_an_answer_larger_than_the_pipe_holds_reaches_a_reader_in_the_same_event_loop_whole() -> None:
+    # Written at once while the pipe has room, the rest only after waiting for room: were a
+    # full pipe written without waiting, the write would block the event loop, and with it
+    # the reader below, for good.
+    stdin_read, stdin_write = os.pipe()
+    stdout_read, stdout_write = os.pipe()
+    text = "0123456789" * 200_000  # 2 MB: some thirty times what a pipe holds
+    notification = types.JSONRPCNotification(jsonrpc="2.0", method="notifications/x", params={"t": text})
+    received = bytearray()
+
+    async def read_one_line() -> None:
+        while not received.endswith(b"\n"):
+            await anyio.wait_readable(stdout_read)
+            received.extend(os.read(stdout_read, 4096))
+
+    try:
+        async with stdio_transport(stdin_fd=stdin_read, stdout_fd=stdout_write) as (_, outgoing):
+            with anyio.fail_after(ANSWER_WAIT):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(read_one_line)
+                    await outgoing.send(SessionMessage(notification))
+    finally:
+        for descriptor in (stdin_read, stdin_write, stdout_read, stdout_write):
+            os.close(descriptor)
+
+    assert json.loads(received)["params"]["t"] == text

@@ -95,42 +95,66 @@ def scan_json(value: Any, *, max_depth: int | None = None, max_unwritable: int =
     """Walks a JSON value (dicts, lists, tuples and scalars) with a stack, never recursion,
     counting its values and looking for text with a lone surrogate (values and keys) and for
     infinite or NaN floats. Stops at the first level deeper than `max_depth` or once it found
-    `max_unwritable` such values (0: it does not look for them)."""
+    `max_unwritable` such values (0: it does not look for them).
+
+    Every call's answer and arguments pass through here, so the common values (ASCII text,
+    integers, booleans, null) cost one type test each, and a container's JSON pointer is only
+    written out when something inside it is reported (`_Path`)."""
     scan = JsonScan(values=1)
     look = max_unwritable > 0
     if look and (reason := unwritable_reason(value)) is not None:
         scan.unwritable.append(Unwritable("", reason))
         if len(scan.unwritable) >= max_unwritable:
             return scan
-    if not isinstance(value, dict | list | tuple):
+    if not isinstance(value, _CONTAINERS):
         return scan
-    pending: list[tuple[Any, int, str]] = [(value, 1, "")]
+    unwritable = scan.unwritable
+    pending: list[tuple[Any, int, _Path | None]] = [(value, 1, None)]
     while pending:
-        container, depth, pointer = pending.pop()
+        container, depth, path = pending.pop()
         scan.values += len(container)
         is_object = isinstance(container, dict)
         for key, child in container.items() if is_object else enumerate(container):
-            nested = isinstance(child, dict | list | tuple)
+            kind = type(child)
+            nested = kind is dict or kind is list or (kind not in _SCALARS and isinstance(child, _CONTAINERS))
             if nested:
                 if max_depth is not None and depth >= max_depth:
                     scan.too_deep = True
                     return scan
-                pending.append((child, depth + 1, f"{pointer}/{escape_pointer_token(key)}"))
-            if not look or (not is_object and (nested or _plainly_writable(child))):
-                continue  # most of a long array: numbers and ASCII text, kept cheap
-            for reason in (
-                unwritable_reason(key) if is_object else None,
-                None if nested else unwritable_reason(child),
-            ):
+                pending.append((child, depth + 1, (path, key)))
+            if not look:
+                continue
+            if is_object and not (type(key) is str and key.isascii()):
+                reason = unwritable_reason(key)
                 if reason is not None:
-                    scan.unwritable.append(Unwritable(f"{pointer}/{escape_pointer_token(key)}", reason))
-                    if len(scan.unwritable) >= max_unwritable:
+                    unwritable.append(Unwritable(_pointer((path, key)), reason))
+                    if len(unwritable) >= max_unwritable:
                         return scan
+            if nested or kind in _WRITABLE_SCALARS or (kind is str and child.isascii()):
+                continue  # most of a long answer: ASCII text, integers, booleans and null
+            reason = unwritable_reason(child)
+            if reason is not None:
+                unwritable.append(Unwritable(_pointer((path, key)), reason))
+                if len(unwritable) >= max_unwritable:
+                    return scan
     return scan
 
 
-def _plainly_writable(value: Any) -> bool:
-    return type(value) is int or (type(value) is str and value.isascii())
+_CONTAINERS: Final = (dict, list, tuple)
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_WRITABLE_SCALARS: Final = frozenset({int, bool, type(None)})
+
+_Path = tuple["_Path | None", Any]
+"""Where a value is: the path of its container (None: the top) and its key or index."""
+
+
+def _pointer(path: _Path | None) -> str:
+    """The JSON pointer (RFC 6901) of a path."""
+    tokens: list[str] = []
+    while path is not None:
+        path, key = path
+        tokens.append(escape_pointer_token(key))
+    return "".join(f"/{token}" for token in reversed(tokens))
 
 
 def unwritable_reason(value: Any) -> str | None:

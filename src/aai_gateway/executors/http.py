@@ -3,6 +3,8 @@
 - One client for every call (connection pooling), created on first use, closed by `aclose`.
   It keeps no cookies between calls and reads no proxy settings or `.netrc` from the
   environment (only `cli/` reads the environment; inject a configured client to use a proxy).
+  Its pool checks idle connections cheaply (http_pool.py), which is what keeps many calls in
+  flight affordable.
 - The tool's timeout covers the whole exchange (connect, redirects, reading the body):
   `TIMEOUT` when it runs out. No connection: `SERVICE_UNAVAILABLE` naming the host.
 - Up to `max_redirects` redirects are followed here, not by httpx: httpx only strips
@@ -25,6 +27,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import ssl
 import time
@@ -48,6 +51,7 @@ from ..errors import (
     UnsendableRequestError,
 )
 from .base import ExecutorBase, ExecutorSettings, Invocation, timeout_error
+from .http_pool import CheapChecksBackend, pooled_transport
 from .http_request import HttpRequestSpec, build_request
 from .http_response import parse_body, status_error
 from .redaction import Scrubber
@@ -112,7 +116,8 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             verify = httpx.create_ssl_context(trust_env=False)
             if self.ca_file:
                 verify.load_verify_locations(cafile=self.ca_file)
-            self._client = _new_client(self._transport, verify)
+            transport = self._transport or pooled_transport(verify, _LIMITS, CheapChecksBackend())
+            self._client = _new_client(transport, verify)
         return self._client
 
     def web_client(self) -> httpx.AsyncClient:
@@ -121,7 +126,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             transport = GuardedTransport(
                 self.web_policy,
                 resolver=self._resolver,
-                network_backend=self._network_backend,
+                network_backend=CheapChecksBackend(self._network_backend),
                 limits=_LIMITS,
             )
             self._web_client = _new_client(transport, True)
@@ -183,14 +188,15 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         except NetworkRuleError as exc:
             raise _refused(invocation, exc) from None
         finally:
-            logger.debug(
-                "http %s %s %s -> %s in %.1f ms",
-                spec.method,
-                _host(spec.url),
-                spec.path_template,
-                status,
-                (time.monotonic() - started) * 1000,
-            )
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "http %s %s %s -> %s in %.1f ms",
+                    spec.method,
+                    _host(spec.url),
+                    spec.path_template,
+                    status,
+                    (time.monotonic() - started) * 1000,
+                )
         scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
             raise status_error(invocation, response, body, scrubber)
@@ -208,9 +214,9 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         """Send the request, following redirects; the final response and its (capped) body."""
         web = invocation.app.source.kind == "web"
         client = self.web_client() if web else self.client()
-        timeout = httpx.Timeout(invocation.timeout_seconds)
-        origin = _origin(httpx.URL(spec.url))
+        timeout = _timeout(invocation.timeout_seconds)
         method, url, body = spec.method, httpx.URL(spec.full_url), spec.body
+        origin = _origin(url)
         headers = [(k.encode("ascii"), v.encode("utf-8")) for k, v in spec.headers]
         on_origin = True
         for hop in range(self.max_redirects + 1):
@@ -256,18 +262,15 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         limit = self.max_response_bytes
         if not response.is_success:
             return await _read_start(response, min(limit, ERROR_BODY_READ_BYTES))
-        too_large = ResponseTooLargeError(
-            invocation.app.id, invocation.tool.name, limit, public_url(response.url)
-        )
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
-            raise too_large
+            raise _too_large(invocation, limit, response)
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > limit:
-                raise too_large
+                raise _too_large(invocation, limit, response)
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -296,6 +299,16 @@ def _new_client(
         headers={"User-Agent": f"aai-gateway/{__version__}"},
         limits=_LIMITS,
     )
+
+
+def _too_large(invocation: Invocation, limit: int, response: httpx.Response) -> ResponseTooLargeError:
+    return ResponseTooLargeError(invocation.app.id, invocation.tool.name, limit, public_url(response.url))
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(seconds: float) -> httpx.Timeout:
+    """httpx's timeouts for a tool's timeout (one object per value, not one per call)."""
+    return httpx.Timeout(seconds)
 
 
 def _unreachable(invocation: Invocation, spec: HttpRequestSpec, what: str) -> ServiceUnavailableError:

@@ -67,6 +67,8 @@ class Scrubber:
     @classmethod
     def of(cls, auth: object) -> Scrubber:
         """The scrubber for what `auth` (an httpx auth flow, or None) put on its requests."""
+        if auth is None:  # most calls: no need to ask the (slow) protocol check
+            return NO_SECRETS
         return cls(auth.secret_values() if isinstance(auth, CarriesSecrets) else ())
 
     def __bool__(self) -> bool:
@@ -109,6 +111,10 @@ class Scrubber:
         if not textual and not cores:
             return None
         return _Plan(tuple(secret_pattern(s) for s in textual), cores)
+
+
+NO_SECRETS: Final = Scrubber(())
+"""The scrubber of a call that carries no credentials: it changes nothing."""
 
 
 class _Plan:

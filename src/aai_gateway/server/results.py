@@ -22,14 +22,13 @@ logger = logging.getLogger(__name__)
 
 
 def success(value: Any) -> types.CallToolResult:
-    """The JSON result as text, and as structured content when it is an object (the same
-    value: when the text can be written, so can it). A `ToolResult` (an MCP server's own) is
-    passed on as it is."""
+    """The JSON result as compact text (no indentation: whitespace costs the agent's context and
+    every byte is written, read and parsed again on the way), and as structured content when it
+    is an object (the same value: when the text can be written, so can it). A string is the text
+    itself. A `ToolResult` (an MCP server's own) is passed on as it is."""
     if isinstance(value, ToolResult):
         return passed_on(value)
-    text = (
-        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
-    )
+    text = value if isinstance(value, str) else _compact_json(value)
     _check_writable(text)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
@@ -54,6 +53,10 @@ def failure(error: AaiError) -> types.CallToolResult:
         content=[types.TextContent(type="text", text=_error_text(error))],
         is_error=True,
     )
+
+
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _error_text(error: AaiError) -> str:

@@ -17,7 +17,9 @@ items in, SessionMessage items out) and differs where the SDK's is fragile:
 - Waiting for input happens in the event loop where the OS can say when a descriptor is ready
   (pipes, sockets and terminals on POSIX), so cancelling on SIGTERM or at end of input never
   waits for a thread blocked in read(). Only files, /dev/null and Windows pipes are read in a
-  worker thread, which cancellation abandons.
+  worker thread, which cancellation abandons. To a pipe or socket an answer is written at once
+  when a poll that does not wait says there is room (nearly always), else after waiting for
+  room in the event loop: no round of the loop per answer.
 - While it serves, descriptors 0 and 1 point at the null device and at stderr (as the SDK's do),
   so child processes and stray prints can neither read the client's messages nor write into
   the protocol stream; the protocol uses private duplicates, and 0 and 1 are restored after.
@@ -29,6 +31,7 @@ import contextlib
 import logging
 import os
 import select
+import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -74,6 +77,13 @@ class _Descriptor:
         self.fd = fd
         self._pollable = sys.platform != "win32"
         self.thread_may_hold_it = False
+        self._writable_now = _room_check(fd) if self._pollable else None
+
+    def _ready_to_write(self) -> bool:
+        """Whether a write to a pipe or socket would go through at once (or fail at once: the
+        client is gone), asked with a poll that does not wait. An answer is then written
+        without a round of the event loop, which is nearly always."""
+        return self._writable_now is not None and self._writable_now()
 
     async def read(self, size: int) -> bytes:
         while self._pollable:
@@ -92,17 +102,32 @@ class _Descriptor:
         while view:
             written = 0
             if self._pollable:
-                try:
-                    await anyio.wait_writable(self.fd)
-                except PermissionError:
-                    self._pollable = False
-                    continue
+                if not self._ready_to_write():
+                    try:
+                        await anyio.wait_writable(self.fd)
+                    except PermissionError:
+                        self._pollable = False
+                        continue
                 with contextlib.suppress(BlockingIOError):
                     written = os.write(self.fd, view[:WRITE_CHUNK_BYTES])
             else:
                 self.thread_may_hold_it = True
                 written = await anyio.to_thread.run_sync(os.write, self.fd, view, abandon_on_cancel=True)
             view = view[written:]
+
+
+def _room_check(fd: int) -> Callable[[], bool] | None:
+    """A poll of `fd` for room to write that does not wait, for pipes and sockets only (files
+    and devices keep to the event loop or a worker thread, as for reading)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return lambda: bool(poller.poll(0))
 
 
 @contextlib.contextmanager
