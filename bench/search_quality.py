@@ -173,6 +173,23 @@ def bm25_baseline(apps: Sequence[AppDescriptor]) -> SearchFunction:
     return search
 
 
+def gateway_engine(apps: Sequence[AppDescriptor], *, concepts: bool = True) -> SearchFunction:
+    """The gateway's own engine (`aai_gateway.search.SearchIndex`)."""
+    from aai_gateway.search import SearchIndex  # noqa: PLC0415
+
+    index = SearchIndex(apps, concepts=concepts)
+
+    def search(query: str, limit: int) -> list[Target]:
+        return [(hit.app.id, hit.tool) for hit in index.search(query, limit)]
+
+    return search
+
+
+def gateway_without_lexicon(apps: Sequence[AppDescriptor]) -> SearchFunction:
+    """The gateway's engine with its concept lexicon switched off."""
+    return gateway_engine(apps, concepts=False)
+
+
 # --------------------------------------------------------------------------- measuring
 
 

@@ -1,0 +1,121 @@
+"""Names written in katakana: `ギットハブ` for GitHub, `ドッカー` for Docker, `ノーション` for Notion.
+
+Japanese writes foreign names by sound, so neither the letters nor an edit distance relate them.
+Both sides are reduced to a consonant skeleton instead: katakana through its romanization, Latin
+names through a few English spelling rules, then vowels dropped and repeats collapsed
+(`ギットハブ` -> gi t to ha bu -> `gthb`; `github` -> `gthb`; s and z are one sound, as are
+b and v, r and l). The words matched this way are app names and the words of operation names
+(`スキップ`: `skipToNext`, `スクリーンショット`: `take_screenshot`), not every word of every
+description: a skeleton is short and would be ambiguous. An operation's word needs a skeleton of
+three consonants or more (`skp`); an app name two (`dk`, Docker). Only a katakana word of three
+characters or more that the index does not know as it is is looked up.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_KATAKANA = 3
+MIN_NAME_KEY = 2
+MIN_WORD_KEY = 3
+
+_SMALL = {"ァ": "a", "ィ": "i", "ゥ": "u", "ェ": "e", "ォ": "o", "ャ": "ya", "ュ": "yu", "ョ": "yo"}
+_ROWS = {
+    "": "アイウエオ",
+    "k": "カキクケコ",
+    "g": "ガギグゲゴ",
+    "s": "サシスセソ",
+    "z": "ザジズゼゾ",
+    "t": "タチツテト",
+    "d": "ダヂヅデド",
+    "n": "ナニヌネノ",
+    "h": "ハヒフヘホ",
+    "b": "バビブベボ",
+    "p": "パピプペポ",
+    "m": "マミムメモ",
+    "r": "ラリルレロ",
+}
+_KANA: dict[str, str] = {}
+for _consonant, _row in _ROWS.items():
+    for _vowel, _char in zip("aiueo", _row, strict=True):
+        _KANA[_char] = _consonant + _vowel
+_KANA.update({"シ": "si", "チ": "ti", "ツ": "tu", "フ": "fu", "ジ": "zi", "ヂ": "zi", "ヅ": "zu"})
+_KANA.update({"ヤ": "ya", "ユ": "yu", "ヨ": "yo", "ワ": "wa", "ヲ": "o", "ン": "n", "ヴ": "bu"})
+_KANA.update({"ッ": "", "ー": "", "・": ""})
+
+_ENGLISH = [
+    (re.compile(r"tion"), "sion"),
+    (re.compile(r"ph"), "f"),
+    (re.compile(r"ck|q|c(?![eiy])"), "k"),
+    (re.compile(r"c"), "s"),
+    (re.compile(r"x"), "ks"),
+    (re.compile(r"sh"), "s"),
+    (re.compile(r"ch"), "t"),
+    (re.compile(r"[jz]"), "s"),
+    (re.compile(r"v"), "b"),
+    (re.compile(r"l"), "r"),
+    (re.compile(r"(?<=[aeiou])r(?![aeiouy])"), ""),  # docker -> ドッカー: the r is not said
+    (re.compile(r"m(?=[bp])"), "n"),
+    (re.compile(r"[wy]"), ""),
+]
+_JAPANESE = [(re.compile(r"ts"), "t"), (re.compile(r"z"), "s"), (re.compile(r"[wy]"), "")]
+_VOWELS = re.compile(r"[aeiou]+")
+_REPEATS = re.compile(r"(.)\1+")
+
+
+def _skeleton(romanized: str) -> str:
+    return _REPEATS.sub(r"\1", _VOWELS.sub("", romanized))
+
+
+def latin_key(word: str) -> str:
+    """The consonant skeleton of a (case-folded) Latin word."""
+    for pattern, replacement in _ENGLISH:
+        word = pattern.sub(replacement, word)
+    return _skeleton(word)
+
+
+def katakana_key(word: str) -> str | None:
+    """The consonant skeleton of a katakana word, None if it has other characters."""
+    romanized: list[str] = []
+    for char in word:
+        small = _SMALL.get(char)
+        if small is not None:
+            # a small vowel or y-sound replaces the vowel before it (ティ: ti, ジャ: zya)
+            if romanized and romanized[-1] and romanized[-1][-1] in "aiueo":
+                romanized[-1] = romanized[-1][:-1]
+            romanized.append(small)
+            continue
+        syllable = _KANA.get(char)
+        if syllable is None:
+            return None
+        romanized.append(syllable)
+    text = "".join(romanized)
+    for pattern, replacement in _JAPANESE:
+        text = pattern.sub(replacement, text)
+    return _skeleton(text)
+
+
+class Loanwords:
+    """App name words by skeleton: `add` them while indexing, `match` katakana words of a query."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, set[str]] = {}
+        self._seen: set[str] = set()
+
+    def add(self, word: str, *, app_name: bool) -> None:
+        """A word (case-folded Latin letters) of an app's names or of an operation's name."""
+        if word in self._seen or not (word.isascii() and word.isalpha() and len(word) >= MIN_KATAKANA):
+            return
+        key = latin_key(word)
+        if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
+            self._seen.add(word)
+            self._names.setdefault(key, set()).add(word)
+
+    def match(self, katakana: str) -> list[str]:
+        """The app name words that sound like `katakana`."""
+        if len(katakana) < MIN_KATAKANA:
+            return []
+        key = katakana_key(katakana)
+        if key is None or len(key) < MIN_NAME_KEY:
+            return []
+        return sorted(self._names.get(key, ()))

@@ -1,0 +1,89 @@
+"""A query as weighted term ids: its own terms, words the index knows for its misspelt words, and
+the concepts of the lexicon it names.
+
+Caps (hostile input): the query is cut to MAX_QUERY_CHARACTERS (normalize.py) and to MAX_TERMS
+distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked up for typos.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .lexicon import Lexicon
+from .normalize import clip_query
+from .tokens import analyze, stem
+
+if TYPE_CHECKING:
+    from .loanwords import Loanwords
+    from .typos import Speller
+
+MAX_TERMS = 128
+MAX_TYPO_WORDS = 8
+TYPO_WEIGHT = 0.7
+"""A word the index knows, found for a query word it does not know (1 edit away; 2 for long
+words), weighs this much of a word typed right."""
+COMPOUND_WEIGHT = 0.9
+"""A part of a compound word the index does not know (`Zugverbindung`: `Zug`, `Verbindung`)."""
+CONCEPT_WEIGHT = 0.8
+"""A concept's term, relative to a word of the query."""
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedQuery:
+    """`weights`: term id -> weight, empty when nothing in the query is known to the index.
+    `words`: the ids of terms that come from the query's own words (typed, corrected or split),
+    not from the lexicon: what an app's names must all have for the query to name that app."""
+
+    weights: dict[int, float]
+    words: frozenset[int]
+
+
+def query_weights(
+    text: str,
+    vocabulary: Mapping[str, int],
+    lexicon: Lexicon | None,
+    speller: Speller | None,
+    loanwords: Loanwords | None = None,
+) -> WeightedQuery:
+    """The weighted terms of the query `text`."""
+    analyzed = analyze(clip_query(text), pairs=True)
+    weights: dict[int, float] = {}
+    for term in analyzed.terms:
+        if len(weights) >= MAX_TERMS:
+            break
+        term_id = vocabulary.get(term)
+        if term_id is not None:
+            weights[term_id] = 1.0
+    corrected: list[str] = []
+    if speller is not None:
+        unknown = [
+            surface
+            for surface, term in zip(analyzed.surfaces, analyzed.words, strict=True)
+            if term not in vocabulary and surface.isalpha() and not (lexicon and lexicon.knows(surface))
+        ]
+        for surface in list(dict.fromkeys(unknown))[:MAX_TYPO_WORDS]:
+            parts = speller.compound_parts(surface)
+            found = parts or speller.corrections(surface)
+            weight = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
+            for word in found:
+                corrected.append(word)
+                term_id = vocabulary.get(stem(word))
+                if term_id is not None:
+                    weights.setdefault(term_id, weight)
+    if loanwords is not None:
+        for kana in dict.fromkeys(analyzed.kana):
+            if kana not in vocabulary:
+                for word in loanwords.match(kana):
+                    term_id = vocabulary.get(stem(word))
+                    if term_id is not None:
+                        weights.setdefault(term_id, TYPO_WEIGHT)
+    words = frozenset(weights)
+    if lexicon is not None:
+        concepts = lexicon.concepts(analyzed) + lexicon.concepts_of_words(corrected)
+        for concept in concepts:
+            term_id = vocabulary.get(concept)
+            if term_id is not None:
+                weights[term_id] = max(weights.get(term_id, 0.0), CONCEPT_WEIGHT)
+    return WeightedQuery(weights, words)
