@@ -12,6 +12,7 @@ built, not when this package is imported.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,13 +51,20 @@ class SearchIndex:
         from .scoring import FieldScorer  # noqa: PLC0415 (numpy: with the first index)
         from .typos import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
 
-        self._apps = list(apps)
         self._lexicon: Lexicon | None = default_lexicon() if concepts else None
-        self._corpus = Corpus(self._apps, self._lexicon)
-        self._scorer = FieldScorer(self._corpus.fields, self._corpus.vocabulary)
-        lexicon_words = self._lexicon.surfaces if self._lexicon else []
-        self._speller = Speller([*self._corpus.surfaces, *lexicon_words])
         self._concepts = concepts
+        collecting = gc.isenabled()
+        gc.disable()  # a build allocates many small objects and frees none: GC passes are waste
+        try:
+            self._corpus = Corpus(apps, self._lexicon)
+            corpus = self._corpus
+            self._scorer = FieldScorer(corpus.fields, len(corpus.vocabulary), corpus.owner)
+            corpus.drop_fields()
+            lexicon_words = self._lexicon.surfaces if self._lexicon else []
+            self._speller = Speller([*corpus.surfaces, *lexicon_words])
+        finally:
+            if collecting:
+                gc.enable()
 
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: AppDescriptor | None = None
@@ -81,8 +89,8 @@ class SearchIndex:
             # an app this index was not built with (e.g. discovered since): its own small index
             return SearchIndex([app], concepts=self._concepts).search(query, limit, app=app)
         if not query.strip():
-            entries = self._corpus.entries[span.start + 1 : span.stop]
-            return [SearchHit(e.app, e.tool, 0.0, e.description) for e in entries[:limit]]
+            entries = [self._corpus.entry(i) for i in span[1 : 1 + limit]]
+            return [SearchHit(e.app, e.tool, 0.0, e.description) for e in entries]
         return self._ranked(query, limit, range(span.start + 1, span.stop))
 
     def _ranked(self, query: str, limit: int, within: range | None) -> list[SearchHit]:
@@ -103,7 +111,7 @@ class SearchIndex:
         ranked = sorted((int(i) for i in best if scores[i] > 0), key=lambda i: (-float(scores[i]), i))
         hits: list[SearchHit] = []
         for i in ranked:
-            entry = self._corpus.entries[i + offset]
+            entry = self._corpus.entry(i + offset)
             hits.append(SearchHit(entry.app, entry.tool, round(float(scores[i]), 4), entry.description))
         return hits
 

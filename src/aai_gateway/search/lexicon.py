@@ -53,6 +53,10 @@ class Lexicon:
         self._surfaces: dict[str, set[str]] = {}
         self._stem_phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         self._surface_phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._stem_pairs: set[tuple[str, str]] = set()
+        self._surface_pairs: set[tuple[str, str]] = set()
+        self._stem_firsts: set[str] = set()
+        self._surface_firsts: set[str] = set()
         self._cjk: dict[str, set[str]] = {}
         self._longest_cjk = 1
         for concept in concepts:
@@ -80,28 +84,52 @@ class Lexicon:
             if english:
                 phrase = tuple(analyzed.words)
                 self._stem_phrases.setdefault(phrase[0], []).append((phrase, token))
+                self._stem_pairs.update(zip(phrase, phrase[1:], strict=False))
+                self._stem_firsts.update(phrase[:-1])
             phrase = tuple(analyzed.surfaces)
             self._surface_phrases.setdefault(phrase[0], []).append((phrase, token))
+            self._surface_pairs.update(zip(phrase, phrase[1:], strict=False))
+            self._surface_firsts.update(phrase[:-1])
 
-    def concepts(self, analyzed: Analyzed) -> list[str]:
-        """The concept terms `analyzed` contains, each once."""
+    def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
+        """The concept terms `analyzed` contains, each once; `phrases=False`: single words and CJK
+        words only (the caller matches phrases over a longer text, `phrase_concepts`)."""
         found: set[str] = set()
         for words, terms in ((self._stems, analyzed.terms), (self._surfaces, analyzed.surfaces)):
             for term in terms:
                 hit = words.get(term)
                 if hit:
                     found |= hit
-        for phrases, sequence in (
-            (self._stem_phrases, analyzed.words),
-            (self._surface_phrases, analyzed.surfaces),
-        ):
-            for index, word in enumerate(sequence):
-                for phrase, token in phrases.get(word, ()):
-                    if tuple(sequence[index : index + len(phrase)]) == phrase:
-                        found.add(token)
+        if phrases:
+            found.update(self.phrase_concepts(analyzed.words, analyzed.surfaces))
         for stretch in analyzed.stretches:
             found.update(self._cjk_concepts(stretch))
         return sorted(found)
+
+    def may_go_on(self, word: str, surface: str) -> bool:
+        """Whether a word (stemmed, and as written) is followed by another in a phrase."""
+        return word in self._stem_firsts or surface in self._surface_firsts
+
+    def joins_phrase(
+        self, words: Sequence[str], surfaces: Sequence[str], next_words: Sequence[str], next_surfaces: Sequence[str]
+    ) -> bool:
+        """Whether a piece of text (its stemmed `words`, its `surfaces`) and the piece after it
+        may hold a phrase of the lexicon across them: the last word of one and the first of the
+        next are a phrase's first two words, or its last two."""
+        if words and next_words and (words[-1], next_words[0]) in self._stem_pairs:
+            return True
+        return bool(surfaces and next_surfaces and (surfaces[-1], next_surfaces[0]) in self._surface_pairs)
+
+    def phrase_concepts(self, words: Sequence[str], surfaces: Sequence[str]) -> list[str]:
+        """The concept terms of the lexicon's phrases in a text: `words` are its stemmed words in
+        order, `surfaces` the same words as written."""
+        found: list[str] = []
+        for phrases, sequence in ((self._stem_phrases, words), (self._surface_phrases, surfaces)):
+            for index, word in enumerate(sequence):
+                for phrase, token in phrases.get(word, ()):
+                    if tuple(sequence[index : index + len(phrase)]) == phrase:
+                        found.append(token)
+        return found
 
     def _cjk_concepts(self, stretch: str) -> set[str]:
         """The concepts of the CJK words in `stretch`; a word inside a longer one is not counted
@@ -133,6 +161,14 @@ class Lexicon:
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
         return surface in self._surfaces or stem(surface) in self._stems
+
+    def concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
+        """The concept terms of one word, as written (case- and accent-folded) and stemmed."""
+        found = self._surfaces.get(surface)
+        also = self._stems.get(stemmed)
+        if found is None and also is None:
+            return []
+        return sorted((found or set()) | (also or set()))
 
     def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:
         """The concept terms of single words (case- and accent-folded, as written)."""

@@ -108,8 +108,10 @@ class Loanwords:
             return
         key = latin_key(word)
         if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
-            self._seen.add(word)
             self._names.setdefault(key, set()).add(word)
+            self._seen.add(word)
+        elif not app_name:
+            self._seen.add(word)
 
     def match(self, katakana: str) -> list[str]:
         """The app name words that sound like `katakana`."""

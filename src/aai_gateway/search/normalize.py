@@ -57,6 +57,8 @@ def clip_query(text: str) -> str:
 
 def clip_field(text: str) -> str:
     """The part of a descriptor field that is indexed, NFKC-normalized."""
+    if len(text) <= MAX_FIELD_CHARACTERS and text.isascii():
+        return text  # NFKC leaves ASCII as it is
     return unicodedata.normalize("NFKC", text[: MAX_FIELD_CHARACTERS * 2])[:MAX_FIELD_CHARACTERS]
 
 

@@ -7,12 +7,14 @@ distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .lexicon import Lexicon
-from .normalize import clip_query
+from .lexicon import CONCEPT_PREFIX, Lexicon
+from .normalize import MAX_QUERY_CHARACTERS, clip_query
+from .stopwords import stop_terms
 from .tokens import analyze, stem
 
 if TYPE_CHECKING:
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from .typos import Speller
 
 MAX_TERMS = 128
-MAX_TYPO_WORDS = 8
+MAX_TYPO_WORDS = 4
 TYPO_WEIGHT = 0.7
 """A word the index knows, found for a query word it does not know (1 edit away; 2 for long
 words), weighs this much of a word typed right."""
@@ -40,6 +42,19 @@ class WeightedQuery:
     words: frozenset[int]
 
 
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
+"""A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
+MATH_CONCEPT = CONCEPT_PREFIX + "math"
+_stops: frozenset[str] | None = None
+
+
+def _stop_terms() -> frozenset[str]:
+    global _stops  # noqa: PLW0603 (computed once: it needs the stemmer, loaded with the first index)
+    if _stops is None:
+        _stops = stop_terms(stem)
+    return _stops
+
+
 def query_weights(
     text: str,
     vocabulary: Mapping[str, int],
@@ -50,7 +65,9 @@ def query_weights(
     """The weighted terms of the query `text`."""
     analyzed = analyze(clip_query(text), pairs=True)
     weights: dict[int, float] = {}
-    for term in analyzed.terms:
+    stop = _stop_terms()
+    terms = [term for term in analyzed.terms if term not in stop] or analyzed.terms
+    for term in terms:
         if len(weights) >= MAX_TERMS:
             break
         term_id = vocabulary.get(term)
@@ -61,7 +78,10 @@ def query_weights(
         unknown = [
             surface
             for surface, term in zip(analyzed.surfaces, analyzed.words, strict=True)
-            if term not in vocabulary and surface.isalpha() and not (lexicon and lexicon.knows(surface))
+            if term not in vocabulary
+            and term not in stop
+            and surface.isalpha()
+            and not (lexicon and lexicon.knows(surface))
         ]
         for surface in list(dict.fromkeys(unknown))[:MAX_TYPO_WORDS]:
             parts = speller.compound_parts(surface)
@@ -82,6 +102,8 @@ def query_weights(
     words = frozenset(weights)
     if lexicon is not None:
         concepts = lexicon.concepts(analyzed) + lexicon.concepts_of_words(corrected)
+        if _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
+            concepts.append(MATH_CONCEPT)
         for concept in concepts:
             term_id = vocabulary.get(concept)
             if term_id is not None:

@@ -2,7 +2,8 @@
 
 Compounds (German writes `Zugverbindung` for `Zug` + `Verbindung`): a word of MIN_COMPOUND letters
 or more is split in two known words of three letters or more (a linking `s` allowed), the split
-with the longest first word winning.
+with the longest first word winning. An English word made with `un`, `re` or `non` from a known word
+stands for that word.
 
 Typos: a query word the index does not know is replaced by the words it knows that are
 one edit away (two for words of eight letters or more), an edit being an insertion, a deletion, a
@@ -23,6 +24,7 @@ LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_COMPOUND = 7
 MIN_PART = 3
+NEGATING_PREFIXES = ("un", "re", "non")
 
 
 class Speller:
@@ -36,13 +38,21 @@ class Speller:
         self._extract = process.extract
         self._distance: Any = OSA.distance
         self._known = set(known)
-        self._choices = [word for word in self._known if len(word) >= MIN_LENGTH - 1]
+        # by length: a word is compared only with words whose length is within the edits allowed
+        self._by_length: dict[int, list[str]] = {}
+        for word in self._known:
+            if len(word) >= MIN_LENGTH - 1:
+                self._by_length.setdefault(len(word), []).append(word)
 
     def compound_parts(self, word: str) -> list[str]:
-        """The two known words `word` is made of, or none."""
+        """The known words `word` is made of (two, or one behind a prefix), or none."""
         if len(word) < MIN_COMPOUND:
             return []
         known = self._known
+        for prefix in NEGATING_PREFIXES:
+            # `uncommitted`, `reopen`, `nonempty`: the word the prefix changes
+            if word.startswith(prefix) and word[len(prefix) :] in known:
+                return [word[len(prefix) :]]
         for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1):
             left, right = word[:cut], word[cut:]
             if right not in known:
@@ -55,12 +65,16 @@ class Speller:
 
     def corrections(self, word: str) -> list[str]:
         """The known words nearest to `word` (at the nearest distance only), best first."""
-        if len(word) < MIN_LENGTH or not self._choices:
+        if len(word) < MIN_LENGTH:
             return []
         limit = 2 if len(word) >= LONG_WORD else 1
-        found = self._extract(
-            word, self._choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS * 4
-        )
+        found = []
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            choices = self._by_length.get(length)
+            if choices:
+                found += self._extract(
+                    word, choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS + 1
+                )
         if not found:
             return []
         best = min(distance for _, distance, _ in found)
