@@ -11,15 +11,27 @@ from aai_gateway.descriptor.loader import load_document
 
 def tool(name: str, description: str, **parameters: str) -> dict[str, Any]:
     properties = {key: {"type": "string", "description": text} for key, text in parameters.items()}
-    return {"name": name, "description": description, "parameters": {"type": "object", "properties": properties}}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties},
+    }
 
 
-def app(app_id: str, names: dict[str, str], description: str, tools: list[dict[str, Any]], **extra: Any) -> AppDescriptor:
+def app(
+    app_id: str, names: dict[str, str], description: str, tools: list[dict[str, Any]], **extra: Any
+) -> AppDescriptor:
     document = {
         "schemaVersion": "1.0",
         "version": "1.0.0",
         "platform": "linux",
-        "app": {"id": app_id, "name": names, "defaultLang": next(iter(names)), "description": description, **extra},
+        "app": {
+            "id": app_id,
+            "name": names,
+            "defaultLang": next(iter(names)),
+            "description": description,
+            **extra,
+        },
         "execution": {"type": "stdio", "command": "adapter"},
         "tools": tools,
     }
@@ -35,7 +47,12 @@ def catalog() -> list[AppDescriptor]:
             {"en": "Tasks", "zh-CN": "待办", "ja": "タスク"},
             "A to-do list: tasks with due dates",
             [
-                tool("create_task", "Create a task with a title and a due date", title="Task title", due="Due date"),
+                tool(
+                    "create_task",
+                    "Create a task with a title and a due date",
+                    title="Task title",
+                    due="Due date",
+                ),
                 tool("list_tasks", "List open tasks"),
                 tool("complete_task", "Mark a task as done", task_id="Task id"),
             ],
@@ -45,7 +62,10 @@ def catalog() -> list[AppDescriptor]:
             "notes",
             {"en": "Notes", "de": "Notizen"},
             "Write and search notes",
-            [tool("createNote", "Create a note", body="Text of the note"), tool("searchNotes", "Search notes")],
+            [
+                tool("createNote", "Create a note", body="Text of the note"),
+                tool("searchNotes", "Search notes"),
+            ],
         ),
         app(
             "calendar",
@@ -61,8 +81,15 @@ def catalog() -> list[AppDescriptor]:
             {"en": "GitHub"},
             "GitHub repositories, issues and pull requests",
             [
-                tool("create_issue", "Create an issue in a repository", repo="owner/name", title="Issue title"),
-                tool("list_pull_requests", "List pull requests of a repository", repo="owner/name", state="open or closed"),
+                tool(
+                    "create_issue", "Create an issue in a repository", repo="owner/name", title="Issue title"
+                ),
+                tool(
+                    "list_pull_requests",
+                    "List pull requests of a repository",
+                    repo="owner/name",
+                    state="open or closed",
+                ),
                 tool("search_code", "Search code across GitHub repositories", q="Search query"),
             ],
         ),
@@ -88,12 +115,26 @@ def catalog() -> list[AppDescriptor]:
             "slack",
             {"en": "Slack"},
             "Team chat",
-            [tool("post_message", "Post a message to a channel", channel="Channel id", thread_ts="Reply in this thread")],
+            [
+                tool(
+                    "post_message",
+                    "Post a message to a channel",
+                    channel="Channel id",
+                    thread_ts="Reply in this thread",
+                )
+            ],
         ),
         app(
             "transit",
             {"ja": "乗換案内", "en": "Transit"},
             "電車の乗り換えと時刻表",
-            [tool("search_route", "出発駅から到着駅までの経路を検索", from_station="出発駅", to_station="到着駅")],
+            [
+                tool(
+                    "search_route",
+                    "出発駅から到着駅までの経路を検索",
+                    from_station="出発駅",
+                    to_station="到着駅",
+                )
+            ],
         ),
     ]

@@ -26,7 +26,17 @@ INDEX = SearchIndex(catalog())
         "\u3000\u3001\u3002",
         "ｇｉｔｈｕｂ",
     ],
-    ids=["1MB", "1MB-words", "10k-words", "controls", "surrogates", "punctuation", "emoji", "cjk-punctuation", "fullwidth"],
+    ids=[
+        "1MB",
+        "1MB-words",
+        "10k-words",
+        "controls",
+        "surrogates",
+        "punctuation",
+        "emoji",
+        "cjk-punctuation",
+        "fullwidth",
+    ],
 )
 def test_a_hostile_query_is_answered_without_an_error(query: str) -> None:
     hits = INDEX.search(query, 50)

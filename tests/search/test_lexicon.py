@@ -25,7 +25,22 @@ def test_the_shipped_lexicon_loads_and_every_concept_has_words_in_six_languages(
     Lexicon(concepts)  # every word fits the rules (no mixed scripts, no over-long CJK word)
 
 
-@pytest.mark.parametrize("text", ["task", "tasks", "to-do", "todo", "待办", "待辦事項", "タスク", "やること", "Aufgaben", "tâche", "tarea"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "task",
+        "tasks",
+        "to-do",
+        "todo",
+        "待办",
+        "待辦事項",
+        "タスク",
+        "やること",
+        "Aufgaben",
+        "tâche",
+        "tarea",
+    ],
+)
 def test_the_words_of_a_concept_in_every_language_meet(text: str) -> None:
     assert "§todo" in concepts_of(text)
 

@@ -45,7 +45,9 @@ def test_results_are_ranked_best_first() -> None:
         ("日历", ("calendar", None)),
     ],
 )
-def test_a_chinese_query_without_spaces_finds_its_target(query: str, expected: tuple[str, str | None]) -> None:
+def test_a_chinese_query_without_spaces_finds_its_target(
+    query: str, expected: tuple[str, str | None]
+) -> None:
     assert expected in targets(query, 3)
 
 

@@ -36,21 +36,27 @@ def test_a_blank_query_without_an_app_finds_nothing() -> None:
     assert INDEX.search(" \t\n", 10) == []
 
 
-@pytest.mark.parametrize("limit", [0, -1, -10**9])
+@pytest.mark.parametrize("limit", [0, -1, -(10**9)])
 def test_a_limit_of_zero_or_less_answers_nothing(limit: int) -> None:
     assert INDEX.search("github", limit) == []
     assert INDEX.search("", limit, app=GITHUB) == []
 
 
 def test_a_huge_limit_is_capped() -> None:
-    many = [app(f"app{n}", {"en": f"Reader {n}"}, "Reads books", [tool("read_book", "Read a book")]) for n in range(40)]
+    many = [
+        app(f"app{n}", {"en": f"Reader {n}"}, "Reads books", [tool("read_book", "Read a book")])
+        for n in range(40)
+    ]
     index = SearchIndex(many)
     assert len(index.search("read book", 10**9)) == MAX_LIMIT
     assert len(index.search("read book", 3)) == 3
 
 
 def test_the_limit_defaults_to_ten() -> None:
-    many = [app(f"app{n}", {"en": f"Reader {n}"}, "Reads books", [tool("read_book", "Read a book")]) for n in range(20)]
+    many = [
+        app(f"app{n}", {"en": f"Reader {n}"}, "Reads books", [tool("read_book", "Read a book")])
+        for n in range(20)
+    ]
     assert len(SearchIndex(many).search("read book")) == 10
 
 

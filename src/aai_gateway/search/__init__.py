@@ -2,8 +2,8 @@
 
 Pure: an index is built from loaded `AppDescriptor`s and answers queries; it reads no file (but the
 lexicon shipped with the package) and asks no server. The interface (`SearchIndex`, `SearchHit`) is
-what the service layer uses. How it matches (tokens.py, lexicon.py, typos.py), what it indexes
-(documents.py) and how it scores (scoring.py) are described in those modules and in
+what the service layer uses. How it matches (tokens.py, lexicon.py, spelling.py), what it indexes
+(corpus.py) and how it scores (scoring.py) are described in those modules and in
 docs/decisions.md ("Search").
 
 Heavy libraries (numpy, bm25s, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
@@ -49,7 +49,7 @@ class SearchIndex:
 
     def __init__(self, apps: Sequence[AppDescriptor], *, concepts: bool = True) -> None:
         from .scoring import FieldScorer  # noqa: PLC0415 (numpy: with the first index)
-        from .typos import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
+        from .spelling import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
 
         self._lexicon: Lexicon | None = default_lexicon() if concepts else None
         self._concepts = concepts

@@ -6,25 +6,115 @@ whitespace and each distinct piece is analysed once per build (`to-do`, `jira_cr
 `待办事项` are pieces; whitespace never joins two words into one term). Only the lexicon's
 phrases that span pieces (`pull request`) are matched over the whole text, when two neighbouring
 pieces may start one.
+
+What is indexed: one document per app and one per operation, each in weighted fields.
+
+| field | app document | operation document | weight |
+|---|---|---|---|
+| `name` | names in every language, aliases, id | operation name, title | FIELD_WEIGHTS |
+| `text` | description | description | |
+| `params` | | parameter names and their descriptions | |
+| `owner` | | its app's names, aliases and id | |
+
+An operation also scores its app's `name` score, times the `owner` weight (scoring.py), so
+`github create issue` finds GitHub's `create_issue` ahead of the GitHub app; `github` alone finds
+the app first (its own name weighs more, and an app the query names leads its operations:
+SearchIndex).
 """
 
 from __future__ import annotations
 
 from array import array
-from itertools import chain
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, pairwise
 from operator import itemgetter
-from collections.abc import Sequence
+from typing import Any
 
 from ..descriptor import AppDescriptor
-from .documents import FIELDS, Entry, app_entry, app_fields, app_names, tool_entry, tool_fields
+from ..descriptor.model import Tool
 from .lexicon import Lexicon
-from .loanwords import Loanwords
+from .normalize import clip_field
+from .spelling import Loanwords
 from .tokens import analyze, fold_word, stem
+
+FIELDS = ("name", "text", "params", "owner")
+FIELD_WEIGHTS: Mapping[str, float] = {"name": 3.0, "text": 1.0, "params": 0.5, "owner": 2.0}
+MAX_PARAMETERS = 64
+"""Parameters indexed per operation (in declaration order); more say nothing the first ones do not."""
+MAX_ONE_LINE = 300
+"""A hit's description is the first line of the app's or operation's description, cut to this."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A searchable thing: an app (`tool` None) or one of its operations."""
+
+    app: AppDescriptor
+    tool: str | None
+    description: str
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, at most MAX_ONE_LINE characters."""
+    line = " ".join(text[: MAX_ONE_LINE * 4].split())
+    return line if len(line) <= MAX_ONE_LINE else line[: MAX_ONE_LINE - 1].rstrip() + "…"
+
+
+def app_names(app: AppDescriptor) -> list[str]:
+    """Every name of `app`: localized names, aliases and its id."""
+    return [clip_field(text) for text in dict.fromkeys([*app.names.all_names(), *app.aliases, app.id])]
+
+
+def app_fields(app: AppDescriptor) -> dict[str, list[str]]:
+    return {"name": app_names(app), "text": [clip_field(app.description)]}
+
+
+def _parameter_texts(parameters: Mapping[str, Any]) -> Iterator[str]:
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for index, (name, schema) in enumerate(properties.items()):
+        if index >= MAX_PARAMETERS:
+            return
+        yield clip_field(str(name))
+        if isinstance(schema, Mapping):
+            for key in ("title", "description"):
+                value = schema.get(key)
+                if isinstance(value, str) and value:
+                    yield clip_field(value)
+
+
+def tool_fields(tool: Tool) -> dict[str, list[str]]:
+    """The fields of an operation, but `owner` (the app's names, shared by all its operations)."""
+    title = tool.annotations.title if tool.annotations and tool.annotations.title else None
+    names = [clip_field(tool.name)] + ([clip_field(title)] if title else [])
+    return {
+        "name": names,
+        "text": [clip_field(tool.description)],
+        "params": list(_parameter_texts(tool.parameters)),
+    }
+
+
+def app_entry(app: AppDescriptor) -> Entry:
+    return Entry(app, None, one_line(app.description))
+
+
+def tool_entry(app: AppDescriptor, tool: Tool) -> Entry:
+    title = tool.annotations.title if tool.annotations and tool.annotations.title else ""
+    return Entry(app, tool.name, one_line(tool.description or title))
+
+
+# --------------------------------------------------------------------------- term ids
 
 _Piece = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], bool]
 """A piece of text analysed: its term ids (concepts included), its stemmed words, its words as
 written, and whether its last word may begin a lexicon phrase that goes on in the next piece."""
 MAX_CACHED_PIECES = 1_000_000
+_BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
+_BOUNDARY = f" {_BOUNDARY_PIECE} "
+_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False)
+"""Between two texts of a field: a piece with no terms whose one word is in no phrase."""
 _IDS = itemgetter(0)
 _GOES_ON = itemgetter(3)
 
@@ -51,7 +141,7 @@ class Corpus:
         self.name_postings: dict[int, list[int]] = {}
         """Term id -> the entries of the apps whose names have it."""
         self._lexicon = lexicon
-        self._pieces: dict[str, _Piece] = {}
+        self._pieces: dict[str, _Piece] = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
         self._loanword_pieces: set[tuple[str, bool]] = set()
         for number, app in enumerate(self.apps):
             self._add_app(number, app)
@@ -98,17 +188,18 @@ class Corpus:
         return ids, (term,), (word,), self._may_go_on((term,), (word,))
 
     def _ids(self, texts: Sequence[str]) -> list[int]:
-        # the common path stays in C (split, map, chain): this runs for every text of every entry
-        ids: list[int] = []
+        # the common path stays in C (join, split, map, chain): this runs for every field of every
+        # entry; the texts of a field are one string, a boundary piece between them
+        if not texts:
+            return []
+        split = (texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)).split()
         pieces = self._pieces
-        for text in texts:
-            split = text.split()
-            analysed = list(map(pieces.get, split))
-            if None in analysed:
-                analysed = [known or self._new_piece(piece) for piece, known in zip(split, analysed, strict=True)]
-            ids += chain.from_iterable(map(_IDS, analysed))  # type: ignore[arg-type]
-            if self._lexicon is not None and len(analysed) > 1 and any(map(_GOES_ON, analysed[:-1])):  # type: ignore[arg-type]
-                self._add_phrases(ids, analysed, self._lexicon)  # type: ignore[arg-type]
+        analysed = list(map(pieces.get, split))
+        if None in analysed:
+            analysed = [known or self._new_piece(piece) for piece, known in zip(split, analysed, strict=True)]
+        ids = list(chain.from_iterable(map(_IDS, analysed)))  # type: ignore[arg-type]
+        if self._lexicon is not None and len(analysed) > 1 and any(map(_GOES_ON, analysed[:-1])):  # type: ignore[arg-type]
+            self._add_phrases(ids, analysed, self._lexicon)  # type: ignore[arg-type]
         return ids
 
     def _new_piece(self, piece: str) -> _Piece:
@@ -121,7 +212,7 @@ class Corpus:
         """The concepts of lexicon phrases that span pieces (`pull request`), once each."""
         if not any(
             lexicon.joins_phrase(before[1], before[2], after[1], after[2])
-            for before, after in zip(analysed_text, analysed_text[1:], strict=False)
+            for before, after in pairwise(analysed_text)
             if before[3]
         ):
             return

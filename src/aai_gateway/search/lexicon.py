@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import pairwise
 
 from .normalize import clip_field
 from .tokens import Analyzed, analyze, stem
@@ -84,11 +85,11 @@ class Lexicon:
             if english:
                 phrase = tuple(analyzed.words)
                 self._stem_phrases.setdefault(phrase[0], []).append((phrase, token))
-                self._stem_pairs.update(zip(phrase, phrase[1:], strict=False))
+                self._stem_pairs.update(pairwise(phrase))
                 self._stem_firsts.update(phrase[:-1])
             phrase = tuple(analyzed.surfaces)
             self._surface_phrases.setdefault(phrase[0], []).append((phrase, token))
-            self._surface_pairs.update(zip(phrase, phrase[1:], strict=False))
+            self._surface_pairs.update(pairwise(phrase))
             self._surface_firsts.update(phrase[:-1])
 
     def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
@@ -111,7 +112,11 @@ class Lexicon:
         return word in self._stem_firsts or surface in self._surface_firsts
 
     def joins_phrase(
-        self, words: Sequence[str], surfaces: Sequence[str], next_words: Sequence[str], next_surfaces: Sequence[str]
+        self,
+        words: Sequence[str],
+        surfaces: Sequence[str],
+        next_words: Sequence[str],
+        next_surfaces: Sequence[str],
     ) -> bool:
         """Whether a piece of text (its stemmed `words`, its `surfaces`) and the piece after it
         may hold a phrase of the lexicon across them: the last word of one and the first of the
@@ -145,7 +150,7 @@ class Lexicon:
         found: set[str] = set()
         reach = -1
         # longest first at each start; a match ending within an earlier, longer one is inside it
-        for start, end, hit in matches:
+        for _start, end, hit in matches:
             if end <= reach:
                 continue
             found |= hit

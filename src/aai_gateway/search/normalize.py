@@ -34,7 +34,10 @@ _RUN = re.compile(
 )
 _HAS_HAN = re.compile(f"[{_HAN}]")
 _CJK_START = re.compile(f"[{_CJK}]")
-_HIRAGANA_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)} | {0x309D: 0x30FD, 0x309E: 0x30FE}
+_HIRAGANA_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)} | {
+    0x309D: 0x30FD,
+    0x309E: 0x30FE,
+}
 
 Script = Literal["han", "kana", "hangul", "word"]
 

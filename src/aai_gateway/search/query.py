@@ -2,24 +2,23 @@
 the concepts of the lexicon it names.
 
 Caps (hostile input): the query is cut to MAX_QUERY_CHARACTERS (normalize.py) and to MAX_TERMS
-distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked up for typos.
+distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked up for typos or
+compounds (spelling.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .lexicon import CONCEPT_PREFIX, Lexicon
 from .normalize import MAX_QUERY_CHARACTERS, clip_query
-from .stopwords import stop_terms
 from .tokens import analyze, stem
 
 if TYPE_CHECKING:
-    from .loanwords import Loanwords
-    from .typos import Speller
+    from .spelling import Loanwords, Speller
 
 MAX_TERMS = 128
 MAX_TYPO_WORDS = 4
@@ -40,6 +39,37 @@ class WeightedQuery:
 
     weights: dict[int, float]
     words: frozenset[int]
+
+
+# Stopwords: words that say nothing about what a query wants (`the`, `of`, `ich`), left out of
+# a query's terms unless nothing else is left. Descriptors keep them (IDF weighs them down; and
+# `to do` must still become `todo`, which happens before this list applies). European languages
+# only: a Chinese character such as 给 is a function word in one place and part of a word in
+# another (发给), and Japanese particles of one kana are never terms at all (tokens.py).
+_WORDS = (
+    # English
+    "a an the to of in on at for with by from and or is are was be been it its this that these those "
+    "i me my mine we our us you your he she they them their please can could would will shall should "
+    "what which who whom how when where why do does did some any just also into about there here "
+    "have has had am so if then than very too up out as "
+    # German
+    "der die das den dem des ein eine einen einem einer und oder ich mich mir mein meine meinen du "
+    "dich dein wir uns unser ist sind war im am an auf aus bei für mit nach von vom zu zum zur bitte "
+    "wie was welche welcher welches wo wann ob es sie er nicht kein keine noch "
+    # French
+    "le la les un une des de du et ou je me moi mon ma mes tu te toi ton ta tes nous notre vous votre "
+    "est sont en dans pour avec sur au aux ce cette ces qui que quoi comment où il elle ils elles "
+    "ne pas s'il stp svp "
+    # Spanish
+    "el los las unos unas y o del para con por mi mis tu tus nos nuestro es son al que qué cómo "
+    "donde dónde cuando cuándo se su sus lo le les favor"
+)
+STOPWORDS: frozenset[str] = frozenset(_WORDS.split())
+
+
+def stop_terms(stem: Callable[[str], str]) -> frozenset[str]:
+    """The stopwords as query terms (stemmed like every word)."""
+    return frozenset(stem(word) for word in STOPWORDS)
 
 
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")

@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .documents import FIELD_WEIGHTS
+from .corpus import FIELD_WEIGHTS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,9 +66,7 @@ class _Field:
 class FieldScorer:
     """Scores every entry of a corpus for a weighted set of term ids."""
 
-    def __init__(
-        self, fields: Mapping[str, Sequence[list[int]]], terms: int, owner: Sequence[int]
-    ) -> None:
+    def __init__(self, fields: Mapping[str, Sequence[list[int]]], terms: int, owner: Sequence[int]) -> None:
         import numpy as np  # noqa: PLC0415 (loaded when the first index is built)
 
         self.size = len(owner)

@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from .normalize import Run, fold_run, runs
 
@@ -107,7 +108,7 @@ class _Chunk:
             return []
         joined = [stem("".join(parts))]
         if len(parts) > 2:
-            joined += [stem(a + b) for a, b in zip(parts, parts[1:], strict=False)]
+            joined += [stem(a + b) for a, b in pairwise(parts)]
         return joined
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aai_gateway.search.loanwords import Loanwords, katakana_key, latin_key
+from aai_gateway.search.spelling import Loanwords, katakana_key, latin_key
 
 
 @pytest.mark.parametrize(
