@@ -2,6 +2,7 @@
 set, per language, per kind of query and overall, for a plain BM25 baseline and any engine given.
 
 Run: .venv/bin/python bench/search_quality.py [--engine MODULE:FACTORY] [--misses] [--platform linux]
+     [--data DIR]
 
 The catalog (bench/data/search/catalog/, ~100 descriptors modelled on real MCP servers and apps) is
 loaded as the gateway loads it; the queries (bench/data/search/queries.json) and how they were
@@ -292,9 +293,17 @@ def main(argv: list[str] | None = None) -> int:
         help="the host the catalog is loaded for (default linux)",
     )
     parser.add_argument("--misses", action="store_true", help="list the queries each engine misses at 5")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        metavar="DIR",
+        help="a data folder with catalog/ and queries.json (default bench/data/search; "
+        "bench/data/search-holdout is the held-out set)",
+    )
     args = parser.parse_args(argv)
-    apps = load_apps(CATALOG, args.platform)
-    queries = load_queries(QUERIES)
+    apps = load_apps(args.data / "catalog", args.platform)
+    queries = load_queries(args.data / "queries.json")
     problems = query_problems(apps, queries)
     if problems:
         raise SystemExit("the query set does not fit the catalog:\n" + "\n".join(problems))
