@@ -2,6 +2,7 @@
 set, per language, per kind of query and overall, for a plain BM25 baseline and any engine given.
 
 Run: .venv/bin/python bench/search_quality.py [--engine MODULE:FACTORY] [--misses] [--platform linux]
+     [--data DIR]
 
 The catalog (bench/data/search/catalog/, ~100 descriptors modelled on real MCP servers and apps) is
 loaded as the gateway loads it; the queries (bench/data/search/queries.json) and how they were
@@ -413,9 +414,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also measure build time, memory and latency over this many synthetic apps (default 10000)",
     )
     parser.add_argument("--repeats", type=int, default=3, help="index builds per --scale size (default 3)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        metavar="DIR",
+        help="a data folder with catalog/ and queries.json (default bench/data/search; "
+        "bench/data/search-holdout is the held-out set)",
+    )
     args = parser.parse_args(argv)
-    apps = load_apps(CATALOG, args.platform)
-    queries = load_queries(QUERIES)
+    apps = load_apps(args.data / "catalog", args.platform)
+    queries = load_queries(args.data / "queries.json")
     problems = query_problems(apps, queries)
     if problems:
         raise SystemExit("the query set does not fit the catalog:\n" + "\n".join(problems))
