@@ -97,10 +97,12 @@ class SearchIndex:
         import numpy as np  # noqa: PLC0415
 
         corpus = self._corpus
-        weighted = query_weights(query, corpus.vocabulary, self._lexicon, self._speller, corpus.loanwords)
-        if not weighted.weights:
+        weighted = query_weights(
+            query, corpus.vocabulary, self._lexicon, self._speller, corpus.loanwords, corpus.surfaces
+        )
+        if not weighted.units:
             return []
-        scores = self._scorer.scores(weighted.weights)
+        scores = self._scorer.unit_scores(weighted.units, weighted.words)
         if within is None:
             self._put_named_apps_first(scores, weighted.words)
         offset = within.start if within is not None else 0

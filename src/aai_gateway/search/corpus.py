@@ -166,7 +166,7 @@ class Corpus:
         analyzed = analyze(piece)
         terms = analyzed.terms
         if self._lexicon is not None:
-            terms = terms + self._lexicon.concepts(analyzed)
+            terms = terms + self._lexicon.for_descriptor(self._lexicon.concepts(analyzed))
         self.surfaces.update(word for word in analyzed.surfaces if word.isalpha())
         vocabulary = self.vocabulary
         ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
@@ -181,7 +181,7 @@ class Corpus:
         term = stem(word)
         terms = [term]
         if self._lexicon is not None:
-            terms += self._lexicon.concepts_of_word(word, term)
+            terms += self._lexicon.for_descriptor(self._lexicon.concepts_of_word(word, term))
         self.surfaces.add(word)
         vocabulary = self.vocabulary
         ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
@@ -220,7 +220,7 @@ class Corpus:
         surfaces = [word for analysed in analysed_text for word in analysed[2]]
         inside = {concept for analysed in analysed_text for concept in analysed[0]}
         vocabulary = self.vocabulary
-        for concept in lexicon.phrase_concepts(words, surfaces):
+        for concept in lexicon.for_descriptor(lexicon.phrase_concepts(words, surfaces)):
             term = vocabulary.setdefault(concept, len(vocabulary))
             if term not in inside:
                 ids.append(term)

@@ -1,5 +1,13 @@
-"""A query as weighted term ids: its own terms, words the index knows for its misspelt words, and
-the concepts of the lexicon it names.
+"""A query as units of weighted term ids, one unit per piece of the query: a word, a phrase of
+the lexicon (`pull request`), a CJK word of the lexicon (`构建`), a joined form (`to do`:
+`todo`), a CJK character or pair outside any lexicon word.
+
+A unit has two kinds of terms. Its `literal` terms are what the query says, added up: the words
+of a phrase, the characters of a CJK word. Its `alternatives` stand for the same piece in other
+words, and compete: the concepts the piece names, their broader and narrower terms, the words the
+index knows for a misspelt word. The piece scores the better of the two (scoring.py). So `job`
+meets an English `job` or a Chinese `作业` about as well, instead of `job` counting twice where the
+descriptor's language is the query's, and a broader concept never adds to the concept it widens.
 
 Caps (hostile input): the query is cut to MAX_QUERY_CHARACTERS (normalize.py) and to MAX_TERMS
 distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked up for typos or
@@ -9,13 +17,14 @@ compounds (spelling.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .lexicon import CONCEPT_PREFIX, Lexicon
-from .normalize import MAX_QUERY_CHARACTERS, clip_query
-from .tokens import analyze, stem
+from .lexicon import CONCEPT_PREFIX, Lexicon, narrower_term
+from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
+from .stopwords import query_stop_terms
+from .tokens import Analyzed, analyze, stem
 
 if TYPE_CHECKING:
     from .spelling import Loanwords, Speller
@@ -29,60 +38,101 @@ COMPOUND_WEIGHT = 0.9
 """A part of a compound word the index does not know (`Zugverbindung`: `Zug`, `Verbindung`)."""
 CONCEPT_WEIGHT = 0.8
 """A concept's term, relative to a word of the query."""
+NARROWER_WEIGHT = 0.3
+"""A text with a concept narrower than one the query names (`§<payment`: a refund, for `payment`)."""
+BROADER_WEIGHT = 0.3
+"""A broader concept of one the query names (`payment` for `refund`)."""
+SIBLING_WEIGHT = 0.2
+"""A text with another concept under the same broader one (an invoice, for `refund`)."""
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
+"""A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
+MATH_CONCEPT = CONCEPT_PREFIX + "math"
+
+
+@dataclass(slots=True)
+class Unit:
+    """One piece of the query: `literal` term ids (added up) and `alternatives` (the best counts)."""
+
+    literal: dict[int, float] = field(default_factory=dict)
+    alternatives: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class WeightedQuery:
-    """`weights`: term id -> weight, empty when nothing in the query is known to the index.
-    `words`: the ids of terms that come from the query's own words (typed, corrected or split),
-    not from the lexicon: what an app's names must all have for the query to name that app."""
+    """`units`: the pieces of the query, empty when nothing in it is known to the index.
+    `words`: what an app's names must all have for the query to name that app: the ids of terms
+    that come from the query's own words (typed, corrected or split) and of the concepts those
+    words name (not their broader ones): `jenkins 查看构建日志` asks for builds and logs, not for
+    the Jenkins app."""
 
-    weights: dict[int, float]
+    units: list[Unit]
     words: frozenset[int]
 
-
-# Stopwords: words that say nothing about what a query wants (`the`, `of`, `ich`), left out of
-# a query's terms unless nothing else is left. Descriptors keep them (IDF weighs them down; and
-# `to do` must still become `todo`, which happens before this list applies). European languages
-# only: a Chinese character such as 给 is a function word in one place and part of a word in
-# another (发给), and Japanese particles of one kana are never terms at all (tokens.py).
-_WORDS = (
-    # English
-    "a an the to of in on at for with by from and or is are was be been it its this that these those "
-    "i me my mine we our us you your he she they them their please can could would will shall should "
-    "what which who whom how when where why do does did some any just also into about there here "
-    "have has had am so if then than very too up out as "
-    # German
-    "der die das den dem des ein eine einen einem einer und oder ich mich mir mein meine meinen du "
-    "dich dein wir uns unser ist sind war im am an auf aus bei für mit nach von vom zu zum zur bitte "
-    "wie was welche welcher welches wo wann ob es sie er nicht kein keine noch "
-    # French
-    "le la les un une des de du et ou je me moi mon ma mes tu te toi ton ta tes nous notre vous votre "
-    "est sont en dans pour avec sur au aux ce cette ces qui que quoi comment où il elle ils elles "
-    "ne pas s'il stp svp "
-    # Spanish
-    "el los las unos unas y o del para con por mi mis tu tus nos nuestro es son al que qué cómo "
-    "donde dónde cuando cuándo se su sus lo le les favor"
-)
-STOPWORDS: frozenset[str] = frozenset(_WORDS.split())
+    @property
+    def weights(self) -> dict[int, float]:
+        """Every term of the query with its largest weight."""
+        weights: dict[int, float] = {}
+        for unit in self.units:
+            for terms in (unit.literal, unit.alternatives):
+                for term, weight in terms.items():
+                    weights[term] = max(weight, weights.get(term, 0.0))
+        return weights
 
 
-def stop_terms(stem: Callable[[str], str]) -> frozenset[str]:
-    """The stopwords as query terms (stemmed like every word)."""
-    return frozenset(stem(word) for word in STOPWORDS)
+class _Builder:
+    """Collects units; a term goes to the first unit that asks for it, up to MAX_TERMS terms."""
 
+    def __init__(self, vocabulary: Mapping[str, int], lexicon: Lexicon | None) -> None:
+        self.vocabulary = vocabulary
+        self.lexicon = lexicon
+        self.units: list[Unit] = []
+        self.words: set[int] = set()
+        self._placed: set[int] = set()
 
-_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
-"""A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
-MATH_CONCEPT = CONCEPT_PREFIX + "math"
-_stops: frozenset[str] | None = None
+    def unit(self) -> Unit:
+        unit = Unit()
+        self.units.append(unit)
+        return unit
 
+    def literal(self, unit: Unit, term: str, weight: float = 1.0, *, named: bool = True) -> None:
+        self._put(unit.literal, term, weight, named=named)
 
-def _stop_terms() -> frozenset[str]:
-    global _stops  # noqa: PLW0603 (computed once: it needs the stemmer, loaded with the first index)
-    if _stops is None:
-        _stops = stop_terms(stem)
-    return _stops
+    def alternative(self, unit: Unit, term: str, weight: float, *, named: bool = False) -> None:
+        self._put(unit.alternatives, term, weight, named=named)
+
+    def concepts(self, unit: Unit, concepts: Iterable[str], scale: float = 1.0) -> None:
+        """A piece's concepts, with their narrower, broader and sibling terms; `scale`: less for
+        the concepts of a word the query only may have meant (a typo's correction)."""
+        concepts = list(concepts)
+        if not concepts or self.lexicon is None:
+            return
+        wider = self.lexicon.broader(concepts)
+        for terms, weight in (
+            (concepts, CONCEPT_WEIGHT),
+            ([narrower_term(concept) for concept in concepts], NARROWER_WEIGHT),
+            (wider, BROADER_WEIGHT),
+            ([narrower_term(concept) for concept in wider], SIBLING_WEIGHT),
+        ):
+            for term in terms:
+                self.alternative(unit, term, weight * scale, named=weight == CONCEPT_WEIGHT)
+
+    def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> None:
+        term_id = self.vocabulary.get(term)
+        if term_id is None:
+            return
+        if term_id in terms:
+            terms[term_id] = max(weight, terms[term_id])
+        elif term_id not in self._placed and len(self._placed) < MAX_TERMS:
+            self._placed.add(term_id)
+            terms[term_id] = weight
+        else:
+            return
+        if named:
+            self.words.add(term_id)
+
+    def result(self) -> WeightedQuery:
+        units = [unit for unit in self.units if unit.literal or unit.alternatives]
+        return WeightedQuery(units, frozenset(self.words))
 
 
 def query_weights(
@@ -91,51 +141,95 @@ def query_weights(
     lexicon: Lexicon | None,
     speller: Speller | None,
     loanwords: Loanwords | None = None,
+    surfaces: Container[str] = (),
 ) -> WeightedQuery:
-    """The weighted terms of the query `text`."""
+    """The units of the query `text`; `surfaces` are the index's words as written."""
     analyzed = analyze(clip_query(text), pairs=True)
-    weights: dict[int, float] = {}
-    stop = _stop_terms()
-    terms = [term for term in analyzed.terms if term not in stop] or analyzed.terms
-    for term in terms:
-        if len(weights) >= MAX_TERMS:
-            break
-        term_id = vocabulary.get(term)
-        if term_id is not None:
-            weights[term_id] = 1.0
-    corrected: list[str] = []
-    if speller is not None:
-        unknown = [
-            surface
-            for surface, term in zip(analyzed.surfaces, analyzed.words, strict=True)
-            if term not in vocabulary
-            and term not in stop
-            and surface.isalpha()
-            and not (lexicon and lexicon.knows(surface))
-        ]
-        for surface in list(dict.fromkeys(unknown))[:MAX_TYPO_WORDS]:
-            parts = speller.compound_parts(surface)
-            found = parts or speller.corrections(surface)
-            weight = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
-            for word in found:
-                corrected.append(word)
-                term_id = vocabulary.get(stem(word))
-                if term_id is not None:
-                    weights.setdefault(term_id, weight)
+    build = _Builder(vocabulary, lexicon)
+    _words(analyzed, build, speller, surfaces)
+    _joined_forms(analyzed, build)
+    _cjk(analyzed, build)
     if loanwords is not None:
         for kana in dict.fromkeys(analyzed.kana):
             if kana not in vocabulary:
+                unit = build.unit()
                 for word in loanwords.match(kana):
-                    term_id = vocabulary.get(stem(word))
-                    if term_id is not None:
-                        weights.setdefault(term_id, TYPO_WEIGHT)
-    words = frozenset(weights)
-    if lexicon is not None:
-        concepts = lexicon.concepts(analyzed) + lexicon.concepts_of_words(corrected)
-        if _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
-            concepts.append(MATH_CONCEPT)
-        for concept in concepts:
-            term_id = vocabulary.get(concept)
-            if term_id is not None:
-                weights[term_id] = max(weights.get(term_id, 0.0), CONCEPT_WEIGHT)
-    return WeightedQuery(weights, words)
+                    build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
+    if lexicon is not None and _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
+        build.concepts(build.unit(), [MATH_CONCEPT])
+    return build.result()
+
+
+def _words(analyzed: Analyzed, build: _Builder, speller: Speller | None, surfaces: Container[str]) -> None:
+    """The units of the Latin words: one per word, or one per lexicon phrase for its words."""
+    lexicon = build.lexicon
+    stop = query_stop_terms()
+    words, written = analyzed.words, analyzed.surfaces
+    only_stopwords = all(word in stop for word in words)
+    spans = lexicon.phrase_spans(words, written) if lexicon is not None else []
+    unit_of: dict[int, Unit] = {}
+    for start, end, token in spans:
+        unit = unit_of.get(start) or build.unit()
+        for index in range(start, end):
+            unit_of[index] = unit
+        build.concepts(unit, [token])
+    typo_words = 0
+    for index, (surface, term) in enumerate(zip(written, words, strict=True)):
+        in_phrase = index in unit_of
+        unit = unit_of.get(index) or build.unit()
+        if lexicon is not None and not in_phrase:
+            build.concepts(unit, lexicon.concepts_of_word(surface, term))
+        if term in stop and not only_stopwords:
+            continue  # its concepts only (`tous`: all of them), neither the word nor a typo
+        # a German, French or Spanish word of the lexicon that no descriptor has as written is
+        # not looked up by its English stem (`Termin` is no form of `terminate`)
+        foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
+        if not foreign:
+            build.literal(unit, term)
+        if speller is None or term in build.vocabulary or in_phrase or not surface.isalpha():
+            continue
+        if typo_words >= MAX_TYPO_WORDS:
+            continue
+        typo_words += 1
+        # a compound is split even when the lexicon knows it whole (`Zugverbindung`: a train,
+        # and `Zug` and `Verbindung` as a descriptor may write them); a word the lexicon knows is
+        # no typo
+        parts = speller.compound_parts(surface)
+        known = lexicon is not None and lexicon.knows(surface)
+        corrections = [] if parts or known else speller.corrections(surface)
+        for part in parts:
+            build.literal(unit, stem(part), COMPOUND_WEIGHT)
+        for word in corrections:
+            build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
+        if lexicon is not None:
+            scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
+            build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
+
+
+def _joined_forms(analyzed: Analyzed, build: _Builder) -> None:
+    """`to-do` and a query's `to do`: `todo`, a unit of its own."""
+    seen = set(analyzed.words)
+    for term in dict.fromkeys(analyzed.terms):
+        if term in seen or is_cjk(term):
+            continue
+        unit = build.unit()
+        build.literal(unit, term)
+        if build.lexicon is not None:
+            build.concepts(unit, sorted(build.lexicon.concepts_of_term(term)))
+
+
+def _cjk(analyzed: Analyzed, build: _Builder) -> None:
+    """Chinese and Japanese: a unit per lexicon word (its characters and pairs, and its concepts),
+    and one per character or pair outside them."""
+    spans: list[tuple[str, int, int, Unit]] = []
+    if build.lexicon is not None:
+        for stretch in analyzed.stretches:
+            for start, end, tokens in build.lexicon.cjk_spans(stretch):
+                unit = build.unit()
+                build.concepts(unit, sorted(tokens))
+                spans.append((stretch, start, end, unit))
+    for term in dict.fromkeys(analyzed.terms):
+        if not is_cjk(term):
+            continue
+        home = next((unit for stretch, start, end, unit in spans if term in stretch[start:end]), None)
+        build.literal(home or build.unit(), term)

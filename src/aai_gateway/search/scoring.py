@@ -22,7 +22,7 @@ named-app rule and the restriction to one app need every entry's score. docs/dec
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .corpus import FIELD_WEIGHTS
@@ -30,6 +30,8 @@ from .corpus import FIELD_WEIGHTS
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from .query import Unit
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -57,10 +59,24 @@ class _Field:
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[self.rows] / average)
         self.values = (idf[term_of] * frequencies / (frequencies + norm)).astype(np.float32)
 
+    def has(self, term: int) -> bool:
+        return term + 1 < len(self.starts) and self.starts[term + 1] > self.starts[term]
+
     def add_scores(self, into: npt.NDArray[np.float32], term: int, weight: float) -> None:
         if term + 1 < len(self.starts):
             start, stop = self.starts[term], self.starts[term + 1]
             into[self.rows[start:stop]] += weight * self.values[start:stop]
+
+    def max_scores(self, into: npt.NDArray[np.float32], term: int, weight: float) -> None:
+        """`into` raised to the term's weighted scores where they are larger (a term's rows are
+        distinct, so this is a plain gather and scatter)."""
+        import numpy as np  # noqa: PLC0415
+
+        if term + 1 < len(self.starts):
+            start, stop = self.starts[term], self.starts[term + 1]
+            if stop > start:
+                rows = self.rows[start:stop]
+                into[rows] = np.maximum(into[rows], weight * self.values[start:stop])
 
 
 class FieldScorer:
@@ -75,16 +91,57 @@ class FieldScorer:
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
 
-    def scores(self, weights: Mapping[int, float]) -> npt.NDArray[np.float32]:
-        """Every entry's score for term ids weighted by `weights`."""
+    def scores(
+        self, weights: Mapping[int, float], owner_terms: Container[int] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """Every entry's score for term ids weighted by `weights`, added up. An operation's share
+        of its app's name score counts the terms of `owner_terms` only (all, when None): the
+        query's own words and the concepts they name, not the broader ones (a music app's
+        operations are no answer to `next song` because the app's name says music)."""
+        import numpy as np  # noqa: PLC0415
+
+        total = np.zeros(self.size + 1, dtype=np.float32)
+        owned: npt.NDArray[np.float32] | None = None
+        for name, field_weight, field in self._fields:
+            for term, weight in weights.items():
+                field.add_scores(total, term, weight * field_weight)
+                if name == "name" and (owner_terms is None or term in owner_terms):
+                    if owned is None:
+                        owned = np.zeros(self.size + 1, dtype=np.float32)
+                    field.add_scores(owned, term, weight)
+        if owned is not None:
+            total[: self.size] += FIELD_WEIGHTS["owner"] * owned[self._owner]
+        return total[: self.size]
+
+    def unit_scores(self, units: Sequence[Unit], owner_terms: Container[int]) -> npt.NDArray[np.float32]:
+        """Every entry's score for a query's units (query.py). In each field, a unit scores the
+        larger of its literal terms added up and its best alternative; so a word and its concept
+        found in the same text count once, while evidence from two fields (the app's name says
+        `job`, the operation's description says `作业`) adds up. The units are added up."""
         import numpy as np  # noqa: PLC0415
 
         total = np.zeros(self.size, dtype=np.float32)
-        for name, field_weight, field in self._fields:
-            scores = np.zeros(self.size + 1, dtype=np.float32)
-            for term, weight in weights.items():
-                field.add_scores(scores, term, weight)
-            total += field_weight * scores[: self.size]
-            if name == "name":
-                total += FIELD_WEIGHTS["owner"] * scores[self._owner]
+        best = np.zeros(self.size + 1, dtype=np.float32)
+        owned = np.zeros(self.size + 1, dtype=np.float32)
+        for unit in units:
+            for name, field_weight, field in self._fields:
+                best.fill(0)
+                for term, weight in unit.literal.items():
+                    field.add_scores(best, term, weight)
+                for term, weight in unit.alternatives.items():
+                    field.max_scores(best, term, weight)
+                total += field_weight * best[: self.size]
+                if name != "name":
+                    continue
+                owned.fill(0)
+                for term, weight in unit.literal.items():
+                    if term in owner_terms:
+                        field.add_scores(owned, term, weight)
+                for term, weight in unit.alternatives.items():
+                    if term in owner_terms:
+                        field.max_scores(owned, term, weight)
+                total += FIELD_WEIGHTS["owner"] * owned[self._owner]
         return total
+
+    def _has(self, term: int) -> bool:
+        return any(field.has(term) for _name, _weight, field in self._fields)

@@ -46,10 +46,11 @@ class Analyzed:
 
 
 class _Stemmer:
-    """English Snowball (PyStemmer), loaded on first use; words under four letters and words with
-    digits are kept as they are (`k8s`, `s3`, `12306`)."""
+    """A Snowball stemmer (PyStemmer), loaded on first use; words under four letters and words
+    with digits are kept as they are (`k8s`, `s3`, `12306`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str) -> None:
+        self._language = language
         self._stem: Callable[[str], str] | None = None
         self._cache: dict[str, str] = {}
 
@@ -63,14 +64,17 @@ class _Stemmer:
             if self._stem is None:
                 import Stemmer  # noqa: PLC0415 (loaded when the first index is built)
 
-                self._stem = Stemmer.Stemmer("english").stemWord
+                self._stem = Stemmer.Stemmer(self._language).stemWord
             stem = self._stem(word)
         if len(self._cache) < 200_000:
             self._cache[word] = stem
         return stem
 
 
-stem = _Stemmer()
+stem = _Stemmer("english")
+"""English Snowball: every Latin word of the index and of queries goes through it."""
+FOREIGN_STEMMERS = {"de": _Stemmer("german"), "fr": _Stemmer("french"), "es": _Stemmer("spanish")}
+"""Used only to match words of the concept lexicon in those languages (lexicon.py)."""
 
 
 def fold_word(word: str) -> str:
