@@ -58,7 +58,7 @@ class SearchIndex:
         try:
             self._corpus = Corpus(apps, self._lexicon)
             corpus = self._corpus
-            self._scorer = FieldScorer(corpus.fields, len(corpus.vocabulary), corpus.owner)
+            self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
             self._speller = Speller([*corpus.surfaces, *lexicon_words])

@@ -27,8 +27,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, pairwise
-from operator import itemgetter
+from itertools import accumulate, chain, compress, islice
+from operator import and_, itemgetter
 from typing import Any
 
 from ..descriptor import AppDescriptor
@@ -107,16 +107,25 @@ def tool_entry(app: AppDescriptor, tool: Tool) -> Entry:
 
 # --------------------------------------------------------------------------- term ids
 
-_Piece = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], bool]
+_Piece = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], bool, float, bool]
 """A piece of text analysed: its term ids (concepts included), its stemmed words, its words as
-written, and whether its last word may begin a lexicon phrase that goes on in the next piece."""
+written, whether its last word may begin a lexicon phrase that goes on in the next piece, its
+length as BM25 counts it: its words, a CJK character half a word (a Chinese word is two characters
+on average, and each character and pair is a term), concepts and joined forms nothing (they are
+other names for words already counted, and would make a text in another language than the
+lexicon's words, or one with many concept words, look long), and whether its first word may be the
+second word of a phrase."""
 MAX_CACHED_PIECES = 1_000_000
 _BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
 _BOUNDARY = f" {_BOUNDARY_PIECE} "
-_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False)
+_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False, 0.0, False)
 """Between two texts of a field: a piece with no terms whose one word is in no phrase."""
 _IDS = itemgetter(0)
 _GOES_ON = itemgetter(3)
+_WORDS = itemgetter(1)
+_SIZE = itemgetter(4)
+_FOLLOWS = itemgetter(5)
+CJK_CHARACTER_LENGTH = 0.5
 
 
 class Corpus:
@@ -132,6 +141,8 @@ class Corpus:
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
         self.fields: dict[str, list[list[int]]] = {name: [] for name in FIELDS if name != "owner"}
+        self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
+        """Per field, each entry's length as BM25 counts it (see _Piece)."""
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.loanwords = Loanwords()
@@ -159,6 +170,7 @@ class Corpus:
     def drop_fields(self) -> None:
         """Forget the term ids once the scorer holds them."""
         self.fields = {}
+        self.sizes = {}
 
     def _piece(self, piece: str) -> _Piece:
         if piece.isascii() and piece.isalpha() and (piece.islower() or piece[1:].islower()):
@@ -171,7 +183,11 @@ class Corpus:
         vocabulary = self.vocabulary
         ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
         words, surfaces = tuple(analyzed.words), tuple(analyzed.surfaces)
-        return ids, words, surfaces, self._may_go_on(words, surfaces)
+        size = len(words) + CJK_CHARACTER_LENGTH * sum(map(len, analyzed.stretches))
+        return ids, words, surfaces, self._may_go_on(words, surfaces), size, self._may_follow(words, surfaces)
+
+    def _may_follow(self, words: tuple[str, ...], surfaces: tuple[str, ...]) -> bool:
+        return self._lexicon is not None and bool(words) and self._lexicon.may_follow(words[0], surfaces[0])
 
     def _may_go_on(self, words: tuple[str, ...], surfaces: tuple[str, ...]) -> bool:
         return self._lexicon is not None and bool(words) and self._lexicon.may_go_on(words[-1], surfaces[-1])
@@ -181,16 +197,20 @@ class Corpus:
         term = stem(word)
         terms = [term]
         if self._lexicon is not None:
-            terms += self._lexicon.for_descriptor(self._lexicon.concepts_of_word(word, term))
+            concepts = self._lexicon.concepts_of_word(word, term)
+            if concepts:
+                terms += self._lexicon.for_descriptor(concepts)
         self.surfaces.add(word)
         vocabulary = self.vocabulary
         ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
-        return ids, (term,), (word,), self._may_go_on((term,), (word,))
+        return ids, (term,), (word,), self._may_go_on((term,), (word,)), 1.0, self._may_follow((term,), (word,))
 
-    def _ids(self, texts: Sequence[str]) -> list[int]:
+    def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
+        """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`."""
         # the common path stays in C (join, split, map, chain): this runs for every field of every
         # entry; the texts of a field are one string, a boundary piece between them
         if not texts:
+            sizes.append(0.0)
             return []
         split = (texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)).split()
         pieces = self._pieces
@@ -198,8 +218,15 @@ class Corpus:
         if None in analysed:
             analysed = [known or self._new_piece(piece) for piece, known in zip(split, analysed, strict=True)]
         ids = list(chain.from_iterable(map(_IDS, analysed)))  # type: ignore[arg-type]
-        if self._lexicon is not None and len(analysed) > 1 and any(map(_GOES_ON, analysed[:-1])):  # type: ignore[arg-type]
-            self._add_phrases(ids, analysed, self._lexicon)  # type: ignore[arg-type]
+        sizes.append(sum(map(_SIZE, analysed)))  # type: ignore[arg-type]
+        # a piece that may start a phrase the next one may go on with (in C: the common path)
+        if (
+            self._lexicon is not None
+            and len(analysed) > 1
+            and any(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
+        ):
+            joins = list(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
+            self._add_phrases(ids, analysed, joins, self._lexicon)  # type: ignore[arg-type]
         return ids
 
     def _new_piece(self, piece: str) -> _Piece:
@@ -208,19 +235,29 @@ class Corpus:
             self._pieces[piece] = analysed
         return analysed
 
-    def _add_phrases(self, ids: list[int], analysed_text: list[_Piece], lexicon: Lexicon) -> None:
-        """The concepts of lexicon phrases that span pieces (`pull request`), once each."""
-        if not any(
-            lexicon.joins_phrase(before[1], before[2], after[1], after[2])
-            for before, after in pairwise(analysed_text)
-            if before[3]
-        ):
-            return
+    def _add_phrases(
+        self, ids: list[int], analysed_text: list[_Piece], joins: list[bool], lexicon: Lexicon
+    ) -> None:
+        """The concepts of lexicon phrases that span pieces (`pull request`), once each: only the
+        phrases that cross a boundary where two pieces may join (`joins[i]`: pieces i and i + 1)
+        are looked for."""
+        stem_pairs, surface_pairs = lexicon.pairs
+        boundaries: list[int] = []
+        positions = list(accumulate(map(len, map(_WORDS, analysed_text))))
+        for index in compress(range(len(joins)), joins):
+            before, after = analysed_text[index], analysed_text[index + 1]
+            if (before[1][-1], after[1][0]) in stem_pairs or (before[2][-1], after[2][0]) in surface_pairs:
+                boundaries.append(positions[index])
+        if not boundaries:
+            return  # the common case: no phrase crosses a boundary
         words = [word for analysed in analysed_text for word in analysed[1]]
         surfaces = [word for analysed in analysed_text for word in analysed[2]]
-        inside = {concept for analysed in analysed_text for concept in analysed[0]}
+        found = [token for boundary in boundaries for token in lexicon.phrases_across(words, surfaces, boundary)]
+        if not found:
+            return
+        inside = set(ids)
         vocabulary = self.vocabulary
-        for concept in lexicon.for_descriptor(lexicon.phrase_concepts(words, surfaces)):
+        for concept in lexicon.for_descriptor(found):
             term = vocabulary.setdefault(concept, len(vocabulary))
             if term not in inside:
                 ids.append(term)
@@ -245,7 +282,7 @@ class Corpus:
         self.owner.append(-1)
         fields = app_fields(app)
         for name, column in self.fields.items():
-            column.append(self._ids(fields.get(name, ())))
+            column.append(self._ids(fields.get(name, ()), self.sizes[name]))
         for term in set(self.fields["name"][-1]):
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
@@ -256,7 +293,7 @@ class Corpus:
             self.owner.append(start)
             fields = tool_fields(tool)
             for name, column in self.fields.items():
-                column.append(self._ids(fields.get(name, ())))
+                column.append(self._ids(fields.get(name, ()), self.sizes[name]))
             self._add_loanwords(fields["name"][0], app_name=False)
         span = range(start, len(self))
         self.app_ranges.setdefault((app.id, app.binding), span)

@@ -30,7 +30,8 @@ from importlib import resources
 from itertools import pairwise
 
 from .normalize import clip_field
-from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, stem
+from .stopwords import STOPWORDS
+from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
 
 CONCEPT_PREFIX = "§"
 NARROWER_PREFIX = "§<"
@@ -101,6 +102,7 @@ class Lexicon:
     """Matches texts to concepts; built once per process from the concepts."""
 
     def __init__(self, concepts: Iterable[Concept], plain_words: Iterable[str] = ()) -> None:
+        self._stopwords = frozenset(fold_word(word) for word in STOPWORDS)
         self._surfaces: Table = {}
         self._english: set[str] = set()
         self._inflected: Table = {}
@@ -112,8 +114,11 @@ class Lexicon:
         self._surface_pairs: set[tuple[str, str]] = set()
         self._stem_firsts: set[str] = set()
         self._surface_firsts: set[str] = set()
+        self._stem_seconds: set[str] = set()
+        self._surface_seconds: set[str] = set()
         self._cjk: Table = {}
-        self._longest_cjk = 1
+        self._longest_phrase = 2
+        self._foreign_prefixes: set[str] = set()
         concepts = list(concepts)
         self._broader = _broader_closure(concepts)
         for concept in concepts:
@@ -124,6 +129,10 @@ class Lexicon:
         for word in plain_words:
             cjk = self._cjk_word(word)
             self._cjk.setdefault(cjk, set())
+        by_first: dict[str, set[int]] = {}
+        for cjk in self._cjk:
+            by_first.setdefault(cjk[0], set()).add(len(cjk))
+        self._cjk_lengths = {first: tuple(sorted(sizes, reverse=True)) for first, sizes in by_first.items()}
 
     def _cjk_word(self, word: str) -> str:
         analyzed = analyze(clip_field(word))
@@ -132,7 +141,6 @@ class Lexicon:
         cjk = "".join(analyzed.stretches)
         if len(cjk) > MAX_CJK_TERM:
             raise ValueError(f"the lexicon's word {word!r} is longer than {MAX_CJK_TERM} characters")
-        self._longest_cjk = max(self._longest_cjk, len(cjk))
         return cjk
 
     def _add(self, word: str, token: str, language: str) -> None:
@@ -154,6 +162,7 @@ class Lexicon:
             stemmer = FOREIGN_STEMMERS.get(language)
             if stemmer is not None and len(stemmed := stemmer(surface)) >= MIN_FOREIGN_STEM:
                 self._foreign[language].setdefault(stemmed, set()).add(token)
+                self._foreign_prefixes.add(stemmed[:MIN_FOREIGN_STEM])
         if len(analyzed.words) > 1:
             # a phrase (`pull request`, `E-Mail`); written as one word (`email`) it is a word too
             if english:
@@ -161,10 +170,15 @@ class Lexicon:
                 self._stem_phrases.setdefault(phrase[0], []).append((phrase, token))
                 self._stem_pairs.update(pairwise(phrase))
                 self._stem_firsts.update(phrase[:-1])
+                self._stem_seconds.update(word for word in phrase[1:] if word not in self._stopwords)
             phrase = tuple(analyzed.surfaces)
+            self._longest_phrase = max(self._longest_phrase, len(phrase))
             self._surface_phrases.setdefault(phrase[0], []).append((phrase, token))
             self._surface_pairs.update(pairwise(phrase))
             self._surface_firsts.update(phrase[:-1])
+            # an English stopword inside an English phrase (`look up`, `send a link`) is not looked
+            # for across pieces of descriptors: `the`, `a`, `to` follow nearly every word there
+            self._surface_seconds.update(w for w in phrase[1:] if not english or w not in self._stopwords)
 
     # ------------------------------------------------------------------- matching
 
@@ -174,16 +188,20 @@ class Lexicon:
         of a phrase found count as the phrase only (`nächstes Lied` is the next track, not a
         song), as a CJK word inside a longer one does."""
         found: set[str] = set()
-        spans = self.phrase_spans(analyzed.words, analyzed.surfaces) if phrases else []
+        several = phrases and len(analyzed.words) > 1
+        spans = self.phrase_spans(analyzed.words, analyzed.surfaces) if several else []
         covered = {index for start, end, _token in spans for index in range(start, end)}
         words = set(analyzed.words)
         for index, (surface, stemmed) in enumerate(zip(analyzed.surfaces, analyzed.words, strict=True)):
             if index not in covered:
                 found.update(self.concepts_of_word(surface, stemmed))
+        surfaces, stems = self._surfaces, self._stems
         for term in analyzed.terms:
             # joined forms (`to-do`: `todo`; a query's `to do`), not its single words
             if term not in words:
-                found |= self.concepts_of_term(term)
+                hit = surfaces.get(term) or stems.get(term)
+                if hit:
+                    found |= hit
         found.update(token for _start, _end, token in spans)
         for stretch in analyzed.stretches:
             found.update(self._cjk_concepts(stretch))
@@ -194,8 +212,14 @@ class Lexicon:
         found = self._surfaces.get(surface) or self._inflected.get(surface)
         if found:
             return sorted(found)
-        hits = set(self._stems.get(stemmed, ()))
-        if len(surface) >= MIN_STEMMED_WORD and surface.isalpha():
+        english = self._stems.get(stemmed)
+        hits = set(english) if english else set()
+        # a stem is the start of its word: most words need no stemmer call at all
+        if (
+            len(surface) >= MIN_STEMMED_WORD
+            and surface[:MIN_FOREIGN_STEM] in self._foreign_prefixes
+            and surface.isalpha()
+        ):
             for language, stemmer in FOREIGN_STEMMERS.items():
                 hit = self._foreign[language].get(stemmer(surface))
                 if hit:
@@ -214,8 +238,20 @@ class Lexicon:
         return bool(self.concepts_of_word(surface, stem(surface)))
 
     def may_go_on(self, word: str, surface: str) -> bool:
-        """Whether a word (stemmed, and as written) is followed by another in a phrase."""
-        return word in self._stem_firsts or surface in self._surface_firsts
+        """Whether a word (stemmed, and as written) of a descriptor may start a phrase that goes on
+        in the next piece of text. A stopword does not (`to do`, `à faire`, `how much` are what
+        queries say; in a descriptor, `things to do` is no to-do), which spares looking for
+        phrases across most texts."""
+        return (word in self._stem_firsts or surface in self._surface_firsts) and surface not in self._stopwords
+
+    def may_follow(self, word: str, surface: str) -> bool:
+        """Whether a word (stemmed, and as written) is the second word of some phrase."""
+        return word in self._stem_seconds or surface in self._surface_seconds
+
+    @property
+    def pairs(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """The neighbouring words of the lexicon's phrases, stemmed and as written."""
+        return self._stem_pairs, self._surface_pairs
 
     def joins_phrase(
         self,
@@ -235,6 +271,16 @@ class Lexicon:
         """The concept terms of the lexicon's phrases in a text: `words` are its stemmed words in
         order, `surfaces` the same words as written."""
         return [token for _start, _end, token in self.phrase_spans(words, surfaces)]
+
+    def phrases_across(self, words: Sequence[str], surfaces: Sequence[str], boundary: int) -> list[str]:
+        """The concept terms of the phrases that start before word `boundary` and end after it."""
+        start = max(0, boundary - self._longest_phrase + 1)
+        end = boundary + self._longest_phrase - 1
+        return [
+            token
+            for first, last, token in self.phrase_spans(words[start:end], surfaces[start:end])
+            if first + start < boundary < last + start
+        ]
 
     def phrase_spans(self, words: Sequence[str], surfaces: Sequence[str]) -> list[tuple[int, int, str]]:
         """Where the lexicon's phrases are in a text: (first word, word after the last, concept
@@ -258,12 +304,14 @@ class Lexicon:
         terms), longest first at each place; a word inside a longer one is not counted (`画` in
         `動画`: a video, not a picture), and a word without concepts only hides those inside it."""
         cjk = self._cjk
-        longest = self._longest_cjk
+        lengths = self._cjk_lengths
         found: list[tuple[int, int, set[str]]] = []
         reach = -1
-        for start in range(len(stretch)):
-            for end in range(min(start + longest, len(stretch)), start, -1):
-                hit = cjk.get(stretch[start:end])
+        for start, first in enumerate(stretch):
+            # only the lengths of the lexicon's words that start with this character, longest first
+            for length in lengths.get(first, ()):
+                end = start + length
+                hit = cjk.get(stretch[start:end]) if end <= len(stretch) else None
                 if hit is not None:
                     if end > reach:
                         found.append((start, end, hit))

@@ -16,6 +16,7 @@ compounds (spelling.py).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -80,14 +81,14 @@ class WeightedQuery:
 
 
 class _Builder:
-    """Collects units; a term goes to the first unit that asks for it, up to MAX_TERMS terms."""
+    """Collects units; a term goes to the unit that weighs it most, up to MAX_TERMS terms."""
 
     def __init__(self, vocabulary: Mapping[str, int], lexicon: Lexicon | None) -> None:
         self.vocabulary = vocabulary
         self.lexicon = lexicon
         self.units: list[Unit] = []
         self.words: set[int] = set()
-        self._placed: set[int] = set()
+        self._placed: dict[int, tuple[dict[int, float], float]] = {}
 
     def unit(self) -> Unit:
         unit = Unit()
@@ -120,13 +121,15 @@ class _Builder:
         term_id = self.vocabulary.get(term)
         if term_id is None:
             return
-        if term_id in terms:
-            terms[term_id] = max(weight, terms[term_id])
-        elif term_id not in self._placed and len(self._placed) < MAX_TERMS:
-            self._placed.add(term_id)
-            terms[term_id] = weight
-        else:
+        placed = self._placed.get(term_id)
+        if placed is not None and placed[1] >= weight:
+            return  # a term counts once, in the unit that weighs it most
+        if placed is not None:
+            del placed[0][term_id]
+        elif len(self._placed) >= MAX_TERMS:
             return
+        self._placed[term_id] = (terms, weight)
+        terms[term_id] = weight
         if named:
             self.words.add(term_id)
 
@@ -177,10 +180,10 @@ def _words(analyzed: Analyzed, build: _Builder, speller: Speller | None, surface
     for index, (surface, term) in enumerate(zip(written, words, strict=True)):
         in_phrase = index in unit_of
         unit = unit_of.get(index) or build.unit()
+        if term in stop and not only_stopwords:
+            continue
         if lexicon is not None and not in_phrase:
             build.concepts(unit, lexicon.concepts_of_word(surface, term))
-        if term in stop and not only_stopwords:
-            continue  # its concepts only (`tous`: all of them), neither the word nor a typo
         # a German, French or Spanish word of the lexicon that no descriptor has as written is
         # not looked up by its English stem (`Termin` is no form of `terminate`)
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
@@ -220,16 +223,34 @@ def _joined_forms(analyzed: Analyzed, build: _Builder) -> None:
 
 def _cjk(analyzed: Analyzed, build: _Builder) -> None:
     """Chinese and Japanese: a unit per lexicon word (its characters and pairs, and its concepts),
-    and one per character or pair outside them."""
-    spans: list[tuple[str, int, int, Unit]] = []
-    if build.lexicon is not None:
-        for stretch in analyzed.stretches:
-            for start, end, tokens in build.lexicon.cjk_spans(stretch):
+    and one per stretch of text between them. A unit's characters and pairs stand for one word
+    together, so they weigh 1/sqrt(n) each: `ファイル` (a word, a character pair three times)
+    must not outweigh the verb beside it four to one."""
+    regions: list[tuple[str, Unit]] = []
+    for stretch in analyzed.stretches:
+        spans = build.lexicon.cjk_spans(stretch) if build.lexicon is not None else []
+        reach = 0
+        for start, end, tokens in [*spans, (len(stretch), len(stretch), set())]:
+            if start > reach:
+                regions.append((stretch[reach:start], build.unit()))
+            if end > start:
                 unit = build.unit()
                 build.concepts(unit, sorted(tokens))
-                spans.append((stretch, start, end, unit))
+                regions.append((stretch[start:end], unit))
+            reach = max(reach, end)
+    members: dict[int, list[str]] = {}
     for term in dict.fromkeys(analyzed.terms):
         if not is_cjk(term):
             continue
-        home = next((unit for stretch, start, end, unit in spans if term in stretch[start:end]), None)
-        build.literal(home or build.unit(), term)
+        home = next((i for i, (text, _unit) in enumerate(regions) if term in text), None)
+        if home is None:
+            # a pair across two regions, a kana word around a lexicon word: where it starts
+            home = next((i for i, (text, _unit) in enumerate(regions) if term[0] in text), None)
+        if home is None:
+            home = len(regions)
+            regions.append((term, build.unit()))
+        members.setdefault(home, []).append(term)
+    for home, terms in members.items():
+        weight = 1 / math.sqrt(len(terms))
+        for term in terms:
+            build.literal(regions[home][1], term, weight)

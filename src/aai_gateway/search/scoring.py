@@ -35,19 +35,25 @@ if TYPE_CHECKING:
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+COORDINATION = 0.5
+"""An entry's score is multiplied by (the share of the query's units it matches) ** COORDINATION:
+the operation that has both the action and the thing asked for (`approve` and `pull request`)
+leads one that has only one of them, however strongly (Lucene's classic coordination factor,
+softened)."""
 
 
 class _Field:
     """One field's BM25 scores: for term t, entries `rows[starts[t]:starts[t + 1]]` with scores
     `values[...]`."""
 
-    def __init__(self, documents: Sequence[list[int]], terms: int) -> None:
+    def __init__(self, documents: Sequence[list[int]], sizes: Sequence[float], terms: int) -> None:
         import numpy as np  # noqa: PLC0415
 
         count = len(documents)
-        lengths = np.fromiter(map(len, documents), dtype=np.int64, count=count)
-        flat = np.fromiter(itertools.chain.from_iterable(documents), dtype=np.int64, count=int(lengths.sum()))
-        owners = np.repeat(np.arange(count, dtype=np.int64), lengths)
+        counts = np.fromiter(map(len, documents), dtype=np.int64, count=count)
+        flat = np.fromiter(itertools.chain.from_iterable(documents), dtype=np.int64, count=int(counts.sum()))
+        owners = np.repeat(np.arange(count, dtype=np.int64), counts)
+        lengths = np.asarray(sizes, dtype=np.float64)
         # one key per (term, entry), term-major: sorting them groups each term's entries
         keys, frequencies = np.unique(flat * count + owners, return_counts=True)
         term_of = keys // count
@@ -82,11 +88,19 @@ class _Field:
 class FieldScorer:
     """Scores every entry of a corpus for a weighted set of term ids."""
 
-    def __init__(self, fields: Mapping[str, Sequence[list[int]]], terms: int, owner: Sequence[int]) -> None:
+    def __init__(
+        self,
+        fields: Mapping[str, Sequence[list[int]]],
+        sizes: Mapping[str, Sequence[float]],
+        terms: int,
+        owner: Sequence[int],
+    ) -> None:
         import numpy as np  # noqa: PLC0415 (loaded when the first index is built)
 
         self.size = len(owner)
-        self._fields = [(name, FIELD_WEIGHTS[name], _Field(column, terms)) for name, column in fields.items()]
+        self._fields = [
+            (name, FIELD_WEIGHTS[name], _Field(column, sizes[name], terms)) for name, column in fields.items()
+        ]
         # an app's own entry takes its owner score from a zero past the end
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
@@ -117,13 +131,16 @@ class FieldScorer:
         """Every entry's score for a query's units (query.py). In each field, a unit scores the
         larger of its literal terms added up and its best alternative; so a word and its concept
         found in the same text count once, while evidence from two fields (the app's name says
-        `job`, the operation's description says `作业`) adds up. The units are added up."""
+        `job`, the operation's description says `作业`) adds up. The units are added up, and the
+        sum weighed by the share of units matched (COORDINATION)."""
         import numpy as np  # noqa: PLC0415
 
         total = np.zeros(self.size, dtype=np.float32)
         best = np.zeros(self.size + 1, dtype=np.float32)
         owned = np.zeros(self.size + 1, dtype=np.float32)
+        matched = np.zeros(self.size, dtype=np.float32)
         for unit in units:
+            before = total.copy()
             for name, field_weight, field in self._fields:
                 best.fill(0)
                 for term, weight in unit.literal.items():
@@ -141,6 +158,9 @@ class FieldScorer:
                     if term in owner_terms:
                         field.max_scores(owned, term, weight)
                 total += FIELD_WEIGHTS["owner"] * owned[self._owner]
+            matched += total > before
+        if len(units) > 1:
+            total *= (matched / len(units)) ** COORDINATION
         return total
 
     def _has(self, term: int) -> bool:
