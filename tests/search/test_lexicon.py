@@ -45,12 +45,12 @@ def test_the_words_of_a_concept_in_every_language_meet(text: str) -> None:
     assert "§todo" in concepts_of(text)
 
 
-def test_english_words_match_by_stem_and_other_languages_as_written() -> None:
+def test_english_words_match_by_stem_and_other_languages_as_written_or_inflected() -> None:
     assert "§appointment" in concepts_of("Termin")
     assert "§terminal" not in concepts_of("Termin")
     assert "§appointment" not in concepts_of("terminal")
     assert "§todo" in concepts_of("Aufgaben")
-    assert "§todo" not in concepts_of("Aufgabenn")
+    assert "§todo" not in concepts_of("Aufgabx")
 
 
 def test_a_phrase_matches_its_words_in_order_only() -> None:
