@@ -39,7 +39,7 @@ from .spelling import Loanwords
 from .tokens import analyze, fold_word, stem
 
 FIELDS = ("name", "text", "params", "owner")
-FIELD_WEIGHTS: Mapping[str, float] = {"name": 3.0, "text": 1.0, "params": 0.5, "owner": 2.0}
+FIELD_WEIGHTS: Mapping[str, float] = {"name": 1.5, "text": 1.0, "params": 0.5, "owner": 1.5}
 MAX_PARAMETERS = 64
 """Parameters indexed per operation (in declaration order); more say nothing the first ones do not."""
 MAX_ONE_LINE = 300

@@ -34,7 +34,7 @@ _RUN = re.compile(
 )
 _HAS_HAN = re.compile(f"[{_HAN}]")
 _CJK_START = re.compile(f"[{_CJK}]")
-_HIRAGANA_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)} | {
+HIRAGANA_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)} | {
     0x309D: 0x30FD,
     0x309E: 0x30FE,
 }
@@ -97,7 +97,7 @@ def fold_run(script: Script, text: str) -> str:
     if script == "han":
         return chinese.fold(text)
     if script == "kana":
-        return text.translate(_HIRAGANA_TO_KATAKANA)
+        return text.translate(HIRAGANA_TO_KATAKANA)
     return text.casefold()
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from .lexicon import CONCEPT_PREFIX, Lexicon, narrower_term
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
-from .stopwords import query_stop_terms
+from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ def _cjk(analyzed: Analyzed, build: _Builder) -> None:
             reach = max(reach, end)
     members: dict[int, list[str]] = {}
     for term in dict.fromkeys(analyzed.terms):
-        if not is_cjk(term):
+        if not is_cjk(term) or term in CJK_STOPWORDS:
             continue
         home = next((i for i, (text, _unit) in enumerate(regions) if term in text), None)
         if home is None:
