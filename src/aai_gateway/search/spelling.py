@@ -125,18 +125,22 @@ _KANA.update({"シ": "si", "チ": "ti", "ツ": "tu", "フ": "fu", "ジ": "zi", "
 _KANA.update({"ヤ": "ya", "ユ": "yu", "ヨ": "yo", "ワ": "wa", "ヲ": "o", "ン": "n", "ヴ": "bu"})
 _KANA.update({"ッ": "", "ー": "", "・": ""})
 
+_SILENT_R = re.compile(r"(?<=[aeiou])r(?![aeiouy])")
 _ENGLISH = [
+    (re.compile(r"^wh"), "w"),  # whatsapp -> ワッツアップ: the h is not said
     (re.compile(r"tion"), "sion"),
     (re.compile(r"ph"), "f"),
+    (re.compile(r"sh"), "s"),
+    (re.compile(r"ch(?=r)"), "k"),  # chrome -> クローム
+    (re.compile(r"ch"), "t"),  # before the c rules: snapchat -> スナップチャット
     (re.compile(r"ck|q|c(?![eiy])"), "k"),
     (re.compile(r"c"), "s"),
     (re.compile(r"x"), "ks"),
-    (re.compile(r"sh"), "s"),
-    (re.compile(r"ch"), "t"),
+    (re.compile(r"ts"), "t"),  # ツ
     (re.compile(r"[jz]"), "s"),
     (re.compile(r"v"), "b"),
+    (_SILENT_R, ""),  # docker -> ドッカー: the r is not said (an l is)
     (re.compile(r"l"), "r"),
-    (re.compile(r"(?<=[aeiou])r(?![aeiouy])"), ""),  # docker -> ドッカー: the r is not said
     (re.compile(r"m(?=[bp])"), "n"),
     (re.compile(r"[wy]"), ""),
 ]
@@ -149,10 +153,12 @@ def _skeleton(romanized: str) -> str:
     return _REPEATS.sub(r"\1", _VOWELS.sub("", romanized))
 
 
-def latin_key(word: str) -> str:
-    """The consonant skeleton of a (case-folded) Latin word."""
+def latin_key(word: str, *, silent_r: bool = True) -> str:
+    """The consonant skeleton of a (case-folded) Latin word; `silent_r=False`: an r after a vowel
+    is said (メルカリ for mercari, where ドッカー drops docker's)."""
     for pattern, replacement in _ENGLISH:
-        word = pattern.sub(replacement, word)
+        if silent_r or pattern is not _SILENT_R:
+            word = pattern.sub(replacement, word)
     return _skeleton(word)
 
 
@@ -188,12 +194,12 @@ class Loanwords:
         """A word (case-folded Latin letters) of an app's names or of an operation's name."""
         if word in self._seen or not (word.isascii() and word.isalpha() and len(word) >= MIN_KATAKANA):
             return
-        key = latin_key(word)
-        if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
-            self._names.setdefault(key, set()).add(word)
-            self._seen.add(word)
-        elif not app_name:
-            self._seen.add(word)
+        for key in {latin_key(word), latin_key(word, silent_r=False)}:
+            if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
+                self._names.setdefault(key, set()).add(word)
+                self._seen.add(word)
+            elif not app_name:
+                self._seen.add(word)
 
     def match(self, katakana: str) -> list[str]:
         """The app name words that sound like `katakana`."""
