@@ -52,10 +52,18 @@ MATH_CONCEPT = CONCEPT_PREFIX + "math"
 
 @dataclass(slots=True)
 class Unit:
-    """One piece of the query: `literal` term ids (added up) and `alternatives` (the best counts)."""
+    """One piece of the query: `literal` term ids (added up) and `alternatives` (the best counts).
+    `home`: the unit this one was merged into (two pieces that name the same concept are one)."""
 
     literal: dict[int, float] = field(default_factory=dict)
     alternatives: dict[int, float] = field(default_factory=dict)
+    home: Unit | None = None
+
+    def resolved(self) -> Unit:
+        unit = self
+        while unit.home is not None:
+            unit = unit.home
+        return unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +96,7 @@ class _Builder:
         self.lexicon = lexicon
         self.units: list[Unit] = []
         self.words: set[int] = set()
-        self._placed: dict[int, tuple[dict[int, float], float]] = {}
+        self._placed: dict[int, tuple[dict[int, float], float, Unit]] = {}
 
     def unit(self) -> Unit:
         unit = Unit()
@@ -96,17 +104,26 @@ class _Builder:
         return unit
 
     def literal(self, unit: Unit, term: str, weight: float = 1.0, *, named: bool = True) -> None:
-        self._put(unit.literal, term, weight, named=named)
+        self._put(unit.resolved().literal, term, weight, named=named)
 
     def alternative(self, unit: Unit, term: str, weight: float, *, named: bool = False) -> None:
-        self._put(unit.alternatives, term, weight, named=named)
+        self._put(unit.resolved().alternatives, term, weight, named=named)
 
     def concepts(self, unit: Unit, concepts: Iterable[str], scale: float = 1.0) -> None:
         """A piece's concepts, with their narrower, broader and sibling terms; `scale`: less for
-        the concepts of a word the query only may have meant (a typo's correction)."""
+        the concepts of a word the query only may have meant (a typo's correction). A piece that
+        names a concept another piece named already joins that piece's unit (`全員` and `一斉送信`
+        both say broadcast: one unit, its terms counted once)."""
         concepts = list(concepts)
         if not concepts or self.lexicon is None:
             return
+        unit = unit.resolved()
+        for concept in concepts:
+            placed = self._placed.get(self.vocabulary.get(concept, -1))
+            owner = placed[2] if placed is not None and placed[1] >= CONCEPT_WEIGHT * scale else None
+            if owner is not None and owner.resolved() is not unit:
+                self._merge(unit, owner.resolved())
+                unit = unit.resolved()
         wider = self.lexicon.broader(concepts)
         for terms, weight in (
             (concepts, CONCEPT_WEIGHT),
@@ -128,10 +145,21 @@ class _Builder:
             del placed[0][term_id]
         elif len(self._placed) >= MAX_TERMS:
             return
-        self._placed[term_id] = (terms, weight)
+        self._placed[term_id] = (terms, weight, self._unit_of(terms))
         terms[term_id] = weight
         if named:
             self.words.add(term_id)
+
+    def _unit_of(self, terms: dict[int, float]) -> Unit:
+        return next(unit for unit in self.units if unit.literal is terms or unit.alternatives is terms)
+
+    def _merge(self, unit: Unit, into: Unit) -> None:
+        for source, target in ((unit.literal, into.literal), (unit.alternatives, into.alternatives)):
+            for term_id, weight in source.items():
+                target[term_id] = max(weight, target.get(term_id, 0.0))
+                self._placed[term_id] = (target, self._placed[term_id][1], into)
+            source.clear()
+        unit.home = into
 
     def result(self) -> WeightedQuery:
         units = [unit for unit in self.units if unit.literal or unit.alternatives]

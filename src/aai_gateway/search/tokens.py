@@ -24,6 +24,7 @@ from itertools import pairwise
 from .normalize import Run, fold_run, runs
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+MIN_HIRAGANA_LOANWORD = 4
 MAX_WHOLE_RUN = 12
 """A kana or Hangul run longer than this is a sentence, not a word: only its pairs are terms."""
 
@@ -157,7 +158,9 @@ def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None
         return
     folded = fold_run(run.script, run.text)
     stretch.append(folded)
-    if run.script == "kana":
+    if run.script == "kana" and (folded == run.text or len(run.text) >= MIN_HIRAGANA_LOANWORD):
+        # katakana, or hiragana long enough to be a name written by sound (ぎっとはぶ); shorter
+        # hiragana is particles and verb endings (らせを), no name
         out.kana.append(folded)
     _cjk_terms(run.script, folded, out.terms)
 
