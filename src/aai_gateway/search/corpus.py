@@ -38,8 +38,8 @@ from .normalize import clip_field
 from .spelling import Loanwords
 from .tokens import analyze, fold_word, stem
 
-FIELDS = ("name", "text", "params", "owner")
-FIELD_WEIGHTS: Mapping[str, float] = {"name": 1.5, "text": 1.0, "params": 0.5, "owner": 1.5}
+FIELDS = ("name", "text", "params", "owner", "owner_text")
+FIELD_WEIGHTS: Mapping[str, float] = {"name": 1.5, "text": 1.0, "params": 0.5, "owner": 1.5, "owner_text": 0.5}
 MAX_PARAMETERS = 64
 """Parameters indexed per operation (in declaration order); more say nothing the first ones do not."""
 MAX_ONE_LINE = 300
@@ -140,7 +140,7 @@ class Corpus:
         """Per entry: the index of its app in `apps`, and of its operation (-1: the app itself)."""
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
-        self.fields: dict[str, list[list[int]]] = {name: [] for name in FIELDS if name != "owner"}
+        self.fields: dict[str, list[list[int]]] = {name: [] for name in FIELDS if not name.startswith("owner")}
         self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
         """Per field, each entry's length as BM25 counts it (see _Piece)."""
         self.vocabulary: dict[str, int] = {}

@@ -102,6 +102,8 @@ class FieldScorer:
             (name, FIELD_WEIGHTS[name], _Field(column, sizes[name], terms)) for name, column in fields.items()
         ]
         # an app's own entry takes its owner score from a zero past the end
+        self._inherited = {"name": FIELD_WEIGHTS["owner"], "text": FIELD_WEIGHTS["owner_text"]}
+        """What an operation takes from its app's fields, by field."""
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
 
@@ -148,7 +150,8 @@ class FieldScorer:
                 for term, weight in unit.alternatives.items():
                     field.max_scores(best, term, weight)
                 total += field_weight * best[: self.size]
-                if name != "name":
+                inherited = self._inherited.get(name)
+                if not inherited:
                     continue
                 owned.fill(0)
                 for term, weight in unit.literal.items():
@@ -157,7 +160,7 @@ class FieldScorer:
                 for term, weight in unit.alternatives.items():
                     if term in owner_terms:
                         field.max_scores(owned, term, weight)
-                total += FIELD_WEIGHTS["owner"] * owned[self._owner]
+                total += inherited * owned[self._owner]
             matched += total > before
         if len(units) > 1:
             total *= (matched / len(units)) ** COORDINATION
