@@ -19,6 +19,11 @@ from aai_gateway.search.spelling import Loanwords, katakana_key, latin_key
         ("evernote", "エバーノート"),
         ("teams", "チームズ"),
         ("screenshot", "スクリーンショット"),
+        ("whatsapp", "ワッツアップ"),
+        ("paypal", "ペイパル"),
+        ("snapchat", "スナップチャット"),
+        ("chrome", "クローム"),
+        ("excel", "エクセル"),
     ],
 )
 def test_a_name_and_its_katakana_have_the_same_skeleton(latin: str, katakana: str) -> None:
@@ -44,3 +49,11 @@ def test_a_word_of_an_operation_needs_a_longer_skeleton_than_an_app_name() -> No
 
 def test_katakana_with_other_characters_has_no_skeleton() -> None:
     assert katakana_key("ギットハブ1") is None
+
+
+def test_a_name_whose_r_is_said_in_katakana_is_matched_either_way() -> None:
+    names = Loanwords()
+    names.add("mercari", app_name=True)  # メルカリ says the r that ドッカー leaves out of docker
+    names.add("docker", app_name=True)
+    assert names.match("メルカリ") == ["mercari"]
+    assert names.match("ドッカー") == ["docker"]

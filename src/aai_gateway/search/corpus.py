@@ -116,15 +116,13 @@ other names for words already counted, and would make a text in another language
 lexicon's words, or one with many concept words, look long), and whether its first word may be the
 second word of a phrase."""
 MAX_CACHED_PIECES = 1_000_000
-_BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
-_BOUNDARY = f" {_BOUNDARY_PIECE} "
-_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False, 0.0, False)
-"""Between two texts of a field: a piece with no terms whose one word is in no phrase."""
 _IDS = itemgetter(0)
 _GOES_ON = itemgetter(3)
 _WORDS = itemgetter(1)
 _SIZE = itemgetter(4)
 _FOLLOWS = itemgetter(5)
+_SIZE_OF_TEXT = itemgetter(1)
+MAX_CACHED_TEXTS = 200_000
 CJK_CHARACTER_LENGTH = 0.5
 
 
@@ -152,11 +150,13 @@ class Corpus:
         self.name_postings: dict[int, list[int]] = {}
         """Term id -> the entries of the apps whose names have it."""
         self._lexicon = lexicon
-        self._pieces: dict[str, _Piece] = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
+        self._pieces: dict[str, _Piece] = {}
+        self._texts: dict[str, tuple[tuple[int, ...], float]] = {}
         self._loanword_pieces: set[tuple[str, bool]] = set()
         for number, app in enumerate(self.apps):
             self._add_app(number, app)
         self._pieces = {}
+        self._texts = {}
         self._loanword_pieces = set()
 
     def __len__(self) -> int:
@@ -206,19 +206,31 @@ class Corpus:
         return ids, (term,), (word,), self._may_go_on((term,), (word,)), 1.0, self._may_follow((term,), (word,))
 
     def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
-        """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`."""
-        # the common path stays in C (join, split, map, chain): this runs for every field of every
-        # entry; the texts of a field are one string, a boundary piece between them
-        if not texts:
-            sizes.append(0.0)
-            return []
-        split = (texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)).split()
+        """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
+        Each text is analysed once per build (descriptors repeat their parameters' names and
+        descriptions: `page`, `The ID of the repository`)."""
+        known = self._texts
+        done = list(map(known.get, texts))
+        if None in done:
+            done = [hit or self._new_text(text) for text, hit in zip(texts, done, strict=True)]
+        sizes.append(sum(map(_SIZE_OF_TEXT, done)))  # type: ignore[arg-type]
+        return list(chain.from_iterable(map(_IDS, done)))  # type: ignore[arg-type]
+
+    def _new_text(self, text: str) -> tuple[tuple[int, ...], float]:
+        done = self._text_ids(text)
+        if len(self._texts) < MAX_CACHED_TEXTS:
+            self._texts[text] = done
+        return done
+
+    def _text_ids(self, text: str) -> tuple[tuple[int, ...], float]:
+        # the common path stays in C (split, map, chain): this runs for every distinct text
+        split = text.split()
         pieces = self._pieces
         analysed = list(map(pieces.get, split))
         if None in analysed:
             analysed = [known or self._new_piece(piece) for piece, known in zip(split, analysed, strict=True)]
         ids = list(chain.from_iterable(map(_IDS, analysed)))  # type: ignore[arg-type]
-        sizes.append(sum(map(_SIZE, analysed)))  # type: ignore[arg-type]
+        size = sum(map(_SIZE, analysed))  # type: ignore[arg-type]
         # a piece that may start a phrase the next one may go on with (in C: the common path)
         if (
             self._lexicon is not None
@@ -227,7 +239,7 @@ class Corpus:
         ):
             joins = list(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
             self._add_phrases(ids, analysed, joins, self._lexicon)  # type: ignore[arg-type]
-        return ids
+        return tuple(ids), size
 
     def _new_piece(self, piece: str) -> _Piece:
         analysed = self._piece(piece)

@@ -9,9 +9,9 @@ index knows for a misspelt word. The piece scores the better of the two (scoring
 meets an English `job` or a Chinese `作业` about as well, instead of `job` counting twice where the
 descriptor's language is the query's, and a broader concept never adds to the concept it widens.
 
-Caps (hostile input): the query is cut to MAX_QUERY_CHARACTERS (normalize.py) and to MAX_TERMS
-distinct terms, in order of appearance; at most MAX_TYPO_WORDS words are looked up for typos or
-compounds (spelling.py).
+Caps (hostile input): the query is cut to MAX_QUERY_CHARACTERS (normalize.py), to MAX_TERMS
+distinct terms and MAX_UNITS units, in order of appearance; at most MAX_TYPO_WORDS words are
+looked up for typos or compounds (spelling.py).
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from .spelling import Loanwords, Speller
 
 MAX_TERMS = 128
+MAX_UNITS = 32
+"""Pieces of a query scored (in order); a query is a sentence or two, and each piece costs a pass
+over every entry."""
 MAX_TYPO_WORDS = 4
 TYPO_WEIGHT = 0.7
 """A word the index knows, found for a query word it does not know (1 edit away; 2 for long
@@ -162,7 +165,7 @@ class _Builder:
         unit.home = into
 
     def result(self) -> WeightedQuery:
-        units = [unit for unit in self.units if unit.literal or unit.alternatives]
+        units = [unit for unit in self.units if unit.literal or unit.alternatives][:MAX_UNITS]
         return WeightedQuery(units, frozenset(self.words))
 
 
@@ -177,8 +180,8 @@ def query_weights(
     """The units of the query `text`; `surfaces` are the index's words as written."""
     analyzed = analyze(clip_query(text), pairs=True)
     build = _Builder(vocabulary, lexicon)
-    _words(analyzed, build, speller, surfaces)
-    _joined_forms(analyzed, build)
+    units = _words(analyzed, build, speller, surfaces)
+    _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
         for kana in dict.fromkeys(analyzed.kana):
@@ -191,8 +194,11 @@ def query_weights(
     return build.result()
 
 
-def _words(analyzed: Analyzed, build: _Builder, speller: Speller | None, surfaces: Container[str]) -> None:
-    """The units of the Latin words: one per word, or one per lexicon phrase for its words."""
+def _words(
+    analyzed: Analyzed, build: _Builder, speller: Speller | None, surfaces: Container[str]
+) -> dict[int, Unit]:
+    """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
+    lexicon phrase for its words. Answers the unit of each word."""
     lexicon = build.lexicon
     stop = query_stop_terms()
     words, written = analyzed.words, analyzed.surfaces
@@ -204,10 +210,14 @@ def _words(analyzed: Analyzed, build: _Builder, speller: Speller | None, surface
         for index in range(start, end):
             unit_of[index] = unit
         build.concepts(unit, [token])
+    phrased = set(unit_of)
+    chunk_units: dict[int, Unit] = {}
     typo_words = 0
     for index, (surface, term) in enumerate(zip(written, words, strict=True)):
-        in_phrase = index in unit_of
-        unit = unit_of.get(index) or build.unit()
+        in_phrase = index in phrased
+        chunk = analyzed.chunk_of[index]
+        unit = unit_of.get(index) or chunk_units.get(chunk) or build.unit()
+        unit_of[index] = chunk_units.setdefault(chunk, unit)
         if term in stop and not only_stopwords:
             continue
         if lexicon is not None and not in_phrase:
@@ -235,15 +245,18 @@ def _words(analyzed: Analyzed, build: _Builder, speller: Speller | None, surface
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
+    return unit_of
 
 
-def _joined_forms(analyzed: Analyzed, build: _Builder) -> None:
-    """`to-do` and a query's `to do`: `todo`, a unit of its own."""
+def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Unit]) -> None:
+    """`jobFullName`: `jobfullname`; `to-do` and a query's `to do`: `todo`. The words it joins,
+    written as one: a literal term of the unit of its first word, which a descriptor that writes
+    them the same way matches on top of the words."""
     seen = set(analyzed.words)
-    for term in dict.fromkeys(analyzed.terms):
-        if term in seen or is_cjk(term):
+    for term, first in analyzed.joined.items():
+        if term in seen:
             continue
-        unit = build.unit()
+        unit = unit_of.get(first) or build.unit()
         build.literal(unit, term)
         if build.lexicon is not None:
             build.concepts(unit, sorted(build.lexicon.concepts_of_term(term)))

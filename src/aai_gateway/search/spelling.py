@@ -194,7 +194,10 @@ class Loanwords:
         """A word (case-folded Latin letters) of an app's names or of an operation's name."""
         if word in self._seen or not (word.isascii() and word.isalpha() and len(word) >= MIN_KATAKANA):
             return
-        for key in {latin_key(word), latin_key(word, silent_r=False)}:
+        keys = {latin_key(word)}
+        if _SILENT_R.search(word):
+            keys.add(latin_key(word, silent_r=False))
+        for key in keys:
             if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
                 self._names.setdefault(key, set()).add(word)
                 self._seen.add(word)

@@ -44,6 +44,11 @@ class Analyzed:
     surfaces: list[str] = field(default_factory=list)
     kana: list[str] = field(default_factory=list)
     """The kana runs, folded to katakana (for names written in katakana, loanwords.py)."""
+    chunk_of: list[int] = field(default_factory=list)
+    """Per word, the index of the first word written together with it (`jobFullName`: 0, 0, 0)."""
+    joined: dict[str, int] = field(default_factory=dict)
+    """The joined forms among `terms` (`jobfullnam`; a query's `todo` for `to do`), each with the
+    index of its first word."""
 
 
 class _Stemmer:
@@ -104,8 +109,10 @@ def _cjk_terms(script: str, text: str, into: list[str]) -> None:
 class _Chunk:
     """Words written together (`to-do`, `jira_create_issue`, `HassTurnOff`): their joined forms."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: int = 0) -> None:
         self.parts: list[str] = []
+        self.start = start
+        """The index of the chunk's first word in the text."""
 
     def joined_terms(self) -> list[str]:
         parts = self.parts
@@ -127,8 +134,8 @@ def analyze(text: str, *, pairs: bool = False) -> Analyzed:
     previous_word: str | None = None
     for run in runs(text):
         if not run.joined:
-            out.terms += chunk.joined_terms()
-            chunk = _Chunk()
+            _end_chunk(chunk, out)
+            chunk = _Chunk(len(out.words))
             if stretch:
                 out.stretches.append("".join(stretch))
                 stretch = []
@@ -136,14 +143,22 @@ def analyze(text: str, *, pairs: bool = False) -> Analyzed:
         if run.script == "word":
             last = chunk.parts[-1] if chunk.parts else None
             if pairs and previous_word is not None and not run.joined and last is not None:
-                out.terms.append(stem(previous_word + chunk.parts[0]))
+                pair = stem(previous_word + chunk.parts[0])
+                out.terms.append(pair)
+                out.joined.setdefault(pair, chunk.start - 1)
             previous_word = last
         else:
             previous_word = None
-    out.terms += chunk.joined_terms()
+    _end_chunk(chunk, out)
     if stretch:
         out.stretches.append("".join(stretch))
     return out
+
+
+def _end_chunk(chunk: _Chunk, out: Analyzed) -> None:
+    for term in chunk.joined_terms():
+        out.terms.append(term)
+        out.joined.setdefault(term, chunk.start)
 
 
 def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None:
@@ -155,6 +170,7 @@ def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None
             out.terms.append(stemmed)
             out.words.append(stemmed)
             out.surfaces.append(part)
+            out.chunk_of.append(chunk.start)
         return
     folded = fold_run(run.script, run.text)
     stretch.append(folded)
