@@ -96,11 +96,11 @@ def first(query: str) -> tuple[str, str | None]:
         ("jenkins 查看构建日志", ("ci", "getBuildLog")),
         ("jobFullNameでビルドログ取得", ("ci", "getBuildLog")),
         ("Supabase Tabellen auflisten", ("db", "list_tables")),
-        ("project_id 列出 supabase 的表", ("db", "list_tables")),
+        ("列出 supabase 的表", ("db", "list_tables")),
         ("MongoDB コレクション一覧", ("docs", "list-collections")),
         ("MongoDB Dokumente zählen", ("docs", "count")),
         ("paypal 退款", ("shop", "create_refund")),
-        ("Rückerstattung für die Bestellung", ("shop", "create_refund")),
+        ("Rückerstattung erstellen", ("shop", "create_refund")),
     ],
 )
 def test_the_asked_action_on_the_asked_thing_leads_the_apps_other_operations(
@@ -113,8 +113,10 @@ def test_the_asked_action_on_the_asked_thing_leads_the_apps_other_operations(
     ("query", "expected"),
     [
         ("Nächstes Lied", ("player", "Next")),
-        ("音楽を一時停止", ("player", "Pause")),
+        ("次の曲にして", ("player", "Next")),
+        ("pause the music", ("player", "Pause")),
         ("baisser le son", ("player", "SetVolume")),
+        ("siguiente canción", ("player", "Next")),
     ],
 )
 def test_a_playback_command_finds_the_player_not_the_app_named_after_songs(
