@@ -62,7 +62,14 @@ APPS = [
             tool("lock_doors", "Lock the doors"),
             tool("start_climate", "Start preconditioning the cabin: heating or air conditioning"),
             tool("get_location", "Where the vehicle is parked"),
+
         ],
+    ),
+    app(
+        "home",
+        {"en": "Thermostat"},
+        "Smart thermostat",
+        [tool("set_heating", "Turn the heating on or off"), tool("get_temperature", "Room temperature")],
     ),
     app(
         "player",
@@ -126,8 +133,8 @@ def test_a_playback_command_finds_the_player_not_the_app_named_after_songs(
 
 
 def test_an_operation_takes_its_apps_description_as_context() -> None:
-    # `car` is said by the app's description only, `warm` by the operation's (heating)
-    assert first("warm up the car") == ("car", "start_climate")
+    # `car` is said by the app's description only, the heating by the operation's
+    assert first("heat the car") == ("car", "start_climate")
 
 
 def test_a_query_naming_an_app_and_an_action_is_no_query_for_the_app_alone() -> None:

@@ -110,6 +110,7 @@ def test_the_lexicon_knows_what_people_ask_apps_for(text: str, concept: str) -> 
 
 def test_a_word_of_german_french_or_spanish_matches_in_its_regular_forms() -> None:
     assert "§db_table" in concepts_of("Tabellen")  # Tabelle + n
+    assert "§folder" in concepts_of("Ordnern")  # Ordner + n (its stem, `ordn`, is too short)
     assert "§file" in concepts_of("fichiers")  # fichier + s
     assert "§transfer" in concepts_of("überweise")  # German stem of Überweisung
     assert "§topic" not in concepts_of("them")  # too short for a stem: not German Themen
