@@ -62,7 +62,6 @@ APPS = [
             tool("lock_doors", "Lock the doors"),
             tool("start_climate", "Start preconditioning the cabin: heating or air conditioning"),
             tool("get_location", "Where the vehicle is parked"),
-
         ],
     ),
     app(

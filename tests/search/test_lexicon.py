@@ -137,8 +137,6 @@ def test_a_narrow_concept_names_its_broader_ones() -> None:
 
 
 def test_a_broader_concept_the_lexicon_does_not_have_is_refused() -> None:
-    source = parse_lexicon(
-        '{"concepts": [{"id": "a", "broader": ["nowhere"], "terms": {"en": ["alpha"]}}]}'
-    )
+    source = parse_lexicon('{"concepts": [{"id": "a", "broader": ["nowhere"], "terms": {"en": ["alpha"]}}]}')
     with pytest.raises(ValueError, match="unknown broader 'nowhere'"):
         Lexicon(source.concepts)

@@ -26,7 +26,12 @@ INDEX = SearchIndex(
 def units_of(query: str) -> tuple[WeightedQuery, dict[int, str]]:
     corpus = INDEX._corpus
     weighted = query_weights(
-        query, corpus.vocabulary, INDEX._lexicon, INDEX._speller, corpus.loanwords, corpus.surfaces
+        query,
+        corpus.vocabulary,
+        INDEX._lexicon,
+        INDEX._speller,
+        loanwords=corpus.loanwords,
+        surfaces=corpus.surfaces,
     )
     return weighted, {term_id: term for term, term_id in corpus.vocabulary.items()}
 

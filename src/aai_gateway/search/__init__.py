@@ -98,7 +98,12 @@ class SearchIndex:
 
         corpus = self._corpus
         weighted = query_weights(
-            query, corpus.vocabulary, self._lexicon, self._speller, corpus.loanwords, corpus.surfaces
+            query,
+            corpus.vocabulary,
+            self._lexicon,
+            self._speller,
+            loanwords=corpus.loanwords,
+            surfaces=corpus.surfaces,
         )
         if not weighted.units:
             return []

@@ -39,7 +39,13 @@ from .spelling import Loanwords
 from .tokens import analyze, fold_word, stem
 
 FIELDS = ("name", "text", "params", "owner", "owner_text")
-FIELD_WEIGHTS: Mapping[str, float] = {"name": 1.5, "text": 1.0, "params": 0.5, "owner": 1.5, "owner_text": 0.5}
+FIELD_WEIGHTS: Mapping[str, float] = {
+    "name": 1.5,
+    "text": 1.0,
+    "params": 0.5,
+    "owner": 1.5,
+    "owner_text": 0.5,
+}
 MAX_PARAMETERS = 64
 """Parameters indexed per operation (in declaration order); more say nothing the first ones do not."""
 MAX_ONE_LINE = 300
@@ -138,7 +144,8 @@ class Corpus:
         """Per entry: the index of its app in `apps`, and of its operation (-1: the app itself)."""
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
-        self.fields: dict[str, list[list[int]]] = {name: [] for name in FIELDS if not name.startswith("owner")}
+        stored = [name for name in FIELDS if not name.startswith("owner")]
+        self.fields: dict[str, list[list[int]]] = {name: [] for name in stored}
         self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
         """Per field, each entry's length as BM25 counts it (see _Piece)."""
         self.vocabulary: dict[str, int] = {}
@@ -203,7 +210,8 @@ class Corpus:
         self.surfaces.add(word)
         vocabulary = self.vocabulary
         ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
-        return ids, (term,), (word,), self._may_go_on((term,), (word,)), 1.0, self._may_follow((term,), (word,))
+        words, surfaces = (term,), (word,)
+        return ids, words, surfaces, self._may_go_on(words, surfaces), 1.0, self._may_follow(words, surfaces)
 
     def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
         """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
@@ -264,7 +272,9 @@ class Corpus:
             return  # the common case: no phrase crosses a boundary
         words = [word for analysed in analysed_text for word in analysed[1]]
         surfaces = [word for analysed in analysed_text for word in analysed[2]]
-        found = [token for boundary in boundaries for token in lexicon.phrases_across(words, surfaces, boundary)]
+        found = [
+            token for boundary in boundaries for token in lexicon.phrases_across(words, surfaces, boundary)
+        ]
         if not found:
             return
         inside = set(ids)

@@ -44,7 +44,8 @@ MIN_STEMMED_WORD = 5
 """A word shorter than this is matched as written or inflected only: by stem, `them` would be
 German `Themen`."""
 MIN_INFLECTED = 5
-"""Words shorter than this get no inflections (`gîte` + `e` would be `gitee`, `Tür` + `n` folded English `turn`)."""
+"""Words shorter than this get no inflections (`gîte` + `e` would be `gitee`; `Tür` + `n`,
+folded, English `turn`)."""
 INFLECTIONS: Mapping[str, tuple[str, ...]] = {
     "de": ("e", "n", "en", "s", "es", "er", "ern"),
     "fr": ("s", "x", "e", "es"),
@@ -242,7 +243,8 @@ class Lexicon:
         in the next piece of text. A stopword does not (`to do`, `à faire`, `how much` are what
         queries say; in a descriptor, `things to do` is no to-do), which spares looking for
         phrases across most texts."""
-        return (word in self._stem_firsts or surface in self._surface_firsts) and surface not in self._stopwords
+        starts = word in self._stem_firsts or surface in self._surface_firsts
+        return starts and surface not in self._stopwords
 
     def may_follow(self, word: str, surface: str) -> bool:
         """Whether a word (stemmed, and as written) is the second word of some phrase."""
@@ -362,9 +364,9 @@ def _broader_closure(concepts: Sequence[Concept]) -> dict[str, frozenset[str]]:
                 raise ValueError(f"the lexicon's concept {concept.id!r} names an unknown broader {other!r}")
         direct[concept.id] = (*direct.get(concept.id, ()), *concept.broader)
     closure: dict[str, frozenset[str]] = {}
-    for concept_id in direct:
+    for concept_id, wider in direct.items():
         seen: set[str] = set()
-        todo = list(direct[concept_id])
+        todo = list(wider)
         while todo:
             other = todo.pop()
             if other not in seen and other != concept_id:
@@ -390,4 +392,3 @@ def default_lexicon() -> Lexicon:
         source = load_source()
         _default = Lexicon(source.concepts, source.plain_words)
     return _default
-

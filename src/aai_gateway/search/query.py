@@ -174,6 +174,7 @@ def query_weights(
     vocabulary: Mapping[str, int],
     lexicon: Lexicon | None,
     speller: Speller | None,
+    *,
     loanwords: Loanwords | None = None,
     surfaces: Container[str] = (),
 ) -> WeightedQuery:

@@ -45,17 +45,18 @@ STOPWORDS: frozenset[str] = frozenset(_WORDS.split())
 # Chinese and Japanese: function characters and words a query's characters and pairs leave out
 # (`帮我查一下`: 帮, 我, 一下). Only as a query's own CJK terms, never as parts of a lexicon word
 # (给 in 发给, 下 in 下载 stay). Japanese particles of one kana are never terms at all (tokens.py).
+_CJK_WORDS = (
+    # Chinese
+    "的 了 吗 呢 吧 啊 呀 嘛 么 我 你 您 他 她 它 们 我们 你们 这 那 这个 那个 这些 那些 是 在 有 和 与 "
+    "把 被 给 让 请 帮 帮我 想 要 能 可以 都 也 就 还 又 很 太 个 些 点 一 一下 一个 一些 一点 下 上 "
+    "什么 怎么 怎样 哪 哪个 哪些 多少 几 如何 为什么 吗 啥 里 中 用 从 到 对 去 来 做 弄 搞 看看 "
+    # Japanese
+    "私 僕 俺 この その あの これ それ あれ こと もの ちょっと して します ください たい ます です "
+    "でき ある いる なる ない ため から まで より など"
+)
 CJK_STOPWORDS: frozenset[str] = frozenset(
     word.translate(HIRAGANA_TO_KATAKANA)  # folded as query terms are
-    for word in (
-        # Chinese
-        "的 了 吗 呢 吧 啊 呀 嘛 么 我 你 您 他 她 它 们 我们 你们 这 那 这个 那个 这些 那些 是 在 有 和 与 "
-        "把 被 给 让 请 帮 帮我 想 要 能 可以 都 也 就 还 又 很 太 个 些 点 一 一下 一个 一些 一点 下 上 "
-        "什么 怎么 怎样 哪 哪个 哪些 多少 几 如何 为什么 吗 啥 里 中 用 从 到 对 去 来 做 弄 搞 看看 "
-        # Japanese
-        "私 僕 俺 この その あの これ それ あれ こと もの ちょっと して します ください たい ます です "
-        "でき ある いる なる ない ため から まで より など"
-    ).split()
+    for word in _CJK_WORDS.split()
 )
 
 
