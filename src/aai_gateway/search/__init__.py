@@ -2,11 +2,11 @@
 
 Pure: an index is built from loaded `AppDescriptor`s and answers queries; it reads no file (but the
 lexicon shipped with the package) and asks no server. The interface (`SearchIndex`, `SearchHit`) is
-what the service layer uses. How it matches (tokens.py, lexicon.py, spelling.py), what it indexes
+what the service layer uses. How it matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes
 (corpus.py) and how it scores (scoring.py) are described in those modules and in
 docs/decisions.md ("Search").
 
-Heavy libraries (numpy, bm25s, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
+Heavy libraries (numpy, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
 built, not when this package is imported.
 """
 

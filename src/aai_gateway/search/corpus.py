@@ -1,11 +1,12 @@
 """The index's documents as term ids, field by field: what the scorer is built from.
 
-Analysing text is most of the cost of building an index, and descriptors repeat their words (the
-same parameter names, the same few hundred words in every description): a text is split on
-whitespace and each distinct piece is analysed once per build (`to-do`, `jira_create_issue` and
-`待办事项` are pieces; whitespace never joins two words into one term). Only the lexicon's
-phrases that span pieces (`pull request`) are matched over the whole text, when two neighbouring
-pieces may start one.
+Analysing text is most of the cost of building an index, and descriptors repeat their words and
+texts (the same parameter names and descriptions across servers, the same few hundred words in
+every description): each distinct text is analysed once per build, and a text is split on
+whitespace into pieces, each distinct piece analysed once (`to-do`, `jira_create_issue` and
+`待办事项` are pieces; whitespace never joins two words into one term). Only the lexicon's phrases
+that span pieces (`pull request`) are matched over a text, where two neighbouring pieces may hold
+one.
 
 What is indexed: one document per app and one per operation, each in weighted fields.
 
@@ -14,12 +15,13 @@ What is indexed: one document per app and one per operation, each in weighted fi
 | `name` | names in every language, aliases, id | operation name, title | FIELD_WEIGHTS |
 | `text` | description | description | |
 | `params` | | parameter names and their descriptions | |
-| `owner` | | its app's names, aliases and id | |
+| `owner` | | its app's `name` score | |
+| `owner_text` | | its app's `text` score | |
 
-An operation also scores its app's `name` score, times the `owner` weight (scoring.py), so
-`github create issue` finds GitHub's `create_issue` ahead of the GitHub app; `github` alone finds
-the app first (its own name weighs more, and an app the query names leads its operations:
-SearchIndex).
+An operation takes its app's name and description scores (scoring.py) for the query's own words
+and concepts: `github create issue` finds GitHub's `create_issue` ahead of the GitHub app, and an
+operation of an app described as a car's meets `car`. `github` alone finds the app first: an app
+the query names leads its operations (SearchIndex).
 """
 
 from __future__ import annotations

@@ -2,15 +2,17 @@
 
 For each field and each term, the entries that have the term and their BM25 score for it are
 computed once, when the index is built (Lucene's BM25: `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`,
-`score = idf * tf / (tf + k1 * (1 - b + b * length / average length))`); a query adds up, for each
-of its terms, the stored scores of the entries that have it, weighted by the term's and the
-field's weight. An entry's score is
+`score = idf * tf / (tf + k1 * (1 - b + b * length / average length))`, the length counted as
+corpus.py says). A query is a list of units (query.py); for each unit and each field f, the entry
+scores the larger of its literal terms added up and its best alternative:
 
-    sum over fields f of FIELD_WEIGHTS[f] * sum over query terms t of weight(t) * BM25_f(t, entry)
+    unit_f(u, e) = max(sum over literal t of w(t) * BM25_f(t, e),
+                       max over alternative t of w(t) * BM25_f(t, e))
+    score(e)     = coordination(e) * sum over units u, fields f of FIELD_WEIGHTS[f] * unit_f(u, e)
 
-The `owner` field (an operation's app names) is not stored per operation: an operation gets
-FIELD_WEIGHTS["owner"] times its app's `name` score, the same sum over the same words, at no
-cost in memory.
+where an operation's `owner` and `owner_text` fields are its app's `name` and `text` values,
+counted for the query's own words and the concepts they name only, at no cost in memory; and
+coordination(e) = (units e matches / units) ** COORDINATION.
 
 Why not a library: bm25s computes the same scores (checked equal to 1e-6) but builds its matrices
 with a Python loop per document: 3.4-20 s for 10,000 apps on the development machine against 0.9 s
