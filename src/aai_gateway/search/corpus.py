@@ -129,8 +129,11 @@ _GOES_ON = itemgetter(3)
 _WORDS = itemgetter(1)
 _SIZE = itemgetter(4)
 _FOLLOWS = itemgetter(5)
-_SIZE_OF_TEXT = itemgetter(1)
 MAX_CACHED_TEXTS = 200_000
+_BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
+_BOUNDARY = f" {_BOUNDARY_PIECE} "
+_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False, 0.0, False)
+"""Between two texts of a field: a piece with no terms whose one word is in no phrase."""
 CJK_CHARACTER_LENGTH = 0.5
 
 
@@ -159,7 +162,7 @@ class Corpus:
         self.name_postings: dict[int, list[int]] = {}
         """Term id -> the entries of the apps whose names have it."""
         self._lexicon = lexicon
-        self._pieces: dict[str, _Piece] = {}
+        self._pieces: dict[str, _Piece] = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
         self._texts: dict[str, tuple[tuple[int, ...], float]] = {}
         self._loanword_pieces: set[tuple[str, bool]] = set()
         for number, app in enumerate(self.apps):
@@ -217,20 +220,19 @@ class Corpus:
 
     def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
         """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
-        Each text is analysed once per build (descriptors repeat their parameters' names and
-        descriptions: `page`, `The ID of the repository`)."""
-        known = self._texts
-        done = list(map(known.get, texts))
-        if None in done:
-            done = [hit or self._new_text(text) for text, hit in zip(texts, done, strict=True)]
-        sizes.append(sum(map(_SIZE_OF_TEXT, done)))  # type: ignore[arg-type]
-        return list(chain.from_iterable(map(_IDS, done)))  # type: ignore[arg-type]
-
-    def _new_text(self, text: str) -> tuple[tuple[int, ...], float]:
-        done = self._text_ids(text)
-        if len(self._texts) < MAX_CACHED_TEXTS:
-            self._texts[text] = done
-        return done
+        The texts of a field are analysed as one string, a boundary piece between them, once per
+        build (descriptors repeat their parameters' names and descriptions)."""
+        if not texts:
+            sizes.append(0.0)
+            return []
+        text = texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)
+        done = self._texts.get(text)
+        if done is None:
+            done = self._text_ids(text)
+            if len(self._texts) < MAX_CACHED_TEXTS:
+                self._texts[text] = done
+        sizes.append(done[1])
+        return list(done[0])
 
     def _text_ids(self, text: str) -> tuple[tuple[int, ...], float]:
         # the common path stays in C (split, map, chain): this runs for every distinct text
