@@ -139,34 +139,54 @@ class FieldScorer:
         sum weighed by the share of units matched (COORDINATION)."""
         import numpy as np  # noqa: PLC0415
 
-        total = np.zeros(self.size, dtype=np.float32)
-        best = np.zeros(self.size + 1, dtype=np.float32)
-        owned = np.zeros(self.size + 1, dtype=np.float32)
-        matched = np.zeros(self.size, dtype=np.float32)
+        size = self.size
+        total = np.zeros(size, dtype=np.float32)
+        matched = np.zeros(size, dtype=np.float32)
+        # buffers reused for every unit: a query is a few passes over every entry, no allocation
+        best = np.empty(size + 1, dtype=np.float32)
+        owned = np.empty(size + 1, dtype=np.float32)
+        unit_total = np.empty(size, dtype=np.float32)
+        gathered = np.empty(size, dtype=np.float32)
+        hit = np.empty(size, dtype=bool)
         for unit in units:
-            before = total.copy()
+            unit_total.fill(0)
+            owned.fill(0)
+            inherits = False
             for name, field_weight, field in self._fields:
-                best.fill(0)
-                for term, weight in unit.literal.items():
-                    field.add_scores(best, term, weight)
-                for term, weight in unit.alternatives.items():
-                    field.max_scores(best, term, weight)
-                total += field_weight * best[: self.size]
-                inherited = self._inherited.get(name)
-                if not inherited:
+                literal = [(t, w) for t, w in unit.literal.items() if field.has(t)]
+                alternatives = [(t, w) for t, w in unit.alternatives.items() if field.has(t)]
+                if not literal and not alternatives:
                     continue
-                owned.fill(0)
-                for term, weight in unit.literal.items():
-                    if term in owner_terms:
-                        field.add_scores(owned, term, weight)
-                for term, weight in unit.alternatives.items():
-                    if term in owner_terms:
-                        field.max_scores(owned, term, weight)
-                total += inherited * owned[self._owner]
-            matched += total > before
+                self._best_of(field, best, literal, alternatives, field_weight)
+                unit_total += best[:size]
+                inherited = self._inherited.get(name)
+                own_literal = [(t, w) for t, w in literal if t in owner_terms]
+                own_alternatives = [(t, w) for t, w in alternatives if t in owner_terms]
+                if inherited and (own_literal or own_alternatives):
+                    self._best_of(field, best, own_literal, own_alternatives, inherited)
+                    owned += best
+                    inherits = True
+            if inherits:
+                np.take(owned, self._owner, out=gathered)
+                unit_total += gathered
+            total += unit_total
+            np.greater(unit_total, 0, out=hit)
+            matched += hit
         if len(units) > 1:
             total *= (matched / len(units)) ** COORDINATION
         return total
 
-    def _has(self, term: int) -> bool:
-        return any(field.has(term) for _name, _weight, field in self._fields)
+    @staticmethod
+    def _best_of(
+        field: _Field,
+        into: npt.NDArray[np.float32],
+        literal: Sequence[tuple[int, float]],
+        alternatives: Sequence[tuple[int, float]],
+        scale: float,
+    ) -> None:
+        """`into` := the larger of the literal terms' scores added up and the best alternative's."""
+        into.fill(0)
+        for term, weight in literal:
+            field.add_scores(into, term, weight * scale)
+        for term, weight in alternatives:
+            field.max_scores(into, term, weight * scale)
