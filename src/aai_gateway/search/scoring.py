@@ -109,28 +109,6 @@ class FieldScorer:
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
 
-    def scores(
-        self, weights: Mapping[int, float], owner_terms: Container[int] | None = None
-    ) -> npt.NDArray[np.float32]:
-        """Every entry's score for term ids weighted by `weights`, added up. An operation's share
-        of its app's name score counts the terms of `owner_terms` only (all, when None): the
-        query's own words and the concepts they name, not the broader ones (a music app's
-        operations are no answer to `next song` because the app's name says music)."""
-        import numpy as np  # noqa: PLC0415
-
-        total = np.zeros(self.size + 1, dtype=np.float32)
-        owned: npt.NDArray[np.float32] | None = None
-        for name, field_weight, field in self._fields:
-            for term, weight in weights.items():
-                field.add_scores(total, term, weight * field_weight)
-                if name == "name" and (owner_terms is None or term in owner_terms):
-                    if owned is None:
-                        owned = np.zeros(self.size + 1, dtype=np.float32)
-                    field.add_scores(owned, term, weight)
-        if owned is not None:
-            total[: self.size] += FIELD_WEIGHTS["owner"] * owned[self._owner]
-        return total[: self.size]
-
     def unit_scores(self, units: Sequence[Unit], owner_terms: Container[int]) -> npt.NDArray[np.float32]:
         """Every entry's score for a query's units (query.py). In each field, a unit scores the
         larger of its literal terms added up and its best alternative; so a word and its concept
