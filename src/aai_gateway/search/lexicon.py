@@ -128,15 +128,15 @@ class Lexicon:
                 for word in words:
                     self._add(word, token, language)
         for word in plain_words:
-            cjk = self._cjk_word(word)
+            cjk = self._cjk_word(word, analyze(clip_field(word)))
             self._cjk.setdefault(cjk, set())
         by_first: dict[str, set[int]] = {}
         for cjk in self._cjk:
             by_first.setdefault(cjk[0], set()).add(len(cjk))
         self._cjk_lengths = {first: tuple(sorted(sizes, reverse=True)) for first, sizes in by_first.items()}
 
-    def _cjk_word(self, word: str) -> str:
-        analyzed = analyze(clip_field(word))
+    @staticmethod
+    def _cjk_word(word: str, analyzed: Analyzed) -> str:
         if analyzed.words or not analyzed.stretches:
             raise ValueError(f"the lexicon's word {word!r} mixes scripts")
         cjk = "".join(analyzed.stretches)
@@ -147,7 +147,7 @@ class Lexicon:
     def _add(self, word: str, token: str, language: str) -> None:
         analyzed = analyze(clip_field(word))
         if analyzed.stretches and not analyzed.words:
-            self._cjk.setdefault(self._cjk_word(word), set()).add(token)
+            self._cjk.setdefault(self._cjk_word(word, analyzed), set()).add(token)
             return
         if not analyzed.words or analyzed.stretches:
             raise ValueError(f"the lexicon's word {word!r} mixes scripts")
