@@ -61,6 +61,9 @@ class Unit:
     literal: dict[int, float] = field(default_factory=dict)
     alternatives: dict[int, float] = field(default_factory=dict)
     home: Unit | None = None
+    guessed: bool = True
+    """Only a guess at what the piece says (the words a typo may stand for): a result that does
+    not match it is not counted short of a piece (scoring.py, coordination)."""
 
     def resolved(self) -> Unit:
         unit = self
@@ -107,10 +110,16 @@ class _Builder:
         return unit
 
     def literal(self, unit: Unit, term: str, weight: float = 1.0, *, named: bool = True) -> None:
-        self._put(unit.resolved().literal, term, weight, named=named)
+        unit = unit.resolved()
+        if self._put(unit.literal, term, weight, named=named):
+            unit.guessed = False
 
-    def alternative(self, unit: Unit, term: str, weight: float, *, named: bool = False) -> None:
-        self._put(unit.resolved().alternatives, term, weight, named=named)
+    def alternative(
+        self, unit: Unit, term: str, weight: float, *, named: bool = False, sure: bool = True
+    ) -> None:
+        unit = unit.resolved()
+        if self._put(unit.alternatives, term, weight, named=named) and sure:
+            unit.guessed = False
 
     def concepts(self, unit: Unit, concepts: Iterable[str], scale: float = 1.0) -> None:
         """A piece's concepts, with their narrower, broader and sibling terms; `scale`: less for
@@ -135,23 +144,27 @@ class _Builder:
             ([narrower_term(concept) for concept in wider], SIBLING_WEIGHT),
         ):
             for term in terms:
-                self.alternative(unit, term, weight * scale, named=weight == CONCEPT_WEIGHT)
+                self.alternative(
+                    unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=scale == 1.0
+                )
 
-    def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> None:
+    def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> bool:
+        """Whether `term` is now in `terms`."""
         term_id = self.vocabulary.get(term)
         if term_id is None:
-            return
+            return False
         placed = self._placed.get(term_id)
         if placed is not None and placed[1] >= weight:
-            return  # a term counts once, in the unit that weighs it most
+            return False  # a term counts once, in the unit that weighs it most
         if placed is not None:
             del placed[0][term_id]
         elif len(self._placed) >= MAX_TERMS:
-            return
+            return False
         self._placed[term_id] = (terms, weight, self._unit_of(terms))
         terms[term_id] = weight
         if named:
             self.words.add(term_id)
+        return True
 
     def _unit_of(self, terms: dict[int, float]) -> Unit:
         return next(unit for unit in self.units if unit.literal is terms or unit.alternatives is terms)
@@ -162,6 +175,7 @@ class _Builder:
                 target[term_id] = max(weight, target.get(term_id, 0.0))
                 self._placed[term_id] = (target, self._placed[term_id][1], into)
             source.clear()
+        into.guessed = into.guessed and unit.guessed
         unit.home = into
 
     def result(self) -> WeightedQuery:
@@ -242,7 +256,7 @@ def _words(
         for part in parts:
             build.literal(unit, stem(part), COMPOUND_WEIGHT)
         for word in corrections:
-            build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
+            build.alternative(unit, stem(word), TYPO_WEIGHT, named=True, sure=False)
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)

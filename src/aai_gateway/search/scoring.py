@@ -148,10 +148,12 @@ class FieldScorer:
                 np.take(owned, self._owner, out=gathered)
                 unit_total += gathered
             total += unit_total
-            np.greater(unit_total, 0, out=hit)
-            matched += hit
-        if len(units) > 1:
-            total *= (matched / len(units)) ** COORDINATION
+            if not unit.guessed:
+                np.greater(unit_total, 0, out=hit)
+                matched += hit
+        required = sum(1 for unit in units if not unit.guessed)
+        if required > 1:
+            total *= (matched / required) ** COORDINATION
         return total
 
     @staticmethod

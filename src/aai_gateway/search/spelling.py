@@ -5,9 +5,10 @@ or more is split in two known words of three letters or more (a linking `s` allo
 with the longest first word winning. An English word made with `un`, `re` or `non` from a known word
 stands for that word.
 
-Typos: a query word the index does not know is replaced by the words it knows that are
-one edit away (two for words of eight letters or more), an edit being an insertion, a deletion, a
-substitution or a swap of two neighbours (optimal string alignment, through rapidfuzz).
+Typos: a query word the index does not know is replaced by the words it knows that start with the
+same letter and are one edit away (two for words of eight letters or more), an edit being an
+insertion, a deletion, a substitution or a swap of two neighbours (optimal string alignment,
+through rapidfuzz).
 
 Only the index's own words are candidates, so a correction can only lead to something that exists;
 a word of fewer than five letters is never corrected (too many words are one edit from it), nor
@@ -51,11 +52,13 @@ class Speller:
         self._extract = process.extract
         self._distance: Any = OSA.distance
         self._known = set(known)
-        # by length: a word is compared only with words whose length is within the edits allowed
-        self._by_length: dict[int, list[str]] = {}
+        # by first letter and length: a word is compared only with words that start as it does (a
+        # typo keeps the first letter; `Valencia` is no typo of `latencia`) and whose length is
+        # within the edits allowed
+        self._by_length: dict[tuple[str, int], list[str]] = {}
         for word in self._known:
             if len(word) >= MIN_LENGTH - 1:
-                self._by_length.setdefault(len(word), []).append(word)
+                self._by_length.setdefault((word[0], len(word)), []).append(word)
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (two, or one behind a prefix), or none."""
@@ -83,7 +86,7 @@ class Speller:
         limit = 2 if len(word) >= LONG_WORD else 1
         found = []
         for length in range(len(word) - limit, len(word) + limit + 1):
-            choices = self._by_length.get(length)
+            choices = self._by_length.get((word[0], length))
             if choices:
                 found += self._extract(
                     word, choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS + 1
