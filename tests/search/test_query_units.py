@@ -84,3 +84,10 @@ def test_a_query_has_at_most_max_units_units() -> None:
     weighted, _ = units_of(" ".join(["calendar github weather mail slack notes tasks transit"] * 10))
     assert 0 < len(weighted.units) <= MAX_UNITS
     assert len(units_of(" ".join(f"w{n}" for n in range(200)) + " github")[0].units) <= MAX_UNITS
+
+
+def test_a_piece_the_query_only_may_have_meant_is_a_guess() -> None:
+    weighted, _ = units_of("githbu issues")
+    guessed = [unit.guessed for unit in weighted.units]
+    assert guessed.count(True) == 1  # `githbu`: only its corrections
+    assert guessed.count(False) == 1  # `issues`: the word itself

@@ -57,3 +57,11 @@ def test_a_name_whose_r_is_said_in_katakana_is_matched_either_way() -> None:
     names.add("docker", app_name=True)
     assert names.match("メルカリ") == ["mercari"]
     assert names.match("ドッカー") == ["docker"]
+
+
+def test_a_typo_keeps_its_first_letter() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["calendar", "latencia"])
+    assert speller.corrections("calender") == ["calendar"]
+    assert speller.corrections("valencia") == []  # a city, not a typo of `latencia`
