@@ -83,16 +83,6 @@ class WeightedQuery:
     units: list[Unit]
     words: frozenset[int]
 
-    @property
-    def weights(self) -> dict[int, float]:
-        """Every term of the query with its largest weight."""
-        weights: dict[int, float] = {}
-        for unit in self.units:
-            for terms in (unit.literal, unit.alternatives):
-                for term, weight in terms.items():
-                    weights[term] = max(weight, weights.get(term, 0.0))
-        return weights
-
 
 class _Builder:
     """Collects units; a term goes to the unit that weighs it most, up to MAX_TERMS terms."""
