@@ -2,6 +2,7 @@
 set, per language, per kind of query and overall, for a plain BM25 baseline and any engine given.
 
 Run: .venv/bin/python bench/search_quality.py [--engine MODULE:FACTORY] [--misses] [--platform linux]
+     [--data DIR]
 
 The catalog (bench/data/search/catalog/, ~100 descriptors modelled on real MCP servers and apps) is
 loaded as the gateway loads it; the queries (bench/data/search/queries.json) and how they were
@@ -23,13 +24,17 @@ no stemming, no CJK segmentation, no typo tolerance. It is computed in the same 
 from __future__ import annotations
 
 import argparse
+import gc
+import hashlib
 import importlib
 import json
 import os
+import random
 import re
 import statistics
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +178,23 @@ def bm25_baseline(apps: Sequence[AppDescriptor]) -> SearchFunction:
     return search
 
 
+def gateway_engine(apps: Sequence[AppDescriptor], *, concepts: bool = True) -> SearchFunction:
+    """The gateway's own engine (`aai_gateway.search.SearchIndex`)."""
+    from aai_gateway.search import SearchIndex  # noqa: PLC0415
+
+    index = SearchIndex(apps, concepts=concepts)
+
+    def search(query: str, limit: int) -> list[Target]:
+        return [(hit.app.id, hit.tool) for hit in index.search(query, limit)]
+
+    return search
+
+
+def gateway_without_lexicon(apps: Sequence[AppDescriptor]) -> SearchFunction:
+    """The gateway's engine with its concept lexicon switched off."""
+    return gateway_engine(apps, concepts=False)
+
+
 # --------------------------------------------------------------------------- measuring
 
 
@@ -222,9 +244,20 @@ def recall(ranks: Iterable[int | None], cutoff: int) -> float:
     return sum(1 for rank in taken if rank is not None and rank <= cutoff) / len(taken) if taken else 0.0
 
 
+def half_of(query: Query) -> str:
+    """`dev` or `check`, by a hash of the query's text: the engine is tuned on the dev half; the
+    check half is looked at only for the figures it reaches."""
+    return "dev" if hashlib.sha256(query.text.encode("utf-8")).digest()[0] % 2 == 0 else "check"
+
+
 def groups(queries: Sequence[Query]) -> list[tuple[str, list[int]]]:
-    """(label, indexes of its queries): overall, each language, each kind; empty groups left out."""
+    """(label, indexes of its queries): overall, each half, each language, each kind; empty groups
+    left out."""
     out = [("overall", list(range(len(queries))))]
+    for half in ("dev", "check"):
+        members = [i for i, q in enumerate(queries) if half_of(q) == half]
+        if members and len(members) < len(queries):
+            out.append((f"half {half}", members))
     for field, values in (("lang", LANGUAGES), ("kind", KINDS)):
         for value in values:
             members = [i for i, q in enumerate(queries) if getattr(q, field) == value]
@@ -276,6 +309,81 @@ def engine_from(spec: str) -> tuple[str, EngineFactory]:
     return attribute, factory
 
 
+# --------------------------------------------------------------------------- at scale
+
+
+def synthetic_apps(apps: Sequence[AppDescriptor], count: int, seed: int = 20261125) -> list[AppDescriptor]:
+    """`count` apps made from the catalog's: app i is catalog app i mod N under a new id, with a
+    made-up word in its name, its description and each operation's description, so that texts
+    and the vocabulary grow with the catalog as they would with real apps."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return "".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4)))
+
+    out: list[AppDescriptor] = []
+    for number in range(count):
+        app = apps[number % len(apps)]
+        label = word()
+        names = app.names.model_copy(
+            update={"names": {tag: f"{name} {label.title()}" for tag, name in app.names.names.items()}}
+        )
+        tools = tuple(
+            tool.model_copy(update={"description": f"{tool.description} {word()}"}) for tool in app.tools
+        )
+        out.append(
+            app.model_copy(
+                update={
+                    "id": f"{app.id}-{number}",
+                    "names": names,
+                    "description": f"{app.description} {word()} {word()}",
+                    "tools": tools,
+                }
+            )
+        )
+    return out
+
+
+def scale_report(apps: Sequence[AppDescriptor], queries: Sequence[Query], count: int, repeats: int) -> str:
+    """Build time, memory held by the index and query latency of the gateway's engine over
+    `count` synthetic apps."""
+    from aai_gateway.search import SearchIndex  # noqa: PLC0415
+
+    many = synthetic_apps(apps, count)
+    operations = sum(len(app.tools) for app in many)
+    SearchIndex(apps[:2])  # libraries loaded and warmed: what is measured is the build itself
+    builds: list[float] = []
+    for _ in range(repeats):
+        gc.collect()
+        started = time.perf_counter()
+        index = SearchIndex(many)
+        builds.append(time.perf_counter() - started)
+        del index
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    index = SearchIndex(many)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    seconds: list[float] = []
+    for query in queries:
+        started = time.perf_counter()
+        index.search(query.text, max(CUTOFFS))
+        seconds.append(time.perf_counter() - started)
+    per_query = [s * 1e3 for s in seconds]
+    return (
+        f"{count:,} apps, {operations:,} operations: build median {statistics.median(builds):.2f} s "
+        f"({min(builds):.2f}–{max(builds):.2f}, {repeats} runs); index holds {held / 1e6:.1f} MB "
+        f"({held / 1e6 / (count / 1000):.2f} MB per 1,000 apps); per query median "
+        f"{statistics.median(per_query):.2f} ms ({min(per_query):.2f}–{max(per_query):.2f}, "
+        f"{len(queries)} queries)"
+    )
+
+
+# --------------------------------------------------------------------------- main
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
@@ -283,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="MODULE:FACTORY",
-        help="an engine to measure next to the baseline (repeatable)",
+        help="another engine to measure next to the gateway's and the baseline (repeatable)",
     )
     parser.add_argument(
         "--platform",
@@ -292,22 +400,53 @@ def main(argv: list[str] | None = None) -> int:
         help="the host the catalog is loaded for (default linux)",
     )
     parser.add_argument("--misses", action="store_true", help="list the queries each engine misses at 5")
+    parser.add_argument(
+        "--half",
+        choices=["all", "dev", "check"],
+        default="all",
+        help="only the queries of one half (dev: tuned on; check: looked at for the final figures)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        nargs="*",
+        metavar="APPS",
+        help="also measure build time, memory and latency over this many synthetic apps (default 10000)",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="index builds per --scale size (default 3)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        metavar="DIR",
+        help="a data folder with catalog/ and queries.json (default bench/data/search; "
+        "bench/data/search-holdout is the held-out set)",
+    )
     args = parser.parse_args(argv)
-    apps = load_apps(CATALOG, args.platform)
-    queries = load_queries(QUERIES)
+    apps = load_apps(args.data / "catalog", args.platform)
+    queries = load_queries(args.data / "queries.json")
     problems = query_problems(apps, queries)
     if problems:
         raise SystemExit("the query set does not fit the catalog:\n" + "\n".join(problems))
-    engines: list[tuple[str, EngineFactory]] = [("bm25", bm25_baseline), *map(engine_from, args.engine)]
+    if args.half != "all":
+        queries = [query for query in queries if half_of(query) == args.half]
+    engines: list[tuple[str, EngineFactory]] = [
+        ("bm25", bm25_baseline),
+        ("gateway", gateway_engine),
+        ("no-lexicon", gateway_without_lexicon),
+        *map(engine_from, args.engine),
+    ]
     runs = [run_engine(name, factory, apps, queries) for name, factory in engines]
     operations = sum(len(app.tools) for app in apps)
-    print(f"{len(apps)} apps, {operations} operations, {len(queries)} queries")
+    print(f"{len(apps)} apps, {operations} operations, {len(queries)} queries ({args.half})")
     print(table(queries, runs))
     for run in runs:
         print(timing_line(run))
     if args.misses:
         for run in runs:
             print("\n".join(misses(queries, run, max(CUTOFFS))))
+    for count in [10_000] if args.scale == [] else (args.scale or []):
+        print(scale_report(apps, queries, count, max(1, args.repeats)))
     return 0
 
 

@@ -1,19 +1,30 @@
 """Search over apps and their operations: what `aai_search` answers.
 
-Pure: an index is built from loaded `AppDescriptor`s and answers queries; it reads no file and
-asks no server. The interface (`SearchIndex`, `SearchHit`) is what the service layer uses.
+Pure: an index is built from loaded `AppDescriptor`s and answers queries; it reads no file (but the
+lexicon shipped with the package) and asks no server. The interface (`SearchIndex`, `SearchHit`) is
+what the service layer uses. How it matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes
+(corpus.py) and how it scores (scoring.py) are described in those modules and in
+docs/decisions.md ("Search").
+
+Heavy libraries (numpy, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
+built, not when this package is imported.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..descriptor import AppDescriptor
+from .corpus import Corpus
+from .lexicon import Lexicon, default_lexicon
+from .query import query_weights
 
 DEFAULT_LIMIT = 10
+NAMED_APP_LEAD = 1.05
+"""How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
 
 
@@ -28,42 +39,104 @@ class SearchHit:
     description: str
 
 
-_WORD = re.compile(r"\w+")
-
-
-def _tokens(text: str) -> set[str]:
-    return set(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 class SearchIndex:
-    """Every app of `apps` and each of its tools, searchable by `search`."""
+    """Every app of `apps` and each of its operations, searchable by `search`.
 
-    def __init__(self, apps: Sequence[AppDescriptor]) -> None:
-        self._documents: list[tuple[AppDescriptor, str | None, set[str], str]] = []
-        for app in apps:
-            app_text = " ".join([*app.names.all_names(), *app.aliases, app.id, app.description])
-            self._documents.append((app, None, _tokens(app_text), _one_line(app.description)))
-            for tool in app.tools:
-                parameters = " ".join(tool.parameters.get("properties", {}) or {})
-                text = " ".join([tool.name, tool.name.replace("_", " "), tool.description, parameters])
-                self._documents.append((app, tool.name, _tokens(text), _one_line(tool.description)))
+    `concepts=False` leaves the cross-language concept lexicon out (for measuring what it adds).
+    Building costs about 0.1 ms per operation; the first build of a process also loads the
+    libraries (about 0.3 s).
+    """
+
+    def __init__(self, apps: Sequence[AppDescriptor], *, concepts: bool = True) -> None:
+        from .scoring import FieldScorer  # noqa: PLC0415 (numpy: with the first index)
+        from .spelling import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
+
+        self._lexicon: Lexicon | None = default_lexicon() if concepts else None
+        self._concepts = concepts
+        collecting = gc.isenabled()
+        gc.disable()  # a build allocates many small objects and frees none: GC passes are waste
+        try:
+            self._corpus = Corpus(apps, self._lexicon)
+            corpus = self._corpus
+            self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
+            corpus.drop_fields()
+            lexicon_words = self._lexicon.surfaces if self._lexicon else []
+            self._speller = Speller([*corpus.surfaces, *lexicon_words])
+        finally:
+            if collecting:
+                gc.enable()
 
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: AppDescriptor | None = None
     ) -> list[SearchHit]:
-        """The best matches for `query`, best first, at most `limit`; only `app`'s operations
-        when `app` is given."""
-        wanted = _tokens(query)
+        """The best matches for `query`, best first, at most `limit` (capped at MAX_LIMIT; 0 or
+        less: none). With `app`, only that app's operations; with `app` and a blank query, all of
+        them in descriptor order.
+
+        Hostile input is bounded: the query is cut to 1,000 characters and 128 distinct terms;
+        characters that are neither letters nor digits (controls, emoji, lone surrogates,
+        punctuation) only separate words."""
+        limit = max(0, min(int(limit), MAX_LIMIT))
+        if limit == 0:
+            return []
+        if app is not None:
+            return self._search_app(query, limit, app)
+        return self._ranked(query, limit, None)
+
+    def _search_app(self, query: str, limit: int, app: AppDescriptor) -> list[SearchHit]:
+        span = self._corpus.app_ranges.get((app.id, app.binding))
+        if span is None:
+            # an app this index was not built with (e.g. discovered since): its own small index
+            return SearchIndex([app], concepts=self._concepts).search(query, limit, app=app)
+        if not query.strip():
+            entries = [self._corpus.entry(i) for i in span[1 : 1 + limit]]
+            return [SearchHit(e.app, e.tool, 0.0, e.description) for e in entries]
+        return self._ranked(query, limit, range(span.start + 1, span.stop))
+
+    def _ranked(self, query: str, limit: int, within: range | None) -> list[SearchHit]:
+        import numpy as np  # noqa: PLC0415
+
+        corpus = self._corpus
+        weighted = query_weights(
+            query,
+            corpus.vocabulary,
+            self._lexicon,
+            self._speller,
+            loanwords=corpus.loanwords,
+            surfaces=corpus.surfaces,
+        )
+        if not weighted.units:
+            return []
+        scores = self._scorer.unit_scores(weighted.units, weighted.words)
+        if within is None:
+            self._put_named_apps_first(scores, weighted.words)
+        offset = within.start if within is not None else 0
+        if within is not None:
+            scores = scores[within.start : within.stop]
+        count = min(limit, len(scores))
+        best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+        ranked = sorted((int(i) for i in best if scores[i] > 0), key=lambda i: (-float(scores[i]), i))
         hits: list[SearchHit] = []
-        for owner, tool, tokens, description in self._documents:
-            if app is not None and (owner.id != app.id or owner.binding != app.binding or tool is None):
-                continue
-            score = float(len(wanted & tokens))
-            if score > 0:
-                hits.append(SearchHit(owner, tool, score, description))
-        hits.sort(key=lambda hit: -hit.score)
-        return hits[: max(0, min(limit, MAX_LIMIT))]
+        for i in ranked:
+            entry = self._corpus.entry(i + offset)
+            hits.append(SearchHit(entry.app, entry.tool, round(float(scores[i]), 4), entry.description))
+        return hits
+
+    def _put_named_apps_first(self, scores: Any, words: frozenset[int]) -> None:
+        """An app whose names hold every word of the query (`github`, `微信`, `google calendar`) is
+        what the query names: it ranks above its own operations, which a word of their descriptions
+        may have lifted. A query with a word more (`github issues`) leaves the ranking alone."""
+        postings = self._corpus.name_postings
+        named: set[int] | None = None
+        for term in words:
+            apps = postings.get(term)
+            if not apps:
+                return
+            named = set(apps) if named is None else named & set(apps)
+            if not named:
+                return
+        for start in named or ():
+            span = self._corpus.spans[start]
+            if len(span) > 1:
+                best = float(scores[span.start + 1 : span.stop].max())
+                scores[start] = max(float(scores[start]), best * NAMED_APP_LEAD)

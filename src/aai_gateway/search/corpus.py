@@ -1,0 +1,326 @@
+"""The index's documents as term ids, field by field: what the scorer is built from.
+
+Analysing text is most of the cost of building an index, and descriptors repeat their words and
+texts (the same parameter names and descriptions across servers, the same few hundred words in
+every description): each distinct text is analysed once per build, and a text is split on
+whitespace into pieces, each distinct piece analysed once (`to-do`, `jira_create_issue` and
+`待办事项` are pieces; whitespace never joins two words into one term). Only the lexicon's phrases
+that span pieces (`pull request`) are matched over a text, where two neighbouring pieces may hold
+one.
+
+What is indexed: one document per app and one per operation, each in weighted fields.
+
+| field | app document | operation document | weight |
+|---|---|---|---|
+| `name` | names in every language, aliases, id | operation name, title | FIELD_WEIGHTS |
+| `text` | description | description | |
+| `params` | | parameter names and their descriptions | |
+| `owner` | | its app's `name` score | |
+| `owner_text` | | its app's `text` score | |
+
+An operation takes its app's name and description scores (scoring.py) for the query's own words
+and concepts: `github create issue` finds GitHub's `create_issue` ahead of the GitHub app, and an
+operation of an app described as a car's meets `car`. `github` alone finds the app first: an app
+the query names leads its operations (SearchIndex).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, chain, compress, islice
+from operator import and_, itemgetter
+from typing import Any
+
+from ..descriptor import AppDescriptor
+from ..descriptor.model import Tool
+from .lexicon import Lexicon
+from .normalize import clip_field
+from .spelling import Loanwords
+from .tokens import analyze, fold_word, stem
+
+FIELDS = ("name", "text", "params", "owner", "owner_text")
+FIELD_WEIGHTS: Mapping[str, float] = {
+    "name": 1.5,
+    "text": 1.0,
+    "params": 0.5,
+    "owner": 1.5,
+    "owner_text": 0.5,
+}
+MAX_PARAMETERS = 64
+"""Parameters indexed per operation (in declaration order); more say nothing the first ones do not."""
+MAX_ONE_LINE = 300
+"""A hit's description is the first line of the app's or operation's description, cut to this."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A searchable thing: an app (`tool` None) or one of its operations."""
+
+    app: AppDescriptor
+    tool: str | None
+    description: str
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, at most MAX_ONE_LINE characters."""
+    line = " ".join(text[: MAX_ONE_LINE * 4].split())
+    return line if len(line) <= MAX_ONE_LINE else line[: MAX_ONE_LINE - 1].rstrip() + "…"
+
+
+def app_names(app: AppDescriptor) -> list[str]:
+    """Every name of `app`: localized names, aliases and its id."""
+    return [clip_field(text) for text in dict.fromkeys([*app.names.all_names(), *app.aliases, app.id])]
+
+
+def app_fields(app: AppDescriptor) -> dict[str, list[str]]:
+    return {"name": app_names(app), "text": [clip_field(app.description)]}
+
+
+def _parameter_texts(parameters: Mapping[str, Any]) -> Iterator[str]:
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for index, (name, schema) in enumerate(properties.items()):
+        if index >= MAX_PARAMETERS:
+            return
+        yield clip_field(str(name))
+        if isinstance(schema, Mapping):
+            for key in ("title", "description"):
+                value = schema.get(key)
+                if isinstance(value, str) and value:
+                    yield clip_field(value)
+
+
+def tool_fields(tool: Tool) -> dict[str, list[str]]:
+    """The fields of an operation, but `owner` (the app's names, shared by all its operations)."""
+    title = tool.annotations.title if tool.annotations and tool.annotations.title else None
+    names = [clip_field(tool.name)] + ([clip_field(title)] if title else [])
+    return {
+        "name": names,
+        "text": [clip_field(tool.description)],
+        "params": list(_parameter_texts(tool.parameters)),
+    }
+
+
+def app_entry(app: AppDescriptor) -> Entry:
+    return Entry(app, None, one_line(app.description))
+
+
+def tool_entry(app: AppDescriptor, tool: Tool) -> Entry:
+    title = tool.annotations.title if tool.annotations and tool.annotations.title else ""
+    return Entry(app, tool.name, one_line(tool.description or title))
+
+
+# --------------------------------------------------------------------------- term ids
+
+_Piece = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], bool, float, bool]
+"""A piece of text analysed: its term ids (concepts included), its stemmed words, its words as
+written, whether its last word may begin a lexicon phrase that goes on in the next piece, its
+length as BM25 counts it: its words, a CJK character half a word (a Chinese word is two characters
+on average, and each character and pair is a term), concepts and joined forms nothing (they are
+other names for words already counted, and would make a text in another language than the
+lexicon's words, or one with many concept words, look long), and whether its first word may be the
+second word of a phrase."""
+MAX_CACHED_PIECES = 1_000_000
+_IDS = itemgetter(0)
+_GOES_ON = itemgetter(3)
+_WORDS = itemgetter(1)
+_SIZE = itemgetter(4)
+_FOLLOWS = itemgetter(5)
+MAX_CACHED_TEXTS = 200_000
+_BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
+_BOUNDARY = f" {_BOUNDARY_PIECE} "
+_BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False, 0.0, False)
+"""Between two texts of a field: a piece with no terms whose one word is in no phrase."""
+CJK_CHARACTER_LENGTH = 0.5
+
+
+class Corpus:
+    """The entries (an app, then its operations, app after app) and, for each field, each entry's
+    term ids. `vocabulary` maps a term to its id; `surfaces` holds the words as written (case-
+    and accent-folded), for typo correction; `loanwords` the names katakana may spell."""
+
+    def __init__(self, apps: Sequence[AppDescriptor], lexicon: Lexicon | None) -> None:
+        self.apps = list(apps)
+        self.entry_app = array("i")
+        self.entry_tool = array("i")
+        """Per entry: the index of its app in `apps`, and of its operation (-1: the app itself)."""
+        self.owner = array("i")
+        """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
+        stored = [name for name in FIELDS if not name.startswith("owner")]
+        self.fields: dict[str, list[list[int]]] = {name: [] for name in stored}
+        self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
+        """Per field, each entry's length as BM25 counts it (see _Piece)."""
+        self.vocabulary: dict[str, int] = {}
+        self.surfaces: set[str] = set()
+        self.loanwords = Loanwords()
+        self.app_ranges: dict[tuple[str, object], range] = {}
+        self.spans: dict[int, range] = {}
+        """An app's entry -> the entries of the app and its operations."""
+        self.name_postings: dict[int, list[int]] = {}
+        """Term id -> the entries of the apps whose names have it."""
+        self._lexicon = lexicon
+        self._pieces: dict[str, _Piece] = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
+        self._texts: dict[str, tuple[tuple[int, ...], float]] = {}
+        self._loanword_pieces: set[tuple[str, bool]] = set()
+        for number, app in enumerate(self.apps):
+            self._add_app(number, app)
+        self._pieces = {}
+        self._texts = {}
+        self._loanword_pieces = set()
+
+    def __len__(self) -> int:
+        return len(self.entry_app)
+
+    def entry(self, index: int) -> Entry:
+        app = self.apps[self.entry_app[index]]
+        tool = self.entry_tool[index]
+        return app_entry(app) if tool < 0 else tool_entry(app, app.tools[tool])
+
+    def drop_fields(self) -> None:
+        """Forget the term ids once the scorer holds them."""
+        self.fields = {}
+        self.sizes = {}
+
+    def _piece(self, piece: str) -> _Piece:
+        if piece.isascii() and piece.isalpha() and (piece.islower() or piece[1:].islower()):
+            return self._word(piece.lower())
+        analyzed = analyze(piece)
+        terms = analyzed.terms
+        if self._lexicon is not None:
+            terms = terms + self._lexicon.for_descriptor(self._lexicon.concepts(analyzed))
+        self.surfaces.update(word for word in analyzed.surfaces if word.isalpha())
+        vocabulary = self.vocabulary
+        ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
+        words, surfaces = tuple(analyzed.words), tuple(analyzed.surfaces)
+        size = len(words) + CJK_CHARACTER_LENGTH * sum(map(len, analyzed.stretches))
+        return ids, words, surfaces, self._may_go_on(words, surfaces), size, self._may_follow(words, surfaces)
+
+    def _may_follow(self, words: tuple[str, ...], surfaces: tuple[str, ...]) -> bool:
+        return self._lexicon is not None and bool(words) and self._lexicon.may_follow(words[0], surfaces[0])
+
+    def _may_go_on(self, words: tuple[str, ...], surfaces: tuple[str, ...]) -> bool:
+        return self._lexicon is not None and bool(words) and self._lexicon.may_go_on(words[-1], surfaces[-1])
+
+    def _word(self, word: str) -> _Piece:
+        """A piece that is one plain word (`read`, `Files`): what `analyze` would make of it."""
+        term = stem(word)
+        terms = [term]
+        if self._lexicon is not None:
+            concepts = self._lexicon.concepts_of_word(word, term)
+            if concepts:
+                terms += self._lexicon.for_descriptor(concepts)
+        self.surfaces.add(word)
+        vocabulary = self.vocabulary
+        ids = tuple(vocabulary.setdefault(term, len(vocabulary)) for term in terms)
+        words, surfaces = (term,), (word,)
+        return ids, words, surfaces, self._may_go_on(words, surfaces), 1.0, self._may_follow(words, surfaces)
+
+    def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
+        """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
+        The texts of a field are analysed as one string, a boundary piece between them, once per
+        build (descriptors repeat their parameters' names and descriptions)."""
+        if not texts:
+            sizes.append(0.0)
+            return []
+        text = texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)
+        done = self._texts.get(text)
+        if done is None:
+            done = self._text_ids(text)
+            if len(self._texts) < MAX_CACHED_TEXTS:
+                self._texts[text] = done
+        sizes.append(done[1])
+        return list(done[0])
+
+    def _text_ids(self, text: str) -> tuple[tuple[int, ...], float]:
+        # the common path stays in C (split, map, chain): this runs for every distinct text
+        split = text.split()
+        pieces = self._pieces
+        analysed = list(map(pieces.get, split))
+        if None in analysed:
+            analysed = [known or self._new_piece(piece) for piece, known in zip(split, analysed, strict=True)]
+        ids = list(chain.from_iterable(map(_IDS, analysed)))  # type: ignore[arg-type]
+        size = sum(map(_SIZE, analysed))  # type: ignore[arg-type]
+        # a piece that may start a phrase the next one may go on with (in C: the common path)
+        if (
+            self._lexicon is not None
+            and len(analysed) > 1
+            and any(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
+        ):
+            joins = list(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
+            self._add_phrases(ids, analysed, joins, self._lexicon)  # type: ignore[arg-type]
+        return tuple(ids), size
+
+    def _new_piece(self, piece: str) -> _Piece:
+        analysed = self._piece(piece)
+        if len(self._pieces) < MAX_CACHED_PIECES:
+            self._pieces[piece] = analysed
+        return analysed
+
+    def _add_phrases(
+        self, ids: list[int], analysed_text: list[_Piece], joins: list[bool], lexicon: Lexicon
+    ) -> None:
+        """The concepts of lexicon phrases that span pieces (`pull request`), once each: only the
+        phrases that cross a boundary where two pieces may join (`joins[i]`: pieces i and i + 1)
+        are looked for."""
+        stem_pairs, surface_pairs = lexicon.pairs
+        boundaries: list[int] = []
+        positions = list(accumulate(map(len, map(_WORDS, analysed_text))))
+        for index in compress(range(len(joins)), joins):
+            before, after = analysed_text[index], analysed_text[index + 1]
+            if (before[1][-1], after[1][0]) in stem_pairs or (before[2][-1], after[2][0]) in surface_pairs:
+                boundaries.append(positions[index])
+        if not boundaries:
+            return  # the common case: no phrase crosses a boundary
+        words = [word for analysed in analysed_text for word in analysed[1]]
+        surfaces = [word for analysed in analysed_text for word in analysed[2]]
+        found = [
+            token for boundary in boundaries for token in lexicon.phrases_across(words, surfaces, boundary)
+        ]
+        if not found:
+            return
+        inside = set(ids)
+        vocabulary = self.vocabulary
+        for concept in lexicon.for_descriptor(found):
+            term = vocabulary.setdefault(concept, len(vocabulary))
+            if term not in inside:
+                ids.append(term)
+                inside.add(term)
+
+    def _add_loanwords(self, name: str, *, app_name: bool) -> None:
+        seen = self._loanword_pieces
+        for piece in name.split():
+            analysed = self._pieces.get(piece)
+            if analysed is None or (piece, app_name) in seen:
+                continue
+            seen.add((piece, app_name))
+            if app_name and piece.isalpha():
+                self.loanwords.add(fold_word(piece), app_name=True)
+            for word in analysed[2]:
+                self.loanwords.add(word, app_name=app_name)
+
+    def _add_app(self, number: int, app: AppDescriptor) -> None:
+        start = len(self)
+        self.entry_app.append(number)
+        self.entry_tool.append(-1)
+        self.owner.append(-1)
+        fields = app_fields(app)
+        for name, column in self.fields.items():
+            column.append(self._ids(fields.get(name, ()), self.sizes[name]))
+        for term in set(self.fields["name"][-1]):
+            self.name_postings.setdefault(term, []).append(start)
+        for name in fields["name"]:
+            self._add_loanwords(name, app_name=True)
+        for index, tool in enumerate(app.tools):
+            self.entry_app.append(number)
+            self.entry_tool.append(index)
+            self.owner.append(start)
+            fields = tool_fields(tool)
+            for name, column in self.fields.items():
+                column.append(self._ids(fields.get(name, ()), self.sizes[name]))
+            self._add_loanwords(fields["name"][0], app_name=False)
+        span = range(start, len(self))
+        self.app_ranges.setdefault((app.id, app.binding), span)
+        self.spans[start] = span

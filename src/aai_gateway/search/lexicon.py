@@ -1,0 +1,394 @@
+"""The cross-language concept lexicon (the JSON files of `concepts/` beside this module).
+
+A concept is a thing or an action people ask apps for (a refund, a parcel, on-call duty, sending,
+cancelling) with the words for it in English, Chinese, Japanese, German, French and Spanish.
+Wherever one of its words occurs, in a descriptor field or in a query, the text also gets the
+concept's term (`§refund`): `退款`, `返金`, `Rückerstattung` and `refund` then meet, with the
+weight BM25 gives that term. A concept may name broader ones (`refund` -> `payment`): a text with
+the narrow concept also gets a term for each broader one (`§<payment`: "something under
+payment"), which a query meets at a lower weight than the concepts it names (query.py): `退款`
+finds refunds first and other payments after, `payment` finds payments first, then refunds.
+
+How a word matches, first rule that finds something:
+1. as written (case and accents folded), in any language: `Termin` is the German word, not a
+   form of English `terminal`;
+2. a regular inflection of a German, French or Spanish word (`Tabelle` + `n`, `tâche` + `s`);
+3. by stem: English words by their English Snowball stem (`tasks` meets `task`), German, French
+   and Spanish words by their language's Snowball stem (`überweise`, `Überweisung`).
+A phrase (`pull request`) matches its words in order, as written or by English stem. A Chinese or
+Japanese word matches as a substring of the folded CJK text, which has no word boundaries; a
+word inside a longer one does not count (`画` in `動画`), and `words_without_concept` lists longer
+words that only stop a shorter one from counting (`开发` holds `发`, which is no sending there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from itertools import pairwise
+
+from .normalize import clip_field
+from .stopwords import STOPWORDS
+from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
+
+CONCEPT_PREFIX = "§"
+NARROWER_PREFIX = "§<"
+"""`§<payment`: the term of a text that has a concept narrower than `payment` (`§refund`)."""
+MAX_CJK_TERM = 12
+"""The longest CJK word the lexicon may hold (longer ones are refused when it loads)."""
+MIN_FOREIGN_STEM = 5
+"""A German, French or Spanish stem shorter than this matches nothing (`nach`, `ver`)."""
+MIN_STEMMED_WORD = 5
+"""A word shorter than this is matched as written or inflected only: by stem, `them` would be
+German `Themen`."""
+MIN_INFLECTED = 5
+"""Words shorter than this get no inflections (`gîte` + `e` would be `gitee`; `Tür` + `n`,
+folded, English `turn`)."""
+INFLECTIONS: Mapping[str, tuple[str, ...]] = {
+    "de": ("e", "n", "en", "s", "es", "er", "ern"),
+    "fr": ("s", "x", "e", "es"),
+    "es": ("s", "es"),
+}
+"""Endings added to a word of these languages: its plural and other regular forms."""
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    id: str
+    terms: Mapping[str, Sequence[str]]
+    """Words by language tag (`en`, `zh`, `ja`, `de`, `fr`, `es`, ...)."""
+    broader: Sequence[str] = ()
+    """Ids of broader concepts: a text with this concept also has theirs."""
+
+
+@dataclass(slots=True)
+class LexiconSource:
+    concepts: list[Concept] = field(default_factory=list)
+    plain_words: list[str] = field(default_factory=list)
+    """CJK words that belong to no concept (they only hide the shorter words inside them)."""
+
+
+def parse_lexicon(text: str, into: LexiconSource | None = None) -> LexiconSource:
+    """The concepts and plain words of one lexicon file (JSON)."""
+    source = into or LexiconSource()
+    data = json.loads(text)
+    for entry in data.get("concepts", ()):
+        source.concepts.append(Concept(entry["id"], entry["terms"], tuple(entry.get("broader", ()))))
+    for words in data.get("words_without_concept", {}).values():
+        source.plain_words.extend(words)
+    return source
+
+
+def load_source() -> LexiconSource:
+    """Every file of the lexicon shipped with the package, in name order."""
+    folder = resources.files(__package__) / "concepts"
+    source = LexiconSource()
+    for item in sorted(folder.iterdir(), key=lambda item: item.name):
+        if item.name.endswith(".json"):
+            parse_lexicon(item.read_text(encoding="utf-8"), source)
+    return source
+
+
+def load_concepts(text: str | None = None) -> list[Concept]:
+    """The concepts of `text` (JSON), by default those of the lexicon shipped with the package."""
+    return (load_source() if text is None else parse_lexicon(text)).concepts
+
+
+Table = dict[str, set[str]]
+
+
+class Lexicon:
+    """Matches texts to concepts; built once per process from the concepts."""
+
+    def __init__(self, concepts: Iterable[Concept], plain_words: Iterable[str] = ()) -> None:
+        self._stopwords = frozenset(fold_word(word) for word in STOPWORDS)
+        self._surfaces: Table = {}
+        self._english: set[str] = set()
+        self._inflected: Table = {}
+        self._stems: Table = {}
+        self._foreign: dict[str, Table] = {language: {} for language in FOREIGN_STEMMERS}
+        self._stem_phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._surface_phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        self._stem_pairs: set[tuple[str, str]] = set()
+        self._surface_pairs: set[tuple[str, str]] = set()
+        self._stem_firsts: set[str] = set()
+        self._surface_firsts: set[str] = set()
+        self._stem_seconds: set[str] = set()
+        self._surface_seconds: set[str] = set()
+        self._cjk: Table = {}
+        self._longest_phrase = 2
+        self._foreign_prefixes: set[str] = set()
+        concepts = list(concepts)
+        self._broader = _broader_closure(concepts)
+        for concept in concepts:
+            token = CONCEPT_PREFIX + concept.id
+            for language, words in concept.terms.items():
+                for word in words:
+                    self._add(word, token, language)
+        for word in plain_words:
+            cjk = self._cjk_word(word, analyze(clip_field(word)))
+            self._cjk.setdefault(cjk, set())
+        by_first: dict[str, set[int]] = {}
+        for cjk in self._cjk:
+            by_first.setdefault(cjk[0], set()).add(len(cjk))
+        self._cjk_lengths = {first: tuple(sorted(sizes, reverse=True)) for first, sizes in by_first.items()}
+
+    @staticmethod
+    def _cjk_word(word: str, analyzed: Analyzed) -> str:
+        if analyzed.words or not analyzed.stretches:
+            raise ValueError(f"the lexicon's word {word!r} mixes scripts")
+        cjk = "".join(analyzed.stretches)
+        if len(cjk) > MAX_CJK_TERM:
+            raise ValueError(f"the lexicon's word {word!r} is longer than {MAX_CJK_TERM} characters")
+        return cjk
+
+    def _add(self, word: str, token: str, language: str) -> None:
+        analyzed = analyze(clip_field(word))
+        if analyzed.stretches and not analyzed.words:
+            self._cjk.setdefault(self._cjk_word(word, analyzed), set()).add(token)
+            return
+        if not analyzed.words or analyzed.stretches:
+            raise ValueError(f"the lexicon's word {word!r} mixes scripts")
+        english = language == "en"
+        surface = "".join(analyzed.surfaces)
+        self._surfaces.setdefault(surface, set()).add(token)
+        if english:
+            self._english.add(surface)
+            self._stems.setdefault("".join(analyzed.words), set()).add(token)
+        if len(analyzed.words) == 1 and surface.isalpha():
+            for ending in INFLECTIONS.get(language, ()) if len(surface) >= MIN_INFLECTED else ():
+                self._inflected.setdefault(surface + ending, set()).add(token)
+            stemmer = FOREIGN_STEMMERS.get(language)
+            if stemmer is not None and len(stemmed := stemmer(surface)) >= MIN_FOREIGN_STEM:
+                self._foreign[language].setdefault(stemmed, set()).add(token)
+                self._foreign_prefixes.add(stemmed[:MIN_FOREIGN_STEM])
+        if len(analyzed.words) > 1:
+            # a phrase (`pull request`, `E-Mail`); written as one word (`email`) it is a word too
+            if english:
+                phrase = tuple(analyzed.words)
+                self._stem_phrases.setdefault(phrase[0], []).append((phrase, token))
+                self._stem_pairs.update(pairwise(phrase))
+                self._stem_firsts.update(phrase[:-1])
+                self._stem_seconds.update(word for word in phrase[1:] if word not in self._stopwords)
+            phrase = tuple(analyzed.surfaces)
+            self._longest_phrase = max(self._longest_phrase, len(phrase))
+            self._surface_phrases.setdefault(phrase[0], []).append((phrase, token))
+            self._surface_pairs.update(pairwise(phrase))
+            self._surface_firsts.update(phrase[:-1])
+            # an English stopword inside an English phrase (`look up`, `send a link`) is not looked
+            # for across pieces of descriptors: `the`, `a`, `to` follow nearly every word there
+            self._surface_seconds.update(w for w in phrase[1:] if not english or w not in self._stopwords)
+
+    # ------------------------------------------------------------------- matching
+
+    def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
+        """The concept terms `analyzed` contains, each once; `phrases=False`: single words and CJK
+        words only (the caller matches phrases over a longer text, `phrase_concepts`). The words
+        of a phrase found count as the phrase only (`nächstes Lied` is the next track, not a
+        song), as a CJK word inside a longer one does."""
+        found: set[str] = set()
+        several = phrases and len(analyzed.words) > 1
+        spans = self.phrase_spans(analyzed.words, analyzed.surfaces) if several else []
+        covered = {index for start, end, _token in spans for index in range(start, end)}
+        words = set(analyzed.words)
+        for index, (surface, stemmed) in enumerate(zip(analyzed.surfaces, analyzed.words, strict=True)):
+            if index not in covered:
+                found.update(self.concepts_of_word(surface, stemmed))
+        surfaces, stems = self._surfaces, self._stems
+        for term in analyzed.terms:
+            # joined forms (`to-do`: `todo`; a query's `to do`), not its single words
+            if term not in words:
+                hit = surfaces.get(term) or stems.get(term)
+                if hit:
+                    found |= hit
+        found.update(token for _start, _end, token in spans)
+        for stretch in analyzed.stretches:
+            found.update(self._cjk_concepts(stretch))
+        return sorted(found)
+
+    def concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
+        """The concept terms of one word, as written (case- and accent-folded) and stemmed."""
+        found = self._surfaces.get(surface) or self._inflected.get(surface)
+        if found:
+            return sorted(found)
+        english = self._stems.get(stemmed)
+        hits = set(english) if english else set()
+        # a stem is the start of its word: most words need no stemmer call at all
+        if (
+            len(surface) >= MIN_STEMMED_WORD
+            and surface[:MIN_FOREIGN_STEM] in self._foreign_prefixes
+            and surface.isalpha()
+        ):
+            for language, stemmer in FOREIGN_STEMMERS.items():
+                hit = self._foreign[language].get(stemmer(surface))
+                if hit:
+                    hits |= hit
+        return sorted(hits)
+
+    def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:
+        """The concept terms of single words (case- and accent-folded, as written)."""
+        found: set[str] = set()
+        for surface in surfaces:
+            found.update(self.concepts_of_word(surface, stem(surface)))
+        return sorted(found)
+
+    def knows(self, surface: str) -> bool:
+        """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
+        return bool(self.concepts_of_word(surface, stem(surface)))
+
+    def may_go_on(self, word: str, surface: str) -> bool:
+        """Whether a word (stemmed, and as written) of a descriptor may start a phrase that goes on
+        in the next piece of text. A stopword does not (`to do`, `à faire`, `how much` are what
+        queries say; in a descriptor, `things to do` is no to-do), which spares looking for
+        phrases across most texts."""
+        starts = word in self._stem_firsts or surface in self._surface_firsts
+        return starts and surface not in self._stopwords
+
+    def may_follow(self, word: str, surface: str) -> bool:
+        """Whether a word (stemmed, and as written) is the second word of some phrase."""
+        return word in self._stem_seconds or surface in self._surface_seconds
+
+    @property
+    def pairs(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """The neighbouring words of the lexicon's phrases, stemmed and as written."""
+        return self._stem_pairs, self._surface_pairs
+
+    def joins_phrase(
+        self,
+        words: Sequence[str],
+        surfaces: Sequence[str],
+        next_words: Sequence[str],
+        next_surfaces: Sequence[str],
+    ) -> bool:
+        """Whether a piece of text (its stemmed `words`, its `surfaces`) and the piece after it
+        may hold a phrase of the lexicon across them: the last word of one and the first of the
+        next are a phrase's first two words, or its last two."""
+        if words and next_words and (words[-1], next_words[0]) in self._stem_pairs:
+            return True
+        return bool(surfaces and next_surfaces and (surfaces[-1], next_surfaces[0]) in self._surface_pairs)
+
+    def phrase_concepts(self, words: Sequence[str], surfaces: Sequence[str]) -> list[str]:
+        """The concept terms of the lexicon's phrases in a text: `words` are its stemmed words in
+        order, `surfaces` the same words as written."""
+        return [token for _start, _end, token in self.phrase_spans(words, surfaces)]
+
+    def phrases_across(self, words: Sequence[str], surfaces: Sequence[str], boundary: int) -> list[str]:
+        """The concept terms of the phrases that start before word `boundary` and end after it."""
+        start = max(0, boundary - self._longest_phrase + 1)
+        end = boundary + self._longest_phrase - 1
+        return [
+            token
+            for first, last, token in self.phrase_spans(words[start:end], surfaces[start:end])
+            if first + start < boundary < last + start
+        ]
+
+    def phrase_spans(self, words: Sequence[str], surfaces: Sequence[str]) -> list[tuple[int, int, str]]:
+        """Where the lexicon's phrases are in a text: (first word, word after the last, concept
+        term), by English stem or as written."""
+        found: list[tuple[int, int, str]] = []
+        for phrases, sequence in ((self._stem_phrases, words), (self._surface_phrases, surfaces)):
+            for index, word in enumerate(sequence):
+                for phrase, token in phrases.get(word, ()):
+                    if tuple(sequence[index : index + len(phrase)]) == phrase:
+                        found.append((index, index + len(phrase), token))
+        return found
+
+    def _cjk_concepts(self, stretch: str) -> set[str]:
+        found: set[str] = set()
+        for _start, _end, tokens in self.cjk_spans(stretch):
+            found |= tokens
+        return found
+
+    def cjk_spans(self, stretch: str) -> list[tuple[int, int, set[str]]]:
+        """The CJK words of the lexicon in `stretch` (folded CJK text): (start, end, concept
+        terms), longest first at each place; a word inside a longer one is not counted (`画` in
+        `動画`: a video, not a picture), and a word without concepts only hides those inside it."""
+        cjk = self._cjk
+        lengths = self._cjk_lengths
+        found: list[tuple[int, int, set[str]]] = []
+        reach = -1
+        for start, first in enumerate(stretch):
+            # only the lengths of the lexicon's words that start with this character, longest first
+            for length in lengths.get(first, ()):
+                end = start + length
+                hit = cjk.get(stretch[start:end]) if end <= len(stretch) else None
+                if hit is not None:
+                    if end > reach:
+                        found.append((start, end, hit))
+                        reach = end
+                    break  # the longest word at this start
+        return [span for span in found if span[2]]
+
+    def concepts_of_term(self, term: str) -> set[str]:
+        """The concept terms of a joined form (`todo` for `to-do`, a query's `to do`)."""
+        return self._surfaces.get(term, set()) | self._stems.get(term, set())
+
+    # ------------------------------------------------------------------- broader concepts
+
+    def broader(self, tokens: Iterable[str]) -> list[str]:
+        """The broader concept terms of `tokens` that are not among them."""
+        tokens = set(tokens)
+        found: set[str] = set()
+        for token in tokens:
+            found |= self._broader.get(token, frozenset())
+        return sorted(found - tokens)
+
+    def for_descriptor(self, tokens: Sequence[str]) -> list[str]:
+        """The terms a descriptor's text gets for the concepts `tokens`: the concepts, and for
+        each broader concept its narrower term (`§<payment` for `§refund`), which a query meets
+        at a lower weight than the concept itself (query.py)."""
+        if not self._broader or not tokens:
+            return list(tokens)
+        return [*tokens, *(narrower_term(token) for token in self.broader(tokens))]
+
+    def foreign_only(self, surface: str) -> bool:
+        """Whether `surface` (case- and accent-folded) is a lexicon word of another language than
+        English and no English one (`termin`: its English stem would be `terminal`'s)."""
+        return surface not in self._english and (surface in self._surfaces or surface in self._inflected)
+
+    @property
+    def surfaces(self) -> list[str]:
+        """The lexicon's single words as written (case and accents folded): known words for typo
+        correction and compound splitting."""
+        return [word for word in self._surfaces if word.isalpha()]
+
+
+def _broader_closure(concepts: Sequence[Concept]) -> dict[str, frozenset[str]]:
+    ids = {concept.id for concept in concepts}
+    direct: dict[str, tuple[str, ...]] = {}
+    for concept in concepts:
+        for other in concept.broader:
+            if other not in ids:
+                raise ValueError(f"the lexicon's concept {concept.id!r} names an unknown broader {other!r}")
+        direct[concept.id] = (*direct.get(concept.id, ()), *concept.broader)
+    closure: dict[str, frozenset[str]] = {}
+    for concept_id, wider in direct.items():
+        seen: set[str] = set()
+        todo = list(wider)
+        while todo:
+            other = todo.pop()
+            if other not in seen and other != concept_id:
+                seen.add(other)
+                todo.extend(direct.get(other, ()))
+        if seen:
+            closure[CONCEPT_PREFIX + concept_id] = frozenset(CONCEPT_PREFIX + other for other in seen)
+    return closure
+
+
+def narrower_term(token: str) -> str:
+    """The term of texts with a concept narrower than `token` (`§payment` -> `§<payment`)."""
+    return NARROWER_PREFIX + token[len(CONCEPT_PREFIX) :]
+
+
+_default: Lexicon | None = None
+
+
+def default_lexicon() -> Lexicon:
+    """The shipped lexicon, loaded once."""
+    global _default  # noqa: PLW0603 (built on first use, then shared: it never changes)
+    if _default is None:
+        source = load_source()
+        _default = Lexicon(source.concepts, source.plain_words)
+    return _default

@@ -1,0 +1,217 @@
+"""Query words the index does not know as they are written.
+
+Compounds (German writes `Zugverbindung` for `Zug` + `Verbindung`): a word of MIN_COMPOUND letters
+or more is split in two known words of three letters or more (a linking `s` allowed), the split
+with the longest first word winning. An English word made with `un`, `re` or `non` from a known word
+stands for that word.
+
+Typos: a query word the index does not know is replaced by the words it knows that start with the
+same letter and are one edit away (two for words of eight letters or more), an edit being an
+insertion, a deletion, a substitution or a swap of two neighbours (optimal string alignment,
+through rapidfuzz).
+
+Only the index's own words are candidates, so a correction can only lead to something that exists;
+a word of fewer than five letters is never corrected (too many words are one edit from it), nor
+a word with more than MAX_CORRECTIONS nearest words (`will` is as near `bill` as `fill`: a guess).
+
+Katakana. Names written in katakana: `ギットハブ` for GitHub, `ドッカー` for Docker, `ノーション` for Notion.
+
+Japanese writes foreign names by sound, so neither the letters nor an edit distance relate them.
+Both sides are reduced to a consonant skeleton instead: katakana through its romanization, Latin
+names through a few English spelling rules, then vowels dropped and repeats collapsed
+(`ギットハブ` -> gi t to ha bu -> `gthb`; `github` -> `gthb`; s and z are one sound, as are
+b and v, r and l). The words matched this way are app names and the words of operation names
+(`スキップ`: `skipToNext`, `スクリーンショット`: `take_screenshot`), not every word of every
+description: a skeleton is short and would be ambiguous. An operation's word needs a skeleton of
+three consonants or more (`skp`); an app name two (`dk`, Docker). Only a katakana word of three
+characters or more that the index does not know as it is is looked up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+MIN_LENGTH = 5
+LONG_WORD = 8
+MAX_CORRECTIONS = 2
+MIN_COMPOUND = 7
+MIN_PART = 3
+NEGATING_PREFIXES = ("un", "re", "non")
+
+
+class Speller:
+    """Corrections against known words: the index's words and the lexicon's, as written (case- and
+    accent-folded). Answers are known words as written."""
+
+    def __init__(self, known: Iterable[str]) -> None:
+        from rapidfuzz import process  # noqa: PLC0415 (loaded when the first index is built)
+        from rapidfuzz.distance import OSA  # noqa: PLC0415
+
+        self._extract = process.extract
+        self._distance: Any = OSA.distance
+        self._known = set(known)
+        # by first letter and length: a word is compared only with words that start as it does (a
+        # typo keeps the first letter; `Valencia` is no typo of `latencia`) and whose length is
+        # within the edits allowed
+        self._by_length: dict[tuple[str, int], list[str]] = {}
+        for word in self._known:
+            if len(word) >= MIN_LENGTH - 1:
+                self._by_length.setdefault((word[0], len(word)), []).append(word)
+
+    def compound_parts(self, word: str) -> list[str]:
+        """The known words `word` is made of (two, or one behind a prefix), or none."""
+        if len(word) < MIN_COMPOUND:
+            return []
+        known = self._known
+        for prefix in NEGATING_PREFIXES:
+            # `uncommitted`, `reopen`, `nonempty`: the word the prefix changes
+            if word.startswith(prefix) and word[len(prefix) :] in known:
+                return [word[len(prefix) :]]
+        for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1):
+            left, right = word[:cut], word[cut:]
+            if right not in known:
+                continue
+            if left in known:
+                return [left, right]
+            if left.endswith("s") and left[:-1] in known and len(left) > MIN_PART:
+                return [left[:-1], right]
+        return []
+
+    def corrections(self, word: str) -> list[str]:
+        """The known words nearest to `word` (at the nearest distance only), best first."""
+        if len(word) < MIN_LENGTH:
+            return []
+        limit = 2 if len(word) >= LONG_WORD else 1
+        found = []
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            choices = self._by_length.get((word[0], length))
+            if choices:
+                found += self._extract(
+                    word, choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS + 1
+                )
+        if not found:
+            return []
+        best = min(distance for _, distance, _ in found)
+        words = [choice for choice, distance, _ in found if distance == best]
+        return words if len(words) <= MAX_CORRECTIONS else []
+
+
+# --------------------------------------------------------------------------- katakana
+
+MIN_KATAKANA = 3
+MIN_NAME_KEY = 2
+MIN_WORD_KEY = 3
+
+_SMALL = {"ァ": "a", "ィ": "i", "ゥ": "u", "ェ": "e", "ォ": "o", "ャ": "ya", "ュ": "yu", "ョ": "yo"}
+_ROWS = {
+    "": "アイウエオ",
+    "k": "カキクケコ",
+    "g": "ガギグゲゴ",
+    "s": "サシスセソ",
+    "z": "ザジズゼゾ",
+    "t": "タチツテト",
+    "d": "ダヂヅデド",
+    "n": "ナニヌネノ",
+    "h": "ハヒフヘホ",
+    "b": "バビブベボ",
+    "p": "パピプペポ",
+    "m": "マミムメモ",
+    "r": "ラリルレロ",
+}
+_KANA: dict[str, str] = {}
+for _consonant, _row in _ROWS.items():
+    for _vowel, _char in zip("aiueo", _row, strict=True):
+        _KANA[_char] = _consonant + _vowel
+_KANA.update({"シ": "si", "チ": "ti", "ツ": "tu", "フ": "fu", "ジ": "zi", "ヂ": "zi", "ヅ": "zu"})
+_KANA.update({"ヤ": "ya", "ユ": "yu", "ヨ": "yo", "ワ": "wa", "ヲ": "o", "ン": "n", "ヴ": "bu"})
+_KANA.update({"ッ": "", "ー": "", "・": ""})
+
+_SILENT_R = re.compile(r"(?<=[aeiou])r(?![aeiouy])")
+_ENGLISH = [
+    (re.compile(r"^wh"), "w"),  # whatsapp -> ワッツアップ: the h is not said
+    (re.compile(r"tion"), "sion"),
+    (re.compile(r"ph"), "f"),
+    (re.compile(r"sh"), "s"),
+    (re.compile(r"ch(?=r)"), "k"),  # chrome -> クローム
+    (re.compile(r"ch"), "t"),  # before the c rules: snapchat -> スナップチャット
+    (re.compile(r"ck|q|c(?![eiy])"), "k"),
+    (re.compile(r"c"), "s"),
+    (re.compile(r"x"), "ks"),
+    (re.compile(r"ts"), "t"),  # ツ
+    (re.compile(r"[jz]"), "s"),
+    (re.compile(r"v"), "b"),
+    (_SILENT_R, ""),  # docker -> ドッカー: the r is not said (an l is)
+    (re.compile(r"l"), "r"),
+    (re.compile(r"m(?=[bp])"), "n"),
+    (re.compile(r"[wy]"), ""),
+]
+_JAPANESE = [(re.compile(r"ts"), "t"), (re.compile(r"z"), "s"), (re.compile(r"[wy]"), "")]
+_VOWELS = re.compile(r"[aeiou]+")
+_REPEATS = re.compile(r"(.)\1+")
+
+
+def _skeleton(romanized: str) -> str:
+    return _REPEATS.sub(r"\1", _VOWELS.sub("", romanized))
+
+
+def latin_key(word: str, *, silent_r: bool = True) -> str:
+    """The consonant skeleton of a (case-folded) Latin word; `silent_r=False`: an r after a vowel
+    is said (メルカリ for mercari, where ドッカー drops docker's)."""
+    for pattern, replacement in _ENGLISH:
+        if silent_r or pattern is not _SILENT_R:
+            word = pattern.sub(replacement, word)
+    return _skeleton(word)
+
+
+def katakana_key(word: str) -> str | None:
+    """The consonant skeleton of a katakana word, None if it has other characters."""
+    romanized: list[str] = []
+    for char in word:
+        small = _SMALL.get(char)
+        if small is not None:
+            # a small vowel or y-sound replaces the vowel before it (ティ: ti, ジャ: zya)
+            if romanized and romanized[-1] and romanized[-1][-1] in "aiueo":
+                romanized[-1] = romanized[-1][:-1]
+            romanized.append(small)
+            continue
+        syllable = _KANA.get(char)
+        if syllable is None:
+            return None
+        romanized.append(syllable)
+    text = "".join(romanized)
+    for pattern, replacement in _JAPANESE:
+        text = pattern.sub(replacement, text)
+    return _skeleton(text)
+
+
+class Loanwords:
+    """App name words by skeleton: `add` them while indexing, `match` katakana words of a query."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, set[str]] = {}
+        self._seen: set[str] = set()
+
+    def add(self, word: str, *, app_name: bool) -> None:
+        """A word (case-folded Latin letters) of an app's names or of an operation's name."""
+        if word in self._seen or not (word.isascii() and word.isalpha() and len(word) >= MIN_KATAKANA):
+            return
+        keys = {latin_key(word)}
+        if _SILENT_R.search(word):
+            keys.add(latin_key(word, silent_r=False))
+        for key in keys:
+            if len(key) >= (MIN_NAME_KEY if app_name else MIN_WORD_KEY):
+                self._names.setdefault(key, set()).add(word)
+                self._seen.add(word)
+            elif not app_name:
+                self._seen.add(word)
+
+    def match(self, katakana: str) -> list[str]:
+        """The app name words that sound like `katakana`."""
+        if len(katakana) < MIN_KATAKANA:
+            return []
+        key = katakana_key(katakana)
+        if key is None or len(key) < MIN_NAME_KEY:
+            return []
+        return sorted(self._names.get(key, ()))

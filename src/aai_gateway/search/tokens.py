@@ -1,0 +1,194 @@
+"""Turning text into index terms, the same way for descriptors and queries.
+
+- Alphabetic words: split on anything that is not a letter or digit and at camelCase
+  (`createTodoTask`, `jira_create_issue`, `send-channel-message` each give their words), each word
+  case- and accent-folded and lightly stemmed (English Snowball, `tasks` and `task` meet); a name written in
+  parts also gives its parts joined (`to-do` and `todo`, `e-mail` and `email`, `HassTurnOff` and
+  `hassturnoff`).
+- Chinese (Han): every character and every pair of neighbouring characters, after folding
+  Traditional to Simplified: there are no spaces to split on, and pairs are what most words are.
+- Japanese kana and Korean Hangul: the whole run (2 to 12 characters) and every pair; hiragana is
+  folded to katakana (`りまいんだー` meets `リマインダー`).
+
+Terms never mix scripts, so a word and a CJK pair cannot collide.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from .normalize import Run, fold_run, runs
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+MIN_HIRAGANA_LOANWORD = 4
+MAX_WHOLE_RUN = 12
+"""A kana or Hangul run longer than this is a sentence, not a word: only its pairs are terms."""
+
+
+@dataclass(slots=True)
+class Analyzed:
+    """A text as the index sees it.
+
+    `terms`: the index terms, repeated as often as they occur. `words`: the stemmed words in order
+    (for phrases of the concept lexicon). `stretches`: the folded CJK text between separators (for
+    CJK terms of the lexicon, matched as substrings). `surfaces`: the case-folded words before
+    stemming (what typo correction compares)."""
+
+    terms: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    stretches: list[str] = field(default_factory=list)
+    surfaces: list[str] = field(default_factory=list)
+    kana: list[str] = field(default_factory=list)
+    """The kana runs, folded to katakana (for names written in katakana, loanwords.py)."""
+    chunk_of: list[int] = field(default_factory=list)
+    """Per word, the index of the first word written together with it (`jobFullName`: 0, 0, 0)."""
+    joined: dict[str, int] = field(default_factory=dict)
+    """The joined forms among `terms` (`jobfullnam`; a query's `todo` for `to do`), each with the
+    index of its first word."""
+
+
+class _Stemmer:
+    """A Snowball stemmer (PyStemmer), loaded on first use; words under four letters and words
+    with digits are kept as they are (`k8s`, `s3`, `12306`)."""
+
+    def __init__(self, language: str) -> None:
+        self._language = language
+        self._stem: Callable[[str], str] | None = None
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, word: str) -> str:
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        if len(word) < 4 or not word.isalpha():
+            stem = word
+        else:
+            if self._stem is None:
+                import Stemmer  # noqa: PLC0415 (loaded when the first index is built)
+
+                self._stem = Stemmer.Stemmer(self._language).stemWord
+            stem = self._stem(word)
+        if len(self._cache) < 200_000:
+            self._cache[word] = stem
+        return stem
+
+
+stem = _Stemmer("english")
+"""English Snowball: every Latin word of the index and of queries goes through it."""
+FOREIGN_STEMMERS = {"de": _Stemmer("german"), "fr": _Stemmer("french"), "es": _Stemmer("spanish")}
+"""Used only to match words of the concept lexicon in those languages (lexicon.py)."""
+
+
+def fold_word(word: str) -> str:
+    """A word case-folded, its accents dropped (`Tâche` and `tache` meet; `Größe`: `grosse`)."""
+    folded = word.casefold()
+    if folded.isascii():
+        return folded
+    decomposed = unicodedata.normalize("NFD", folded)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def split_word(word: str) -> list[str]:
+    """A word run's parts at camelCase boundaries, case- and accent-folded."""
+    return [fold_word(part) for part in _CAMEL.split(word) if part]
+
+
+def _cjk_terms(script: str, text: str, into: list[str]) -> None:
+    if script == "han":
+        into.extend(text)
+    elif 1 < len(text) <= MAX_WHOLE_RUN:
+        # a single kana is a particle (の, を, に): it says nothing about what is wanted
+        into.append(text)
+    into.extend(text[i : i + 2] for i in range(len(text) - 1))
+
+
+class _Chunk:
+    """Words written together (`to-do`, `jira_create_issue`, `HassTurnOff`): their joined forms."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.parts: list[str] = []
+        self.start = start
+        """The index of the chunk's first word in the text."""
+
+    def joined_terms(self) -> list[str]:
+        parts = self.parts
+        if len(parts) < 2:
+            return []
+        joined = [stem("".join(parts))]
+        if len(parts) > 2:
+            joined += [stem(a + b) for a, b in pairwise(parts)]
+        return joined
+
+
+def analyze(text: str, *, pairs: bool = False) -> Analyzed:
+    """The terms of `text` (already clipped). `pairs`: also join each two neighbouring words
+    written apart (`to do` gives `todo`): for queries, whose joined forms are only kept when the
+    index knows them."""
+    out = Analyzed()
+    chunk = _Chunk()
+    stretch: list[str] = []
+    previous_word: str | None = None
+    for run in runs(text):
+        if not run.joined:
+            _end_chunk(chunk, out)
+            chunk = _Chunk(len(out.words))
+            if stretch:
+                out.stretches.append("".join(stretch))
+                stretch = []
+        _add_run(run, out, chunk, stretch)
+        if run.script == "word":
+            last = chunk.parts[-1] if chunk.parts else None
+            if pairs and previous_word is not None and not run.joined and last is not None:
+                pair = stem(previous_word + chunk.parts[0])
+                out.terms.append(pair)
+                out.joined.setdefault(pair, chunk.start - 1)
+            previous_word = last
+        else:
+            previous_word = None
+    _end_chunk(chunk, out)
+    if stretch:
+        out.stretches.append("".join(stretch))
+    return out
+
+
+def _end_chunk(chunk: _Chunk, out: Analyzed) -> None:
+    for term in chunk.joined_terms():
+        out.terms.append(term)
+        out.joined.setdefault(term, chunk.start)
+
+
+def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None:
+    if run.script == "word":
+        parts = split_word(run.text)
+        chunk.parts += parts
+        for part in parts:
+            stemmed = stem(part)
+            out.terms.append(stemmed)
+            out.words.append(stemmed)
+            out.surfaces.append(part)
+            out.chunk_of.append(chunk.start)
+        return
+    folded = fold_run(run.script, run.text)
+    stretch.append(folded)
+    if run.script == "kana" and (folded == run.text or len(run.text) >= MIN_HIRAGANA_LOANWORD):
+        # katakana, or hiragana long enough to be a name written by sound (ぎっとはぶ); shorter
+        # hiragana is particles and verb endings (らせを), no name
+        out.kana.append(folded)
+    _cjk_terms(run.script, folded, out.terms)
+
+
+def analyze_all(texts: Iterable[str]) -> Analyzed:
+    """The terms of several texts of one field, as separate phrases."""
+    out = Analyzed()
+    for text in texts:
+        one = analyze(text)
+        out.terms += one.terms
+        out.words += one.words
+        out.words.append("")  # no phrase spans two texts
+        out.stretches += one.stretches
+        out.surfaces += one.surfaces
+    return out

@@ -1,0 +1,142 @@
+"""The cross-language concept lexicon shipped with the package, and how it matches."""
+
+from __future__ import annotations
+
+import pytest
+
+from aai_gateway.search.lexicon import (
+    MAX_CJK_TERM,
+    Concept,
+    Lexicon,
+    default_lexicon,
+    load_concepts,
+    narrower_term,
+    parse_lexicon,
+)
+from aai_gateway.search.normalize import clip_query
+from aai_gateway.search.tokens import analyze
+
+LANGUAGES = {"en", "zh", "ja", "de", "fr", "es"}
+
+
+def concepts_of(text: str, lexicon: Lexicon | None = None) -> list[str]:
+    return (lexicon or default_lexicon()).concepts(analyze(clip_query(text)))
+
+
+def test_the_shipped_lexicon_loads_and_every_concept_has_words_in_six_languages() -> None:
+    concepts = load_concepts()
+    assert len(concepts) >= 300
+    assert len({concept.id for concept in concepts}) == len(concepts)
+    for concept in concepts:
+        assert set(concept.terms) == LANGUAGES, concept.id
+        assert all(concept.terms[language] for language in LANGUAGES), concept.id
+    Lexicon(concepts)  # every word fits the rules (no mixed scripts, no over-long CJK word)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "task",
+        "tasks",
+        "to-do",
+        "todo",
+        "待办",
+        "待辦事項",
+        "タスク",
+        "やること",
+        "Aufgaben",
+        "tâche",
+        "tarea",
+    ],
+)
+def test_the_words_of_a_concept_in_every_language_meet(text: str) -> None:
+    assert "§todo" in concepts_of(text)
+
+
+def test_english_words_match_by_stem_and_other_languages_as_written_or_inflected() -> None:
+    assert "§appointment" in concepts_of("Termin")
+    assert "§terminal" not in concepts_of("Termin")
+    assert "§appointment" not in concepts_of("terminal")
+    assert "§todo" in concepts_of("Aufgaben")
+    assert "§todo" not in concepts_of("Aufgabx")
+
+
+def test_a_phrase_matches_its_words_in_order_only() -> None:
+    assert "§pull_request" in concepts_of("open a pull request")
+    assert "§pull_request" not in concepts_of("request a pull")
+
+
+def test_a_cjk_word_inside_a_longer_one_is_not_counted() -> None:
+    assert "§video" in concepts_of("動画")
+    assert "§image" not in concepts_of("動画")
+    assert "§image" in concepts_of("画一只猫")
+
+
+def test_a_lexicon_word_that_mixes_scripts_or_is_too_long_is_refused() -> None:
+    with pytest.raises(ValueError, match="mixes scripts"):
+        Lexicon([Concept("bad", {"en": ["S3バケット"]})])
+    with pytest.raises(ValueError, match="longer than"):
+        Lexicon([Concept("bad", {"zh": ["一" * (MAX_CJK_TERM + 1)]})])
+
+
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("退款", "§refund"),
+        ("Rückerstattung", "§refund"),
+        ("值班", "§on_call"),
+        ("wer hat Bereitschaft", "§on_call"),
+        ("歌词", "§lyrics"),
+        ("外卖", "§food_delivery"),
+        ("快递", "§parcel"),
+        ("Kontostand", "§balance"),
+        ("Überweisung", "§transfer"),
+        ("Karteikarten", "§flashcard"),
+        ("colis", "§parcel"),
+        ("Mietwagen", "§car_rental"),
+        ("拼车", "§carpool"),
+        ("密码", "§password"),
+        ("无线网", "§wifi"),
+        ("暂停", "§pause"),
+        ("索引", "§index"),
+        ("ログ", "§log"),
+        ("一覧", "§list"),
+        ("second-hand", "§marketplace"),
+    ],
+)
+def test_the_lexicon_knows_what_people_ask_apps_for(text: str, concept: str) -> None:
+    assert concept in concepts_of(text)
+
+
+def test_a_word_of_german_french_or_spanish_matches_in_its_regular_forms() -> None:
+    assert "§db_table" in concepts_of("Tabellen")  # Tabelle + n
+    assert "§folder" in concepts_of("Ordnern")  # Ordner + n (its stem, `ordn`, is too short)
+    assert "§file" in concepts_of("fichiers")  # fichier + s
+    assert "§transfer" in concepts_of("überweise")  # German stem of Überweisung
+    assert "§topic" not in concepts_of("them")  # too short for a stem: not German Themen
+
+
+def test_the_words_of_a_phrase_count_as_the_phrase_only() -> None:
+    assert "§next_track" in concepts_of("nächstes Lied")
+    assert "§song" not in concepts_of("nächstes Lied")
+    assert "§song" in concepts_of("Lied")
+
+
+def test_a_cjk_word_without_concept_hides_the_words_inside_it() -> None:
+    assert "§send" in concepts_of("发给老板")
+    assert "§send" not in concepts_of("开发")
+    assert "§lodging" not in concepts_of("新宿")
+
+
+def test_a_narrow_concept_names_its_broader_ones() -> None:
+    lexicon = default_lexicon()
+    assert "§payment" in lexicon.broader(["§refund"])
+    assert "§money" in lexicon.broader(["§refund"])  # through payment
+    assert narrower_term("§payment") in lexicon.for_descriptor(["§refund"])
+    assert "§payment" not in lexicon.for_descriptor(["§refund"])
+
+
+def test_a_broader_concept_the_lexicon_does_not_have_is_refused() -> None:
+    source = parse_lexicon('{"concepts": [{"id": "a", "broader": ["nowhere"], "terms": {"en": ["alpha"]}}]}')
+    with pytest.raises(ValueError, match="unknown broader 'nowhere'"):
+        Lexicon(source.concepts)

@@ -1,0 +1,93 @@
+"""A query as units: one per piece of it (a word, a lexicon phrase, a CJK word), whose literal
+terms add up and whose alternatives (concepts, broader concepts, corrections) compete."""
+
+from __future__ import annotations
+
+from aai_gateway.search import SearchIndex
+from aai_gateway.search.query import MAX_UNITS, WeightedQuery, query_weights
+
+from .catalog import app, catalog, tool
+
+INDEX = SearchIndex(
+    [
+        *catalog(),
+        app(
+            "desktop",
+            {"en": "Desktop"},
+            "Processes of this computer",
+            [tool("terminate_process", "Terminate a running process")],
+        ),
+        app("music", {"en": "Music"}, "Songs and playback", [tool("next", "Skip to the next track")]),
+        app("chat", {"zh-CN": "聊天"}, "发送消息给好友", [tool("send", "发送一条消息")]),
+    ]
+)
+
+
+def units_of(query: str) -> tuple[WeightedQuery, dict[int, str]]:
+    corpus = INDEX._corpus
+    weighted = query_weights(
+        query,
+        corpus.vocabulary,
+        INDEX._lexicon,
+        INDEX._speller,
+        loanwords=corpus.loanwords,
+        surfaces=corpus.surfaces,
+    )
+    return weighted, {term_id: term for term, term_id in corpus.vocabulary.items()}
+
+
+def terms(query: str) -> list[tuple[set[str], set[str]]]:
+    weighted, names = units_of(query)
+    return [
+        ({names[t] for t in unit.literal}, {names[t] for t in unit.alternatives}) for unit in weighted.units
+    ]
+
+
+def test_a_word_and_the_concept_it_names_are_one_unit() -> None:
+    [(literal, alternatives)] = terms("calendar")
+    assert literal == {"calendar"}
+    assert "§calendar" in alternatives
+
+
+def test_the_words_of_a_lexicon_phrase_are_one_unit_with_the_phrase_concept() -> None:
+    [(literal, alternatives)] = terms("pull request")
+    assert literal == {"pull", "request", "pullrequest"}  # and the two joined, which names it too
+    assert "§pull_request" in alternatives
+
+
+def test_two_pieces_naming_the_same_concept_are_one_unit() -> None:
+    units = terms("calendar Kalender")
+    assert len(units) == 1
+    assert "§calendar" in units[0][1]
+
+
+def test_a_foreign_word_is_not_looked_up_by_its_english_stem() -> None:
+    # `Termin` stems like `terminate` in English; it is German for an appointment
+    literal = set().union(*(literal for literal, _ in terms("Termin")))
+    assert "termin" not in literal
+    assert INDEX.search("Termin eintragen", 1)[0].app.id == "calendar"
+
+
+def test_chinese_function_characters_are_no_terms() -> None:
+    literal = set().union(*(literal for literal, _ in terms("帮我发一下消息")))
+    assert not literal & {"帮", "我", "一", "下", "一下"}
+
+
+def test_the_characters_of_a_cjk_word_weigh_one_word_together() -> None:
+    weighted, names = units_of("消息")
+    [unit] = weighted.units
+    assert {names[t] for t in unit.literal} == {"消", "息", "消息"}
+    assert sum(unit.literal.values()) < 2
+
+
+def test_a_query_has_at_most_max_units_units() -> None:
+    weighted, _ = units_of(" ".join(["calendar github weather mail slack notes tasks transit"] * 10))
+    assert 0 < len(weighted.units) <= MAX_UNITS
+    assert len(units_of(" ".join(f"w{n}" for n in range(200)) + " github")[0].units) <= MAX_UNITS
+
+
+def test_a_piece_the_query_only_may_have_meant_is_a_guess() -> None:
+    weighted, _ = units_of("githbu issues")
+    guessed = [unit.guessed for unit in weighted.units]
+    assert guessed.count(True) == 1  # `githbu`: only its corrections
+    assert guessed.count(False) == 1  # `issues`: the word itself

@@ -1,0 +1,118 @@
+"""Ranking on a small fixed catalog: what a user types finds the app or operation they mean, in
+every language and spelling the engine claims to handle."""
+
+from __future__ import annotations
+
+import pytest
+
+from aai_gateway.search import SearchHit, SearchIndex
+
+from .catalog import catalog
+
+INDEX = SearchIndex(catalog())
+
+
+def targets(query: str, limit: int = 5) -> list[tuple[str, str | None]]:
+    return [(hit.app.id, hit.tool) for hit in INDEX.search(query, limit)]
+
+
+def test_an_app_named_alone_comes_before_its_own_operations() -> None:
+    assert targets("github")[0] == ("github", None)
+    assert targets("Kalender")[0] == ("calendar", None)
+
+
+def test_a_query_naming_an_app_and_an_action_finds_the_operation_first() -> None:
+    assert targets("github create issue")[0] == ("github", "create_issue")
+
+
+def test_a_hit_carries_the_app_a_score_and_a_one_line_description() -> None:
+    hit = INDEX.search("send an email", 1)[0]
+    assert isinstance(hit, SearchHit)
+    assert (hit.app.id, hit.tool, hit.description) == ("mail", "send_email", "Send an email")
+    assert hit.score > 0
+
+
+def test_results_are_ranked_best_first() -> None:
+    scores = [hit.score for hit in INDEX.search("list", 10)]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("创建待办事项", ("tasks", "create_task")),
+        ("明天的天气预报", ("weather", "get_forecast")),
+        ("日历", ("calendar", None)),
+    ],
+)
+def test_a_chinese_query_without_spaces_finds_its_target(
+    query: str, expected: tuple[str, str | None]
+) -> None:
+    assert expected in targets(query, 3)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("明日の天気", ("weather", "get_forecast")),
+        ("東京駅から新宿駅までの経路", ("transit", "search_route")),
+        ("カレンダーに予定を追加", ("calendar", "create-event")),
+    ],
+)
+def test_a_japanese_query_finds_its_target(query: str, expected: tuple[str, str | None]) -> None:
+    assert expected in targets(query, 3)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("githbu", "github"), ("gihtub", "github"), ("calender", "calendar"), ("Kalendar", "calendar")],
+)
+def test_a_misspelt_name_is_still_found(query: str, expected: str) -> None:
+    assert targets(query, 1)[0][0] == expected
+
+
+@pytest.mark.parametrize("query", ["todo", "to-do", "to do", "ToDo", "待办", "待辦", "タスク", "やること"])
+def test_every_spelling_of_todo_finds_the_task_app(query: str) -> None:
+    assert targets(query, 1)[0][0] == "tasks"
+
+
+def test_traditional_chinese_meets_simplified() -> None:
+    assert targets("日曆", 1)[0] == ("calendar", None)
+    assert ("weather", "get_forecast") in targets("天氣預報", 3)
+
+
+def test_a_parameter_name_finds_its_operation() -> None:
+    assert targets("reply with thread_ts", 1)[0] == ("slack", "post_message")
+    assert ("weather", "get_forecast") in targets("forecast by latitude and longitude", 3)
+
+
+def test_words_of_other_languages_meet_through_the_concept_lexicon() -> None:
+    assert targets("Aufgabe erstellen", 3)[0] == ("tasks", "create_task")
+    assert targets("créer une tâche", 3)[0] == ("tasks", "create_task")
+    assert ("calendar", "create-event") in targets("agendar una cita", 3)
+
+
+def test_the_lexicon_can_be_switched_off() -> None:
+    plain = SearchIndex(catalog(), concepts=False)
+    assert ("tasks", "create_task") not in [(h.app.id, h.tool) for h in plain.search("Aufgabe erstellen", 3)]
+    assert plain.search("github", 1)[0].app.id == "github"
+
+
+def test_a_name_written_in_katakana_finds_the_app() -> None:
+    assert targets("ギットハブ", 1)[0][0] == "github"
+    assert targets("スラック", 1)[0][0] == "slack"
+
+
+def test_a_german_compound_is_read_as_its_parts() -> None:
+    assert targets("Kalenderereignis", 3)[0][0] == "calendar"
+
+
+def test_camel_snake_and_kebab_names_are_split_and_joined() -> None:
+    assert targets("create note", 1)[0] == ("notes", "createNote")
+    assert targets("createnote", 1)[0] == ("notes", "createNote")
+    assert targets("list events", 1)[0] == ("calendar", "list-events")
+    assert targets("pull requests", 1)[0] == ("github", "list_pull_requests")
+
+
+def test_a_query_with_nothing_the_index_knows_finds_nothing() -> None:
+    assert INDEX.search("zzzqqq xxyyzz", 5) == []

@@ -1,0 +1,67 @@
+"""Names written in katakana meet their Latin spelling through a consonant skeleton."""
+
+from __future__ import annotations
+
+import pytest
+
+from aai_gateway.search.spelling import Loanwords, katakana_key, latin_key
+
+
+@pytest.mark.parametrize(
+    ("latin", "katakana"),
+    [
+        ("github", "ギットハブ"),
+        ("docker", "ドッカー"),
+        ("notion", "ノーション"),
+        ("slack", "スラック"),
+        ("spotify", "スポティファイ"),
+        ("dropbox", "ドロップボックス"),
+        ("evernote", "エバーノート"),
+        ("teams", "チームズ"),
+        ("screenshot", "スクリーンショット"),
+        ("whatsapp", "ワッツアップ"),
+        ("paypal", "ペイパル"),
+        ("snapchat", "スナップチャット"),
+        ("chrome", "クローム"),
+        ("excel", "エクセル"),
+    ],
+)
+def test_a_name_and_its_katakana_have_the_same_skeleton(latin: str, katakana: str) -> None:
+    assert latin_key(latin) == katakana_key(katakana)
+
+
+def test_only_known_names_are_matched_and_short_katakana_is_ignored() -> None:
+    names = Loanwords()
+    names.add("github", app_name=True)
+    names.add("skip", app_name=False)
+    assert names.match("ギットハブ") == ["github"]
+    assert names.match("スキップ") == ["skip"]
+    assert names.match("ノーション") == []
+    assert names.match("ギト") == []
+
+
+def test_a_word_of_an_operation_needs_a_longer_skeleton_than_an_app_name() -> None:
+    names = Loanwords()
+    names.add("doc", app_name=False)  # skeleton `dk`: too short to be told apart
+    names.add("docker", app_name=True)
+    assert names.match("ドッカー") == ["docker"]
+
+
+def test_katakana_with_other_characters_has_no_skeleton() -> None:
+    assert katakana_key("ギットハブ1") is None
+
+
+def test_a_name_whose_r_is_said_in_katakana_is_matched_either_way() -> None:
+    names = Loanwords()
+    names.add("mercari", app_name=True)  # メルカリ says the r that ドッカー leaves out of docker
+    names.add("docker", app_name=True)
+    assert names.match("メルカリ") == ["mercari"]
+    assert names.match("ドッカー") == ["docker"]
+
+
+def test_a_typo_keeps_its_first_letter() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["calendar", "latencia"])
+    assert speller.corrections("calender") == ["calendar"]
+    assert speller.corrections("valencia") == []  # a city, not a typo of `latencia`

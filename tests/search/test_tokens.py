@@ -1,0 +1,56 @@
+"""How text becomes terms: the same for descriptors and queries."""
+
+from __future__ import annotations
+
+from aai_gateway.search.tokens import analyze, fold_word
+
+
+def terms(text: str, *, pairs: bool = False) -> list[str]:
+    return analyze(text, pairs=pairs).terms
+
+
+def test_camel_snake_and_kebab_names_give_their_words_and_their_words_joined() -> None:
+    assert set(terms("createTodoTask")) >= {"creat", "todo", "task", "createtodotask"}
+    assert set(terms("jira_create_issue")) >= {"jira", "creat", "issu", "jiracreateissu"}
+    assert set(terms("send-channel-message")) >= {"send", "channel", "messag"}
+    assert set(terms("HassTurnOff")) >= {"hass", "turn", "off", "hassturnoff", "turnoff"}
+
+
+def test_a_hyphenated_word_is_also_its_joined_form() -> None:
+    assert "todo" in terms("to-do")
+    assert "email" in terms("e-mail")
+
+
+def test_words_written_apart_are_joined_only_when_asked_for_queries() -> None:
+    assert "todo" not in terms("to do")
+    assert "todo" in terms("to do", pairs=True)
+
+
+def test_words_are_case_and_accent_folded_and_stemmed() -> None:
+    assert terms("Tasks") == terms("task")
+    assert fold_word("Tâche") == "tache"
+    assert terms("k8s S3 12306") == ["k8s", "s3", "12306"]
+
+
+def test_chinese_gives_characters_and_pairs_of_characters() -> None:
+    assert terms("待办事项") == ["待", "办", "事", "项", "待办", "办事", "事项"]
+
+
+def test_traditional_chinese_is_folded_to_simplified() -> None:
+    assert terms("待辦") == terms("待办")
+    assert terms("日曆") == terms("日历")
+
+
+def test_kana_gives_the_word_and_its_pairs_and_hiragana_meets_katakana() -> None:
+    assert terms("タスク") == ["タスク", "タス", "スク"]
+    assert terms("りまいんだー") == terms("リマインダー")
+
+
+def test_a_particle_is_not_a_term_and_does_not_stick_to_the_next_word() -> None:
+    assert terms("次の曲にスキップ") == ["次", "曲", "スキップ", "スキ", "キッ", "ップ"]
+
+
+def test_scripts_never_share_a_term() -> None:
+    analyzed = analyze("S3バケット一覧")
+    assert analyzed.words == ["s3"]
+    assert {"バケット", "一", "覧", "一覧"} <= set(analyzed.terms)
