@@ -22,6 +22,7 @@ this machine do not use this transport: a local app may well listen on http://12
 
 from __future__ import annotations
 
+import ssl
 from typing import Final
 
 import httpcore
@@ -66,25 +67,34 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     ) -> None:
         context = ssl_context(policy)
         super().__init__(verify=context, trust_env=False, limits=limits)
-        # httpx offers no way to choose the network backend of the pool it builds, so the pool is
-        # built here the way httpx builds it, with the guarded backend (httpx keeps it in `_pool`).
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=True,
-            http2=False,
-            retries=0,
-            network_backend=GuardedBackend(
-                policy, resolver or system_resolver, network_backend or httpcore.AnyIOBackend()
-            ),
+        self._pool = connection_pool(
+            context,
+            limits,
+            GuardedBackend(policy, resolver or system_resolver, network_backend or httpcore.AnyIOBackend()),
         )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.scheme != "https":
             raise InsecureUrlError(request.url)
         return await super().handle_async_request(request)
+
+
+def connection_pool(
+    context: ssl.SSLContext, limits: httpx.Limits, network_backend: httpcore.AsyncNetworkBackend
+) -> httpcore.AsyncConnectionPool:
+    """The pool httpx would build for a transport (HTTP/1.1, no retries), its connections made by
+    `network_backend`. httpx offers no way to choose that backend, so a transport's pool is
+    replaced by this one (httpx keeps it in `_pool`; tests/test_private_apis.py checks it)."""
+    return httpcore.AsyncConnectionPool(
+        ssl_context=context,
+        max_connections=limits.max_connections,
+        max_keepalive_connections=limits.max_keepalive_connections,
+        keepalive_expiry=limits.keepalive_expiry,
+        http1=True,
+        http2=False,
+        retries=0,
+        network_backend=network_backend,
+    )
 
 
 def public_url(url: httpx.URL | str) -> str:

@@ -28,6 +28,8 @@ from typing import Any
 import httpcore
 import httpx
 
+from ..discovery.web_transport import connection_pool
+
 
 class CheapChecksStream(httpcore.AsyncNetworkStream):
     """A connection of the wrapped backend whose `is_readable` is one poll of its socket."""
@@ -112,14 +114,5 @@ def pooled_transport(
     """httpx's transport (HTTP/1.1, no proxy, nothing read from the environment) over a pool
     whose connections come from `network_backend`."""
     transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=False, limits=limits)
-    transport._pool = httpcore.AsyncConnectionPool(  # httpx keeps its pool here: see above
-        ssl_context=verify,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        http1=True,
-        http2=False,
-        retries=0,
-        network_backend=network_backend,
-    )
+    transport._pool = connection_pool(verify, limits, network_backend)  # httpx keeps its pool here
     return transport
