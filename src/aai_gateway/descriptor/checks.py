@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -95,12 +97,13 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
     ]
     if problems:
         return problems
-    cost_problem = _cost_problem(schema, pointer, what)
-    if cost_problem is not None:
-        return [cost_problem]
-    compile_problem = _compile_problem(schema, pointer, what)
-    if compile_problem is not None:
-        return [compile_problem]
+    if not _SCHEMAS_PLAIN.get() and may_be_costly_or_uncompilable(schema):
+        cost_problem = _cost_problem(schema, pointer, what)
+        if cost_problem is not None:
+            return [cost_problem]
+        compile_problem = _compile_problem(schema, pointer, what)
+        if compile_problem is not None:
+            return [compile_problem]
     if must_be_object and schema.get("type", "object") != "object":
         problems.append(
             Problem(
@@ -109,6 +112,44 @@ def check_schema(schema: Any, pointer: str, *, what: str, must_be_object: bool) 
             )
         )
     return problems
+
+
+DEEP_CHECK_KEYS = frozenset({"$ref", "$id", "pattern", "patternProperties"})
+_SCHEMAS_PLAIN: ContextVar[bool] = ContextVar("schemas_plain", default=False)
+
+
+@contextmanager
+def schemas_known_plain(plain: bool) -> Iterator[None]:
+    """Within it, `check_schema` skips the cost count and the trial compile when `plain`: the
+    loader's parse found no key of DEEP_CHECK_KEYS anywhere in the file and at most MAX_CHECKS
+    objects, which `may_be_costly_or_uncompilable` would find of each schema in it."""
+    token = _SCHEMAS_PLAIN.set(plain)
+    try:
+        yield
+    finally:
+        _SCHEMAS_PLAIN.reset(token)
+
+
+def may_be_costly_or_uncompilable(schema: dict[str, Any]) -> bool:
+    """Whether `schema` needs the cost count and a trial compile, or passing the meta-schema
+    already proves it usable (most schemas: the two take ~0.2 ms per tool, a cold start of
+    thousands of descriptors is mostly them). Without `$ref` a schema is a tree, so no value is
+    checked against more subschemas than it has; without `$ref`, `$id` and regular expressions
+    (`pattern`, `patternProperties`' keys) nothing is left that the meta-schema accepts and
+    jsonschema-rs refuses to compile. Any of those keys anywhere (even as a property name or
+    inside an `enum` value) counts, which errs on the safe side."""
+    pending: list[Any] = [schema]
+    nodes = 0
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            nodes += 1
+            if nodes > MAX_CHECKS or not DEEP_CHECK_KEYS.isdisjoint(value):
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def _cost_problem(schema: dict[str, Any], pointer: str, what: str) -> Problem | None:

@@ -1,0 +1,125 @@
+"""The loader's fast path (jiter, one walk) takes only files the exact parser accepts, gives the
+same document, and lets a schema skip the deep checks only when they would find nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aai_gateway.descriptor.checks import (
+    _compile_problem,
+    _cost_problem,
+    check_schema,
+    may_be_costly_or_uncompilable,
+    schemas_known_plain,
+)
+from aai_gateway.descriptor.loader import MAX_NESTING, _parse_exactly, _plainly_valid
+
+from .test_loader_fuzzing import encoded, json_values
+
+
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=5).flatmap(encoded))
+def test_the_fast_parse_takes_only_what_the_exact_parser_takes_and_reads_it_the_same(
+    data: str | bytes,
+) -> None:
+    plain = _plainly_valid(data)
+    document, problems = _parse_exactly(data)
+    if plain is not None:
+        assert problems == []
+        assert plain.document == document
+        assert json.dumps(plain.document, sort_keys=True) == json.dumps(document, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}',
+        '{"a": {"b": 1, "\\u0062": 2}}',
+        '{"a": 1e999}',
+        '{"a": -1e999}',
+        '{"a": 1' + "0" * 400 + "}",
+        '{"a": "\\ud800"}',
+        '{"a": NaN}',
+        "[1]",
+        "null",
+        '{"a": ' + "[" * MAX_NESTING + "]" * MAX_NESTING + "}",
+        b'{"a": "\xff"}',
+    ],
+)
+def test_a_file_that_breaks_a_rule_is_left_to_the_exact_parser(text: str | bytes) -> None:
+    assert _plainly_valid(text) is None
+
+
+def test_a_file_nested_up_to_the_limit_takes_the_fast_path() -> None:
+    depth = MAX_NESTING - 1
+    plain = _plainly_valid('{"a": ' + "[" * depth + "]" * depth + "}")
+    assert plain is not None
+
+
+@pytest.mark.parametrize("key", ["$ref", "$id", "pattern", "patternProperties"])
+def test_a_file_with_a_reference_or_a_regular_expression_anywhere_gets_the_deep_schema_checks(
+    key: str,
+) -> None:
+    document = {"tools": [{"parameters": {"type": "object", "properties": {"x": {"enum": [{key: 1}]}}}}]}
+    plain = _plainly_valid(json.dumps(document))
+    assert plain is not None
+    assert not plain.schemas_plain
+
+
+def test_a_file_with_more_objects_than_one_value_may_be_checked_against_gets_the_deep_schema_checks() -> None:
+    document: dict[str, Any] = {"items": [{} for _ in range(2_001)]}
+    plain = _plainly_valid(json.dumps(document))
+    assert plain is not None
+    assert not plain.schemas_plain
+
+
+PLAIN_SCHEMAS = st.recursive(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "null"]),
+            "description": st.text(max_size=5),
+            "maxLength": st.integers(0, 10**25),
+            "minimum": st.floats(allow_nan=False, allow_infinity=False),
+            "multipleOf": st.floats(min_value=1e-300, max_value=1e300),
+            "format": st.sampled_from(["date", "email", "uri", "no-such-format", "regex"]),
+            "enum": st.lists(st.one_of(st.integers(), st.text(max_size=3)), min_size=1, max_size=3),
+        },
+    ),
+    lambda children: st.one_of(
+        st.fixed_dictionaries(
+            {
+                "type": st.just("object"),
+                "properties": st.dictionaries(st.text(max_size=4), children, max_size=3),
+            }
+        ),
+        st.fixed_dictionaries({"type": st.just("array"), "items": children}),
+        st.fixed_dictionaries({"anyOf": st.lists(children, min_size=1, max_size=3)}),
+        st.fixed_dictionaries({"not": children}),
+        st.fixed_dictionaries({"if": children, "then": children, "else": children}),
+        st.fixed_dictionaries({"additionalProperties": children, "propertyNames": st.just({"maxLength": 3})}),
+    ),
+    max_leaves=12,
+)
+
+
+@given(PLAIN_SCHEMAS)
+def test_a_schema_without_references_or_regexes_that_the_meta_schema_passes_passes_the_deep_checks(
+    schema: dict[str, Any],
+) -> None:
+    assert not may_be_costly_or_uncompilable(schema)
+    with schemas_known_plain(True):
+        fast = check_schema(schema, "/p", what="parameters", must_be_object=False)
+    if not fast:  # the meta-schema passed it: the deep checks it skipped find nothing either
+        assert _cost_problem(schema, "/p", "parameters") is None
+        assert _compile_problem(schema, "/p", "parameters") is None
+
+
+def test_a_regular_expression_the_engine_cannot_compile_is_still_found() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": "a{99999999}"}}}
+    assert may_be_costly_or_uncompilable(schema)
+    assert check_schema(schema, "/p", what="parameters", must_be_object=True)
