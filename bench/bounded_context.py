@@ -50,14 +50,15 @@ def catalog_apps() -> list[AppDescriptor]:
 
 
 def gateway_of(apps: list[AppDescriptor], listing: ListingConfig) -> Gateway:
-    catalog = Catalog(entries=[CatalogEntry(app, "bench") for app in apps])
+    catalog = Catalog(entries=[CatalogEntry.of(app, "bench") for app in apps])
     registry = default_registry(ExecutorSettings(environ=os.environ))
     return Gateway(catalog, registry, consent=ConsentGate(ConsentStore(MemorySecretStore())), listing=listing)
 
 
 def listable(apps: list[AppDescriptor]) -> list[AppDescriptor]:
     """The catalog apps that tools/list would list on this machine (their tools can run here)."""
-    return [entry.app for entry in gateway_of(apps, ListingConfig(max_apps=10**5)).entries]
+    gateway = gateway_of(apps, ListingConfig(max_apps=10**5))
+    return [gateway.descriptor_of(entry.app) for entry in gateway.entries]
 
 
 def copies(apps: list[AppDescriptor], count: int) -> list[AppDescriptor]:

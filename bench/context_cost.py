@@ -87,7 +87,7 @@ def flat_listing(gateway: Gateway) -> list[types.Tool]:
             input_schema=tool.parameters,
         )
         for entry in gateway.entries
-        for tool in entry.app.tools
+        for tool in gateway.descriptor_of(entry.app).tools
     ]
 
 

@@ -41,9 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from aai_gateway.cli.common import host_layout
+from aai_gateway.descriptor.card import card_of, texts_of
 from aai_gateway.descriptor.model import AppDescriptor, Tool
 from aai_gateway.descriptor.platforms import Platform
 from aai_gateway.discovery import DiscoveryOptions, build_catalog, discovery_sources
+from aai_gateway.search.corpus import IndexedApp
 
 DATA = Path(__file__).resolve().parent / "data" / "search"
 CATALOG = DATA / "catalog"
@@ -178,11 +180,16 @@ def bm25_baseline(apps: Sequence[AppDescriptor]) -> SearchFunction:
     return search
 
 
+def indexed(apps: Sequence[AppDescriptor]) -> list[IndexedApp]:
+    """The apps as the gateway's index holds them: cards and operations' texts."""
+    return [IndexedApp(card_of(app), texts_of(app)) for app in apps]
+
+
 def gateway_engine(apps: Sequence[AppDescriptor], *, concepts: bool = True) -> SearchFunction:
     """The gateway's own engine (`aai_gateway.search.SearchIndex`)."""
     from aai_gateway.search import SearchIndex  # noqa: PLC0415
 
-    index = SearchIndex(apps, concepts=concepts)
+    index = SearchIndex(indexed(apps), concepts=concepts)
 
     def search(query: str, limit: int) -> list[Target]:
         return [(hit.app.id, hit.tool) for hit in index.search(query, limit)]
@@ -351,18 +358,18 @@ def scale_report(apps: Sequence[AppDescriptor], queries: Sequence[Query], count:
 
     many = synthetic_apps(apps, count)
     operations = sum(len(app.tools) for app in many)
-    SearchIndex(apps[:2])  # libraries loaded and warmed: what is measured is the build itself
+    SearchIndex(indexed(apps[:2]))  # libraries loaded and warmed: what is measured is the build itself
     builds: list[float] = []
     for _ in range(repeats):
         gc.collect()
         started = time.perf_counter()
-        index = SearchIndex(many)
+        index = SearchIndex(indexed(many))
         builds.append(time.perf_counter() - started)
         del index
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    index = SearchIndex(many)
+    index = SearchIndex(indexed(many))
     gc.collect()
     held = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()

@@ -187,6 +187,7 @@ async def test_an_api_key_in_the_query_reaches_the_app_but_not_the_logs(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.INFO, logger="httpx")  # a CLI test run before may have quieted it
     auth = {
         "type": "apiKey",
         "apiKey": {"location": "query", "name": "key", "obtainUrl": "https://example.com"},

@@ -50,7 +50,7 @@ def test_a_long_reason_is_never_cut_its_head_is_the_cell_and_it_follows_whole() 
         == "no: ACP agent command 'a-very-long-agent-name' was not found on PATH"
     )
     assert short_reason("x" * 200) == "x" * 200
-    entry = CatalogEntry(load_planwise(), "test")
+    entry = CatalogEntry.of(load_planwise(), "test")
     lines = unavailable_lines(entry, lambda tool: long)
     assert lines == [f"  com.example.planwise (all 4 tools): {long}"]
 

@@ -221,7 +221,9 @@ async def test_the_gateway_runs_a_com_tool_with_validated_defaulted_arguments() 
     app, journal = load_example("com.example.planwise"), Journal()
     registry = ExecutorRegistry()
     registry.register(ExecutionType.COM, planwise(journal))
-    gateway = Gateway(Catalog(entries=[CatalogEntry(app, "test")]), registry, consent=trusting_gate(app.id))
+    gateway = Gateway(
+        Catalog(entries=[CatalogEntry.of(app, "test")]), registry, consent=trusting_gate(app.id)
+    )
     result = await gateway.execute(
         app.id,
         "create_event",

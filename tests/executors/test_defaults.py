@@ -209,7 +209,9 @@ async def test_a_packages_executor_gets_the_settings_and_runs_tools_through_the_
     registry = registry_from(distribution(PLUGIN).entry_points, SETTINGS)
     _, entry, tool, arguments = one_call_per_type()[ExecutionType.COM]
     app = entry.descriptor
-    gateway = Gateway(Catalog(entries=[CatalogEntry(app, "test")]), registry, consent=trusting_gate(app.id))
+    gateway = Gateway(
+        Catalog(entries=[CatalogEntry.of(app, "test")]), registry, consent=trusting_gate(app.id)
+    )
 
     result = await gateway.execute(app.id, tool, arguments, caller=Caller("agent"))
 

@@ -62,7 +62,7 @@ async def test_a_descriptor_from_the_web_never_reaches_a_non_http_executor(
     assert refused.value.data["execution_type"] == execution_type.value
 
     gateway = Gateway(
-        Catalog(entries=[CatalogEntry(app, "test")]), registry, consent=trusting_gate(app.id, ORIGIN)
+        Catalog(entries=[CatalogEntry.of(app, "test")]), registry, consent=trusting_gate(app.id, ORIGIN)
     )
     with pytest.raises(AaiError) as through_the_gateway:
         await gateway.execute(app.id, tool_name, arguments, caller=Caller("agent"))
@@ -91,7 +91,7 @@ async def test_a_descriptor_from_the_web_is_refused_before_the_user_is_asked_for
     registry, recorder = recording_registry()
     asker = Asker()
     gateway = Gateway(
-        Catalog(entries=[CatalogEntry(app, "test")]),
+        Catalog(entries=[CatalogEntry.of(app, "test")]),
         registry,
         consent=ConsentGate(ConsentStore(MemorySecretStore())),
     )
@@ -108,7 +108,7 @@ async def test_a_descriptor_from_the_web_runs_its_http_tools() -> None:
     app = from_the_web(entry.descriptor)
     registry, recorder = recording_registry()
     gateway = Gateway(
-        Catalog(entries=[CatalogEntry(app, "test")]), registry, consent=trusting_gate(app.id, ORIGIN)
+        Catalog(entries=[CatalogEntry.of(app, "test")]), registry, consent=trusting_gate(app.id, ORIGIN)
     )
 
     result: Any = await gateway.execute(app.id, tool_name, arguments, caller=Caller("agent"))

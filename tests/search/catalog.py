@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from aai_gateway.descriptor import AppDescriptor, Source
+from aai_gateway.descriptor import Source
+from aai_gateway.descriptor.card import card_of, texts_of
 from aai_gateway.descriptor.loader import load_document
+from aai_gateway.search import IndexedApp
 
 
 def tool(name: str, description: str, **parameters: str) -> dict[str, Any]:
@@ -20,7 +22,8 @@ def tool(name: str, description: str, **parameters: str) -> dict[str, Any]:
 
 def app(
     app_id: str, names: dict[str, str], description: str, tools: list[dict[str, Any]], **extra: Any
-) -> AppDescriptor:
+) -> IndexedApp:
+    """The app as an index holds it: its card and its operations' texts."""
     document = {
         "schemaVersion": "1.0",
         "version": "1.0.0",
@@ -37,10 +40,10 @@ def app(
     }
     result = load_document(document, Source(kind="inline", location=f"test:{app_id}"), "linux")
     assert result.descriptor is not None, result.problems
-    return result.descriptor
+    return IndexedApp(card_of(result.descriptor), texts_of(result.descriptor))
 
 
-def catalog() -> list[AppDescriptor]:
+def catalog() -> list[IndexedApp]:
     return [
         app(
             "tasks",

@@ -10,7 +10,7 @@ from .catalog import app, catalog, tool
 
 APPS = catalog()
 INDEX = SearchIndex(APPS)
-GITHUB = next(a for a in APPS if a.id == "github")
+GITHUB = next(a for a in APPS if a.card.id == "github")
 
 
 def test_with_an_app_only_that_apps_operations_are_answered() -> None:
@@ -21,8 +21,10 @@ def test_with_an_app_only_that_apps_operations_are_answered() -> None:
 
 def test_with_an_app_and_a_blank_query_every_operation_comes_in_descriptor_order() -> None:
     hits = INDEX.search("  ", 10, app=GITHUB)
-    assert [hit.tool for hit in hits] == [tool.name for tool in GITHUB.tools]
-    assert [hit.tool for hit in INDEX.search("", 2, app=GITHUB)] == [tool.name for tool in GITHUB.tools[:2]]
+    assert [hit.tool for hit in hits] == [tool.name for tool in GITHUB.operations]
+    assert [hit.tool for hit in INDEX.search("", 2, app=GITHUB)] == [
+        tool.name for tool in GITHUB.operations[:2]
+    ]
 
 
 def test_with_an_app_the_index_was_not_built_with_that_app_is_searched_alone() -> None:

@@ -56,7 +56,7 @@ def many_apps(count: int) -> list[AppDescriptor]:
 
 
 def catalog_of(apps: list[AppDescriptor]) -> Catalog:
-    return Catalog(entries=[CatalogEntry(app, "test") for app in apps])
+    return Catalog(entries=[CatalogEntry.of(app, "test") for app in apps])
 
 
 def gateway_of(apps: list[AppDescriptor], listing: ListingConfig | None = None, **options: Any) -> Gateway:

@@ -42,7 +42,7 @@ async def gateway(tmp_path: Path) -> AsyncIterator[tuple[Gateway, CredentialStor
     registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
     store = CredentialStore(MemorySecretStore())
     gateway = Gateway(
-        Catalog(entries=[CatalogEntry(app, "test")]),
+        Catalog(entries=[CatalogEntry.of(app, "test")]),
         registry,
         consent=trusting_gate(APP),
         auth=AuthProvider(store, environ={}),

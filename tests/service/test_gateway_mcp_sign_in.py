@@ -38,7 +38,7 @@ async def service(mcp: ProtectedMcpServer) -> AsyncIterator[tuple[Gateway, Crede
     registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
     store = CredentialStore(MemorySecretStore())
     gateway = Gateway(
-        Catalog(entries=[CatalogEntry(app, "test")]),
+        Catalog(entries=[CatalogEntry.of(app, "test")]),
         registry,
         consent=trusting_gate(app.id),
         auth=AuthProvider(store, environ={}),

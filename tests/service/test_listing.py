@@ -10,6 +10,7 @@ import pytest
 
 from aai_gateway.consent.listing_config import ListingConfig
 from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor.card import card_of
 from aai_gateway.service.app_entries import PINNED_ROOM
 from aai_gateway.service.naming import MAX_ENTRY_DESCRIPTION
 from tests.consent.apps import EVIL, GOOD, web_app
@@ -109,5 +110,7 @@ def test_a_pinned_web_app_is_listed_under_a_name_of_its_own_when_a_local_app_has
         ("app_https___api_example_com", "web"),
     ]
     entry = gateway.entry_for_tool_name("app:dev.aai.example.notes")
-    assert entry is not None and entry.app is local  # the id names the local app, as everywhere
+    assert (
+        entry is not None and entry.app.key == card_of(local).key
+    )  # the id names the local app, as everywhere
     assert gateway.entry_for_tool_name("app_dev_test_elsewhere") is None

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
+from aai_gateway.descriptor import Source, load_descriptor
+from aai_gateway.descriptor.card import AppCard, card_of
 from aai_gateway.errors import AaiError, AmbiguousAppError, ErrorCode, UnknownAppError
 from aai_gateway.service.resolve import AppDirectory
 from tests.builders import c_descriptor
@@ -17,16 +18,16 @@ from tests.builders import c_descriptor
 ID = "dev.test.notes"
 
 
-def web_app(origin: str, app_id: str = ID, *, name: str = "Notes", base: str | None = None) -> AppDescriptor:
+def web_app(origin: str, app_id: str = ID, *, name: str = "Notes", base: str | None = None) -> AppCard:
     document = c_descriptor(app_id, name=name, platform="web", type="http", baseUrl=base or f"{origin}/api")
     source = Source(kind="web", location=f"{origin}/.well-known/aai.json", origin=origin)
-    return load_descriptor(json.dumps(document), source, "web")
+    return card_of(load_descriptor(json.dumps(document), source, "web"))
 
 
-def local_app(path: str, app_id: str = ID, *, bundled: bool = False, **execution: Any) -> AppDescriptor:
+def local_app(path: str, app_id: str = ID, *, bundled: bool = False, **execution: Any) -> AppCard:
     document = c_descriptor(app_id, name="Notes", **execution)
     source = Source(kind="bundled" if bundled else "file", location=path)
-    return load_descriptor(json.dumps(document), source, "linux")
+    return card_of(load_descriptor(json.dumps(document), source, "linux"))
 
 
 def candidates_of(error: AaiError) -> list[str]:
@@ -140,7 +141,9 @@ def test_a_web_app_whose_id_is_what_names_a_local_app_never_takes_it_over(
 ) -> None:
     document = c_descriptor("dev.test.mail", name="Mail")
     document["app"]["aliases"] = ["email"]
-    mine = load_descriptor(json.dumps(document), Source(kind="file", location="/apps/mail.json"), "linux")
+    mine = card_of(
+        load_descriptor(json.dumps(document), Source(kind="file", location="/apps/mail.json"), "linux")
+    )
     impostor = web_app("https://evil.example", impostor_id)
     directory = AppDirectory([mine], [impostor])
     with pytest.raises(AmbiguousAppError) as caught:

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 
 from ..descriptor import AppDescriptor
+from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
 from ..discovery.web_cache import CacheInfo, WebCache, default_cache_root
@@ -96,11 +97,14 @@ def _list(args: argparse.Namespace) -> int:
     store = snapshot_store(args)
     entries, snapshots = web.entries(), store.list()
     apps = _apps_by_binding(load_catalog(args)) if snapshots else {}
+    cards = CardCache(cache_root(args), "")
+    files, size = cards.size()
     if args.json:
         print_json(
             {
                 "web": [_web_json(e) for e in entries],
                 "mcp_snapshots": [_snapshot_json(s, apps.get((s.binding, s.app_id))) for s in snapshots],
+                "descriptor_cache": {"path": str(cards.path), "files": files, "bytes": size},
             }
         )
         return 0
@@ -116,6 +120,10 @@ def _list(args: argparse.Namespace) -> int:
         print(render_table(["APP", "SERVER", "TOOLS", "TAKEN", "STATE", "DESCRIPTOR"], rows, keep={0}))
     else:
         print(f"No tool snapshots of MCP servers are kept ({store.root}).")
+    print(
+        f"Descriptor cache: what {plural(files, 'descriptor file')} held, {size / 1e6:.1f} MB "
+        f"({cards.path}); a file is read and checked again only when it changes"
+    )
     return 0
 
 
@@ -195,14 +203,16 @@ def _clear(args: argparse.Namespace) -> int:
     target: str | None = args.target
     if target is None:
         removed, forgotten = web.clear(), store.clear()
+        CardCache(cache_root(args), "").clear()
     else:
         taken = [s for s in store.list() if s.app_id == target]
         forgotten = sum(store.forget(s) for s in taken)
         removed = 0 if taken else web.clear(target)
     what = target or "everything"
+    also = "" if target else " and the descriptor cache (every descriptor file is read again)"
     print(
         f"removed {plural(removed, 'cached descriptor')} and {plural(forgotten, 'tool snapshot')} "
-        f"({what}) from {cache_root(args)}"
+        f"({what}){also} from {cache_root(args)}"
     )
     return 0
 

@@ -27,6 +27,7 @@ from ..consent.store import ConsentStore
 from ..descriptor import AppDescriptor
 from ..descriptor.binding import FILE_PREFIX
 from ..descriptor.origin import normalize_origin
+from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Skipped, load_file
 from ..discovery.watch import CatalogWatcher
 from ..discovery.web import WebFetchPolicy
@@ -47,7 +48,10 @@ logger = logging.getLogger(__name__)
 
 
 def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
-    return CatalogWatcher(*chosen_sources(args), snapshot_store(args))
+    """The catalog and its watcher, with the descriptor cache of the cache directory: a command
+    or a server start reads and checks only the descriptor files that changed since the last."""
+    sources, platform = chosen_sources(args)
+    return CatalogWatcher(sources, platform, snapshot_store(args), CardCache(cache_root(args), platform))
 
 
 @cache

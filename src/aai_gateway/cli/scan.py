@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 
 from ..descriptor import Tool
+from ..descriptor.card import card_of
 from ..descriptor.mcp_tools import mcp_channel, server_probe
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import ServerToolsState, snapshot_age, time_since
@@ -54,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry(ExecutorSettings(environ=os.environ))
     servers = read_states(cache_root(args) / STATE_DIR)
     settings = user_config()
-    listing = listing_of(registry, settings.listing, catalog.apps, web_discovery(args).cached_apps())
+    web_apps = [card_of(app) for app in web_discovery(args).cached_apps()]
+    listing = listing_of(registry, settings.listing, catalog.cards, web_apps)
     problems = [p.render() for p in settings.problems if p.key.startswith("listing")]
     try:
         if args.json:

@@ -71,6 +71,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..bulk import keep_what_was_built
     from ..server.app import GatewayServer, serve_stdio  # the MCP SDK is slow to import: only here
     from .runtime import build_gateway, build_watcher
 
@@ -79,8 +80,12 @@ def run(args: argparse.Namespace) -> int:
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info(
-        "serving %d apps over stdio; tools/list: %s", gateway.listing.listable, gateway.listing.summary()[0]
+        "serving %d apps over stdio (%s); tools/list: %s",
+        gateway.listing.listable,
+        watcher.loads.last_counts.describe(),
+        gateway.listing.summary()[0],
     )
+    keep_what_was_built()
     server = GatewayServer(gateway, watcher, args.poll_interval)
     if sys.stdin.isatty():  # started by hand: nothing will come from a person typing here
         print(TERMINAL_HINT, file=sys.stderr, flush=True)

@@ -7,8 +7,9 @@ this one tool sends: HTTP path, script template, DBus method...). Timeouts are m
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from functools import cache, cached_property
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -24,6 +25,24 @@ ACP_DEFAULT_TIMEOUT_MS = 600_000
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; what `cached_property`s computed of the original is not carried over (pydantic
+        copies it with the fields, and `update` may have changed what it was computed from)."""
+        copied = super().model_copy(update=update, deep=deep)
+        for name in _cached_properties(type(self)):
+            copied.__dict__.pop(name, None)
+        return copied
+
+
+@cache
+def _cached_properties(model: type) -> tuple[str, ...]:
+    return tuple(
+        name
+        for klass in model.__mro__
+        for name, value in vars(klass).items()
+        if isinstance(value, cached_property)
+    )
 
 
 # --------------------------------------------------------------------------- auth
@@ -388,8 +407,18 @@ class AppDescriptor(_Model):
     def binding(self) -> Binding:
         return self.source.binding
 
+    @property
+    def all_names(self) -> tuple[str, ...]:
+        """Every distinct name, the default first."""
+        return tuple(self.names.all_names())
+
+    @cached_property
+    def _tools_by_name(self) -> dict[str, Tool]:
+        return {tool.name: tool for tool in reversed(self.tools)}
+
     def tool(self, name: str) -> Tool | None:
-        return next((t for t in self.tools if t.name == name), None)
+        """The operation called `name` (a dictionary read: big apps have hundreds)."""
+        return self._tools_by_name.get(name)
 
     def section(self, platform: Platform) -> PlatformSection | None:
         return next((s for s in self.sections if s.platform == platform), None)

@@ -7,11 +7,16 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
+from ..bulk import without_cyclic_gc
 from ..descriptor import AppDescriptor, Platform, Source, load_text
+from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
-from ..errors import Problem
+from ..errors import AppChangedError, Problem
+from .card_cache import file_stamp
+from .loading import FileLoads
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
 from .sources import SourceSpec
@@ -38,17 +43,46 @@ class ServerToolsState:
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    descriptor: AppDescriptor
+    """One app of the catalog: its card, always at hand, and its full descriptor, `held` in
+    memory (an app with its MCP server's tools applied, or one made in memory) or loaded from
+    its file when asked for (`descriptor`, through `loads`)."""
+
+    card: AppCard
     source_label: str
     warnings: tuple[Problem, ...] = ()
     server_tools: ServerToolsState | None = None
     """None: the descriptor declares its tools."""
     server_problems: tuple[Problem, ...] = ()
     """What is wrong with the tools its server listed (those tools are left out)."""
+    held: AppDescriptor | None = field(default=None, compare=False, repr=False)
+    stamp: str = ""  # the file's identity when `card` was made (`card_cache.file_stamp`)
+    loads: FileLoads | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(
+        cls,
+        descriptor: AppDescriptor,
+        source_label: str,
+        warnings: tuple[Problem, ...] = (),
+        server_tools: ServerToolsState | None = None,
+        server_problems: tuple[Problem, ...] = (),
+    ) -> CatalogEntry:
+        """An entry holding `descriptor`."""
+        return cls(card_of(descriptor), source_label, warnings, server_tools, server_problems, descriptor)
+
+    @property
+    def descriptor(self) -> AppDescriptor:
+        """The app's full descriptor: held, else loaded from its file (AppChangedError when the
+        file no longer holds the app)."""
+        if self.held is not None:
+            return self.held
+        if self.loads is None:
+            raise AppChangedError(self.card.id, self.path, "was never loaded")
+        return self.loads.descriptor(self.card)
 
     @property
     def path(self) -> str:
-        return self.descriptor.source.location
+        return self.card.location
 
 
 @dataclass(frozen=True)
@@ -68,69 +102,86 @@ class SourceReport:
     found: int = 0
 
 
+@dataclass(frozen=True)
+class SourceMarks:
+    """What sources hold, file by file, without reading any: each descriptor file's path and
+    identity (`card_cache.file_stamp`), and each place that cannot be read with why (a fixed
+    permission is a change too)."""
+
+    files: frozenset[tuple[str, str]]
+    unreadable: frozenset[tuple[str, str]]
+
+
 @dataclass
 class Catalog:
     entries: list[CatalogEntry] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     sources: list[SourceReport] = field(default_factory=list)
+    loads: FileLoads | None = field(default=None, repr=False)
+    """How its files were loaded (None for a catalog made in memory)."""
+    marks: SourceMarks = field(default_factory=lambda: SourceMarks(frozenset(), frozenset()), repr=False)
+    """What the sources held when it was built (`watch.fingerprint` compares them)."""
+
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str], CatalogEntry]:
+        return {entry.card.key: entry for entry in self.entries}
+
+    def entry(self, key: tuple[str, str]) -> CatalogEntry | None:
+        """The entry of the app with `key` (`AppCard.key`: binding and id)."""
+        return self._by_key.get(key)
 
     def get(self, app_id: str) -> CatalogEntry | None:
-        return next((e for e in self.entries if e.descriptor.id == app_id), None)
+        return next((e for e in self.entries if e.card.id == app_id), None)
+
+    @property
+    def cards(self) -> list[AppCard]:
+        """Every app's card, sorted by id: the deterministic order every listing uses."""
+        return sorted((e.card for e in self.entries), key=lambda card: card.id)
 
     @property
     def apps(self) -> list[AppDescriptor]:
-        """Apps sorted by id: the deterministic order every listing uses."""
+        """Every app's full descriptor, sorted by id (loads every file that is not held: for
+        commands that show everything, not for the server)."""
         return sorted((e.descriptor for e in self.entries), key=lambda d: d.id)
-
-
-FileKey = tuple[str, int, int, int]  # path, inode, size, mtime_ns
-
-
-class LoadCache:
-    """Loaded descriptors by file identity, so a rescan only re-reads files that changed."""
-
-    def __init__(self) -> None:
-        self._entries: dict[FileKey, CatalogEntry | Skipped] = {}
-
-    def load(
-        self, path: Path, label: str, host: Platform | None, bundled: bool = False
-    ) -> CatalogEntry | Skipped:
-        key = file_key(path)
-        if key is None:
-            return load_file(path, label, host, bundled=bundled)
-        cached = self._entries.get(key)
-        if cached is not None and cached.source_label == label:
-            return cached
-        outcome = load_file(path, label, host, bundled=bundled)
-        self._entries[key] = outcome
-        return outcome
-
-    def retain(self, keys: set[FileKey]) -> None:
-        self._entries = {k: v for k, v in self._entries.items() if k in keys}
-
-
-def file_key(path: Path) -> FileKey | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def build_catalog(
     sources: Iterable[SourceSpec],
     host: Platform | None = None,
-    cache: LoadCache | None = None,
+    loads: FileLoads | None = None,
     snapshots: SnapshotStore | None = None,
 ) -> Catalog:
-    """`snapshots`: where the tools of apps that leave them to their MCP server are kept (without
-    it, such apps have no tools until their server is asked)."""
-    catalog = Catalog()
+    """The catalog of `sources` for `host`. `loads`: how files are loaded, shared between the
+    catalogs of one watcher so that unchanged files are not loaded again (a new one when not
+    given); `snapshots`: where the tools of apps that leave them to their MCP server are kept
+    (without it, such apps have no tools until their server is asked)."""
+    loads = loads if loads is not None else FileLoads(host)
+    catalog = Catalog(loads=loads)
+    files: set[tuple[str, str]] = set()
+    unreadable: set[tuple[str, str]] = set()
+    with without_cyclic_gc():
+        _add_sources(catalog, sources, loads, snapshots, (files, unreadable))
+        loads.finish()
+    catalog.marks = SourceMarks(frozenset(files), frozenset(unreadable))
+    for skipped in catalog.skipped:
+        logger.info("skipped %s: %s", skipped.path, skipped.reason)
+    return catalog
+
+
+def _add_sources(
+    catalog: Catalog,
+    sources: Iterable[SourceSpec],
+    loads: FileLoads,
+    snapshots: SnapshotStore | None,
+    marks: tuple[set[tuple[str, str]], set[tuple[str, str]]],
+) -> None:
     by_id: dict[str, CatalogEntry] = {}
-    seen_files: set[str] = set()
+    seen_files: set[tuple[int, int]] = set()
+    files, unreadable = marks
     for spec in sources:
         status = root_status(spec)
         if not status.exists:
+            unreadable.add((str(spec.root), status.reason))
             catalog.sources.append(
                 SourceReport(spec.label, str(spec.root), spec.pattern.value, status.reason)
             )
@@ -140,47 +191,51 @@ def build_catalog(
         found = 0
         for item in walk_source(spec):
             if isinstance(item, Unreadable):
+                unreadable.add((str(item.path), item.reason))
                 catalog.skipped.append(Skipped(str(item.path), spec.label, item.reason))
                 continue
-            real = os.path.realpath(item.path)
-            if real in seen_files:
+            files.add((str(item.path), file_stamp(item.info)))
+            if (item.info.st_dev, item.info.st_ino) in seen_files:  # the same file by another path
                 continue
-            seen_files.add(real)
-            outcome = (
-                cache.load(item.path, spec.label, host, spec.bundled)
-                if cache
-                else load_file(item.path, spec.label, host, bundled=spec.bundled)
-            )
-            if isinstance(outcome, Skipped):
-                catalog.skipped.append(outcome)
+            seen_files.add((item.info.st_dev, item.info.st_ino))
+            path = os.path.abspath(item.path)  # the binding: absolute, whatever the folder
+            load = loads.load(path, item.info, bundled=spec.bundled)
+            if load.card is None:
+                catalog.skipped.append(Skipped(path, spec.label, load.reason, load.problems))
                 continue
             found += 1
-            winner = by_id.get(outcome.descriptor.id)
+            winner = by_id.get(load.card.id)
             if winner is not None:
                 catalog.skipped.append(
                     Skipped(
-                        outcome.path,
+                        path,
                         spec.label,
-                        f"duplicate app id {outcome.descriptor.id!r}: already provided by {winner.path} "
+                        f"duplicate app id {load.card.id!r}: already provided by {winner.path} "
                         f"({winner.source_label}), which takes precedence",
                     )
                 )
                 continue
-            by_id[outcome.descriptor.id] = outcome
-            if snapshots is not None and not outcome.descriptor.tools_declared:
-                outcome = with_snapshot(outcome, snapshots.load(outcome.descriptor))
-            catalog.entries.append(outcome)
+            entry = CatalogEntry(load.card, spec.label, load.problems, stamp=load.stamp, loads=loads)
+            by_id[load.card.id] = entry
+            if snapshots is not None and not load.card.tools_declared:
+                entry = _with_snapshot_or_none(entry, snapshots)
+            catalog.entries.append(entry)
         catalog.sources.append(SourceReport(spec.label, str(spec.root), spec.pattern.value, "ok", found))
-    for skipped in catalog.skipped:
-        logger.info("skipped %s: %s", skipped.path, skipped.reason)
-    return catalog
+
+
+def _with_snapshot_or_none(entry: CatalogEntry, snapshots: SnapshotStore) -> CatalogEntry:
+    try:
+        app = entry.descriptor
+    except AppChangedError as exc:  # changed since its card was made: the next rescan sees it
+        logger.info("%s", exc.message)
+        return entry
+    return with_snapshot(replace(entry, held=app), snapshots.load(app))
 
 
 def load_file(
     path: Path, label: str, host: Platform | None = None, *, bundled: bool = False
 ) -> CatalogEntry | Skipped:
-    # Absolute: the location is the app's binding for consent and credentials, and a relative one
-    # would name another file when the gateway runs from another folder.
+    """One descriptor file on its own (a file the user names), held in memory."""
     path = Path(os.path.abspath(path))
     try:
         data = read_descriptor_bytes(path)
@@ -193,7 +248,7 @@ def load_file(
         first = f"{errors[0].pointer or '/'}: {errors[0].message}"
         summary = first if len(errors) == 1 else f"{len(errors)} problems, first {first}"
         return Skipped(str(path), label, f"invalid descriptor: {summary}", problems)
-    return CatalogEntry(result.descriptor, label, tuple(p for p in problems if p.severity == "warning"))
+    return CatalogEntry.of(result.descriptor, label, tuple(p for p in problems if p.severity == "warning"))
 
 
 # --------------------------------------------------------------------------- server tools
@@ -208,7 +263,7 @@ def with_snapshot(entry: CatalogEntry, snapshot: Snapshot | None) -> CatalogEntr
         state = ServerToolsState()
         if snapshot is not None:
             state = ServerToolsState(snapshot.taken_at, True, snapshot.server, snapshot.listed)
-        return replace(entry, descriptor=bare, server_tools=state, server_problems=())
+        return replace(entry, card=card_of(bare), held=bare, server_tools=state, server_problems=())
     updated, taken = with_server_tools(app, list(snapshot.tools), listed=snapshot.listed)
     problems = tuple(p.located(f"{entry.path} ({SERVER_LIST})") for p in taken.problems)
     left_out = sum(p.severity == "error" for p in problems)
@@ -217,20 +272,18 @@ def with_snapshot(entry: CatalogEntry, snapshot: Snapshot | None) -> CatalogEntr
             "%s: %d tools its MCP server listed are left out (`aai-gateway scan` says why)", app.id, left_out
         )
     state = ServerToolsState(snapshot.taken_at, False, snapshot.server, snapshot.listed)
-    return replace(entry, descriptor=updated, server_tools=state, server_problems=problems)
+    return replace(entry, card=card_of(updated), held=updated, server_tools=state, server_problems=problems)
 
 
 def catalog_with_snapshot(catalog: Catalog, app: AppDescriptor, snapshot: Snapshot) -> Catalog:
     """`catalog` with `snapshot` applied to the entry of `app` (same binding and id); the same
     catalog when it holds no such entry."""
+    key = (str(app.binding), app.id)
     entries = [
-        with_snapshot(e, snapshot)
-        if (e.descriptor.id, e.descriptor.binding) == (app.id, app.binding)
-        and not e.descriptor.tools_declared
-        else e
+        with_snapshot(e, snapshot) if e.card.key == key and not e.card.tools_declared else e
         for e in catalog.entries
     ]
-    return Catalog(entries, list(catalog.skipped), list(catalog.sources))
+    return Catalog(entries, list(catalog.skipped), list(catalog.sources), catalog.loads)
 
 
 def snapshot_age(state: ServerToolsState, now: float | None = None) -> str:

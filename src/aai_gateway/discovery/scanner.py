@@ -16,14 +16,15 @@ DESCRIPTOR_NAME = "aai.json"
 BUNDLE_RESOURCES = ("Contents", "Resources", DESCRIPTOR_NAME)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
-    path: Path
+    path: str
+    info: os.stat_result  # what `stat` said of it when it was found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unreadable:
-    path: Path
+    path: str
     reason: str
 
 
@@ -58,21 +59,25 @@ def root_status(spec: SourceSpec) -> RootStatus:
 
 
 def walk_source(spec: SourceSpec) -> Iterator[Found | Unreadable]:
-    """Descriptor files of one source, in a stable (sorted) order."""
-    if spec.explicit and spec.root.is_file():
-        yield Found(spec.root)
+    """Descriptor files of one source, in a stable (sorted) order. (Paths are strings here: a
+    source may hold thousands of files, and `pathlib` would be most of the walk's time.)"""
+    root = str(spec.root)
+    if spec.explicit and os.path.isfile(root):
+        checked = _check_file(root)
+        if checked is not None:
+            yield checked
         return
     if spec.pattern in (Pattern.FILES, Pattern.FILES_AND_APP_DIRS):
-        yield from _json_files(spec.root)
+        yield from _json_files(root)
     if spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
-        yield from _app_dirs(spec.root)
+        yield from _app_dirs(root)
     if spec.pattern == Pattern.BUNDLES:
-        yield from _bundles(spec.root, max_depth=4)
+        yield from _bundles(root, max_depth=4)
     if spec.pattern == Pattern.XCODE_PRODUCTS:
-        yield from _xcode_products(spec.root)
+        yield from _xcode_products(root)
 
 
-def _entries(directory: Path) -> Iterator[os.DirEntry[str] | Unreadable]:
+def _entries(directory: str) -> Iterator[os.DirEntry[str] | Unreadable]:
     try:
         with os.scandir(directory) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -83,7 +88,7 @@ def _entries(directory: Path) -> Iterator[os.DirEntry[str] | Unreadable]:
     yield from entries
 
 
-def _check_file(path: Path) -> Found | Unreadable | None:
+def _check_file(path: str) -> Found | Unreadable | None:
     """A usable descriptor file, a reportable problem, or None when nothing is there."""
     try:
         info = os.stat(path)
@@ -97,33 +102,33 @@ def _check_file(path: Path) -> Found | Unreadable | None:
         return Unreadable(
             path, f"file is {info.st_size} bytes; descriptors are limited to {MAX_DESCRIPTOR_BYTES}"
         )
-    return Found(path)
+    return Found(path, info)
 
 
-def _json_files(root: Path) -> Iterator[Found | Unreadable]:
+def _json_files(root: str) -> Iterator[Found | Unreadable]:
     for entry in _entries(root):
         if isinstance(entry, Unreadable):
             yield entry
         elif entry.name.endswith(".json") and not entry.name.startswith("."):
-            checked = _check_file(Path(entry.path))
+            checked = _check_file(entry.path)
             if checked is not None:
                 yield checked
 
 
-def _app_dirs(root: Path) -> Iterator[Found | Unreadable]:
+def _app_dirs(root: str) -> Iterator[Found | Unreadable]:
     for entry in _entries(root):
         if isinstance(entry, Unreadable):
             yield entry
         elif not entry.name.startswith(".") and not entry.name.endswith(".json"):
-            checked = _check_file(Path(entry.path) / DESCRIPTOR_NAME)
+            checked = _check_file(os.path.join(entry.path, DESCRIPTOR_NAME))
             if checked is not None:
                 yield checked
 
 
-def _bundles(root: Path, max_depth: int) -> Iterator[Found | Unreadable]:
+def _bundles(root: str, max_depth: int) -> Iterator[Found | Unreadable]:
     """`*.app` bundles up to `max_depth` directories below root; never enters a bundle or a loop."""
     seen: set[tuple[int, int]] = set()
-    pending: list[tuple[Path, int]] = [(root, 1)]
+    pending: list[tuple[str, int]] = [(root, 1)]
     while pending:
         directory, depth = pending.pop(0)
         try:
@@ -140,11 +145,11 @@ def _bundles(root: Path, max_depth: int) -> Iterator[Found | Unreadable]:
                 yield entry
                 continue
             if entry.name.endswith(".app"):
-                checked = _check_file(Path(entry.path).joinpath(*BUNDLE_RESOURCES))
+                checked = _check_file(os.path.join(entry.path, *BUNDLE_RESOURCES))
                 if checked is not None:
                     yield checked
             elif depth < max_depth and not entry.name.startswith(".") and _is_dir(entry):
-                pending.append((Path(entry.path), depth + 1))
+                pending.append((entry.path, depth + 1))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -154,17 +159,17 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _xcode_products(root: Path) -> Iterator[Found | Unreadable]:
+def _xcode_products(root: str) -> Iterator[Found | Unreadable]:
     for project in _entries(root):
         if isinstance(project, Unreadable):
             yield project
             continue
-        products = Path(project.path) / "Build" / "Products"
-        for configuration in _entries(products) if products.is_dir() else ():
+        products = os.path.join(project.path, "Build", "Products")
+        for configuration in _entries(products) if os.path.isdir(products) else ():
             if isinstance(configuration, Unreadable):
                 yield configuration
             elif _is_dir(configuration):
-                yield from _bundles(Path(configuration.path), max_depth=1)
+                yield from _bundles(configuration.path, max_depth=1)
 
 
 def read_descriptor_bytes(path: Path) -> bytes:

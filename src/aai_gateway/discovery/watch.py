@@ -1,10 +1,11 @@
-"""Notice descriptors added, changed or removed while the gateway runs, by polling cheaply.
+"""Notice descriptors added, changed or removed while the gateway runs, cheaply.
 
-A fingerprint is the set of (path, inode, size, mtime) of every descriptor file the sources
-hold: computing it lists directories and stats files but parses nothing. Only when it changes
-is the catalog rebuilt, and then only changed files are parsed again (`LoadCache`). The MCP tool
-snapshots (`mcp_snapshots`) are part of the fingerprint: a snapshot taken by another process
-(`aai-gateway cache refresh`) reaches a running gateway like an edited descriptor.
+A fingerprint is what the sources hold, file by file: each descriptor file's path and identity
+(`card_cache.file_stamp`: inode, size, times), each place that cannot be read and why, and the
+MCP tool snapshots (`mcp_snapshots`): computing it lists directories and stats files but parses
+nothing. Only when it changes is the catalog rebuilt, and then only changed files are loaded
+again (`FileLoads`). A snapshot taken by another process (`aai-gateway cache refresh`) reaches a
+running gateway like an edited descriptor.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..descriptor import Platform
-from .catalog import Catalog, FileKey, LoadCache, build_catalog, file_key
+from .card_cache import CardCache, file_stamp
+from .catalog import Catalog, SourceMarks, build_catalog
+from .loading import FileLoads
 from .mcp_snapshots import SnapshotStore
 from .scanner import Found, root_status, walk_source
 from .sources import SourceSpec
@@ -21,13 +24,12 @@ from .sources import SourceSpec
 
 @dataclass(frozen=True)
 class Fingerprint:
-    files: frozenset[FileKey]
-    unreadable: frozenset[tuple[str, str]]  # (path, reason): a fixed permission is a change too
-    snapshots: frozenset[FileKey] = frozenset()
+    sources: SourceMarks
+    snapshots: frozenset[tuple[str, int, int, int]] = frozenset()
 
 
 def fingerprint(sources: Sequence[SourceSpec], snapshots: SnapshotStore | None = None) -> Fingerprint:
-    files: set[FileKey] = set()
+    files: set[tuple[str, str]] = set()
     unreadable: set[tuple[str, str]] = set()
     for spec in sources:
         status = root_status(spec)
@@ -35,28 +37,32 @@ def fingerprint(sources: Sequence[SourceSpec], snapshots: SnapshotStore | None =
             unreadable.add((str(spec.root), status.reason))
             continue
         for item in walk_source(spec):
-            key = file_key(item.path) if isinstance(item, Found) else None
-            if key is not None:
-                files.add(key)
+            if isinstance(item, Found):
+                files.add((str(item.path), file_stamp(item.info)))
             else:
-                unreadable.add((str(item.path), getattr(item, "reason", "vanished")))
+                unreadable.add((str(item.path), item.reason))
     taken = snapshots.file_keys() if snapshots is not None else frozenset()
-    return Fingerprint(frozenset(files), frozenset(unreadable), taken)
+    return Fingerprint(SourceMarks(frozenset(files), frozenset(unreadable)), taken)
 
 
 class CatalogWatcher:
+    """The catalog of `sources`, rebuilt by `poll` when they changed. `cache`: the persistent
+    card cache (`card_cache.py`), so a start loads only the files that changed since the last."""
+
     def __init__(
         self,
         sources: Sequence[SourceSpec],
         host: Platform | None = None,
         snapshots: SnapshotStore | None = None,
+        cache: CardCache | None = None,
     ) -> None:
         self.sources = list(sources)
         self.host = host
         self.snapshots = snapshots
-        self._cache = LoadCache()
-        self._mark = fingerprint(self.sources, snapshots)
-        self.catalog = build_catalog(self.sources, host, self._cache, snapshots)
+        self.loads = FileLoads(host, cache)
+        taken = snapshots.file_keys() if snapshots is not None else frozenset()
+        self.catalog = build_catalog(self.sources, host, self.loads, snapshots)
+        self._mark = Fingerprint(self.catalog.marks, taken)  # the build walked the sources already
 
     def poll(self) -> Catalog | None:
         """A new catalog when anything changed on disk since the last poll, else None."""
@@ -64,6 +70,5 @@ class CatalogWatcher:
         if mark == self._mark:
             return None
         self._mark = mark
-        self.catalog = build_catalog(self.sources, self.host, self._cache, self.snapshots)
-        self._cache.retain(set(mark.files))
+        self.catalog = build_catalog(self.sources, self.host, self.loads, self.snapshots)
         return self.catalog

@@ -37,6 +37,7 @@ from .execution import (
 )
 from .requests import (
     AmbiguousAppError,
+    AppChangedError,
     DescriptorError,
     FeatureOffError,
     InternalError,
@@ -55,6 +56,7 @@ __all__ = [
     "AgentInactiveError",
     "AmbiguousAppError",
     "AnswerTooDeepError",
+    "AppChangedError",
     "AppReportedError",
     "AuthInvalidError",
     "AuthRequiredError",

@@ -32,12 +32,31 @@ class UsageError(AaiError):
 
 
 class UnknownAppError(AaiError):
-    def __init__(self, reference: str, known: list[str]) -> None:
-        shown = ", ".join(known[:20]) + (" …" if len(known) > 20 else "")
+    """`known`: the ids to suggest (the message shows 20, the data at most MAX_KNOWN_APPS: with
+    thousands of apps, search is the way to find one)."""
+
+    MAX_KNOWN_APPS = 50
+
+    def __init__(self, reference: str, known: list[str], total: int | None = None) -> None:
+        count = len(known) if total is None else total
+        shown = ", ".join(known[:20]) + (f" … ({count} in all)" if count > 20 else "")
         super().__init__(
-            f"no app {reference!r}; known apps: {shown or 'none'}. Use an id from tools/list, "
-            "or web_discover for a web app",
-            {"app": reference, "known_apps": known},
+            f"no app {reference!r}; known apps: {shown or 'none'}. Use an id from tools/list or "
+            "aai_search, or web_discover for a web app",
+            {"app": reference, "known_apps": known[: self.MAX_KNOWN_APPS], "known_app_count": count},
+            ErrorCode.UNKNOWN_APP,
+        )
+
+
+class AppChangedError(AaiError):
+    """An app whose descriptor file changed or went away since the gateway read it, and no longer
+    holds that app (the catalog catches up at its next rescan)."""
+
+    def __init__(self, app_id: str, file: str, what: str) -> None:
+        super().__init__(
+            f"app {app_id!r} cannot be used now: its descriptor {file} {what}; "
+            f"check it with `aai-gateway validate {file}`",
+            {"app": app_id, "file": file},
             ErrorCode.UNKNOWN_APP,
         )
 

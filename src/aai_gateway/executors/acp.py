@@ -73,6 +73,7 @@ class AcpExecutor(ExecutorBase[AcpChannel]):
 
     channel_class = AcpChannel
     label = "ACP"
+    availability_from = ("command", "env")
 
     def __init__(
         self,

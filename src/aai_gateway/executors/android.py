@@ -74,6 +74,7 @@ class AndroidExecutor(ExecutorBase[IntentChannel]):
 
     channel_class = IntentChannel
     label = "Android"
+    availability_from = ()
 
     def __init__(self, *, environ: Mapping[str, str]) -> None:
         self.environ = environ

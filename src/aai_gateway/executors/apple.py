@@ -72,6 +72,8 @@ def apple_events_program(event_class: str, event_id: str, timeout_seconds: int) 
 class _Osascript(ExecutorBase[ChannelT]):
     """What both executors share: finding osascript, running it, turning failures into errors."""
 
+    availability_from = ()  # osascript is there or not, whatever the channel
+
     def __init__(self, *, environ: Mapping[str, str], platform: str = sys.platform) -> None:
         self._environ = environ
         self._platform = platform

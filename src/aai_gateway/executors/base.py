@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 import anyio
 from pydantic import BaseModel
@@ -162,7 +162,10 @@ class Executor(Protocol):
     it is), or raises an `AaiError`
     (`TIMEOUT`, `SERVICE_UNAVAILABLE`, `EXECUTION_FAILED`, ...). It must be safe to call
     concurrently. `unavailable_reason` says, without side effects, why a tool cannot run on
-    this machine (wrong OS, program missing), or None when it can. `aclose` stops what the
+    this machine (wrong OS, program missing), or None when it can; it may read the tool's
+    execution type, platform, channel and the kind of its call, nothing else (the gateway asks
+    once for all tools that share them, with a stand-in tool). An executor may also say which
+    channel fields its answer depends on (`ExecutorBase.availability_from`). `aclose` stops what the
     executor keeps between calls (connections, agents). An executor never sees a tool it was
     not registered for, nor a non-HTTP tool of a descriptor from the web (`registry.py`).
     """
@@ -233,6 +236,11 @@ class ExecutorBase(ABC, Generic[ChannelT]):
 
     channel_class: type[ChannelT]
     label: str
+    availability_from: ClassVar[tuple[str, ...] | None] = None
+    """The channel's fields `unavailable` reads, besides the tool's execution type, platform and
+    kind of call (`unavailable` may read nothing else of the tool): tools whose channels agree on
+    these get one answer, asked once for all (`service/disclosure.py`, `RunsHere`). None: it
+    may read any field."""
 
     def unavailable_reason(self, tool: Tool) -> str | None:
         channel = tool.channel

@@ -40,6 +40,7 @@ class ComExecutor(ExecutorBase[ComChannel]):
 
     channel_class = ComChannel
     label = "COM"
+    availability_from = ("prog_id",)
 
     def __init__(self, *, backend: ObjectBackend | None = None, platform: str = sys.platform) -> None:
         self._explicit = backend

@@ -46,6 +46,7 @@ class DbusExecutor(ExecutorBase[DbusChannel]):
 
     channel_class = DbusChannel
     label = "DBus"
+    availability_from = ("bus",)
 
     def __init__(self, *, environ: Mapping[str, str], platform: str = sys.platform) -> None:
         self._platform = platform

@@ -71,6 +71,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
 
     channel_class = HttpChannel
     label = "HTTP"
+    availability_from = ()
 
     def __init__(
         self,

@@ -103,6 +103,7 @@ class IosExecutor(ExecutorBase[UrlSchemeChannel]):
 
     channel_class = UrlSchemeChannel
     label = "iOS"
+    availability_from = ()
 
     def __init__(self, *, environ: Mapping[str, str], platform: str = sys.platform) -> None:
         self.environ = environ

@@ -75,6 +75,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
 
     channel_class = McpChannel
     label = "MCP"
+    availability_from = ("command", "env")
 
     def __init__(
         self,

@@ -49,6 +49,7 @@ class StdioExecutor(ExecutorBase[StdioChannel]):
     """
 
     channel_class = StdioChannel
+    availability_from = ("command", "env")
     label = "stdio"
 
     def __init__(

@@ -1,10 +1,10 @@
 """Search over apps and their operations: what `aai_search` answers.
 
-Pure: an index is built from loaded `AppDescriptor`s and answers queries; it reads no file (but the
-lexicon shipped with the package) and asks no server. The interface (`SearchIndex`, `SearchHit`) is
-what the service layer uses. How it matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes
-(corpus.py) and how it scores (scoring.py) are described in those modules and in
-docs/decisions.md ("Search").
+Pure: an index is built from apps' cards and their operations' texts (`IndexedApp`) and answers
+queries; it reads no file (but the lexicon shipped with the package) and asks no server. The
+interface (`SearchIndex`, `SearchHit`, `IndexedApp`) is what the service layer uses. How it
+matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes (corpus.py) and how it
+scores (scoring.py) are described in those modules and in docs/decisions.md ("Search").
 
 Heavy libraries (numpy, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
 built, not when this package is imported.
@@ -12,13 +12,15 @@ built, not when this package is imported.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..descriptor import AppDescriptor
-from .corpus import Corpus
+from ..bulk import without_cyclic_gc
+from ..descriptor.card import AppCard
+from .corpus import Corpus, IndexedApp
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "IndexedApp", "SearchHit", "SearchIndex"]
 from .lexicon import Lexicon, default_lexicon
 from .query import query_weights
 
@@ -33,7 +35,7 @@ class SearchHit:
     """One result: an app (`tool` None) or one of its operations, with its score (higher is
     better) and a one-line description."""
 
-    app: AppDescriptor
+    app: AppCard
     tool: str | None
     score: float
     description: str
@@ -47,27 +49,22 @@ class SearchIndex:
     libraries (about 0.3 s).
     """
 
-    def __init__(self, apps: Sequence[AppDescriptor], *, concepts: bool = True) -> None:
+    def __init__(self, apps: Sequence[IndexedApp], *, concepts: bool = True) -> None:
         from .scoring import FieldScorer  # noqa: PLC0415 (numpy: with the first index)
         from .spelling import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
 
         self._lexicon: Lexicon | None = default_lexicon() if concepts else None
         self._concepts = concepts
-        collecting = gc.isenabled()
-        gc.disable()  # a build allocates many small objects and frees none: GC passes are waste
-        try:
+        with without_cyclic_gc():
             self._corpus = Corpus(apps, self._lexicon)
             corpus = self._corpus
             self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
             self._speller = Speller([*corpus.surfaces, *lexicon_words])
-        finally:
-            if collecting:
-                gc.enable()
 
     def search(
-        self, query: str, limit: int = DEFAULT_LIMIT, *, app: AppDescriptor | None = None
+        self, query: str, limit: int = DEFAULT_LIMIT, *, app: IndexedApp | None = None
     ) -> list[SearchHit]:
         """The best matches for `query`, best first, at most `limit` (capped at MAX_LIMIT; 0 or
         less: none). With `app`, only that app's operations; with `app` and a blank query, all of
@@ -83,8 +80,8 @@ class SearchIndex:
             return self._search_app(query, limit, app)
         return self._ranked(query, limit, None)
 
-    def _search_app(self, query: str, limit: int, app: AppDescriptor) -> list[SearchHit]:
-        span = self._corpus.app_ranges.get((app.id, app.binding))
+    def _search_app(self, query: str, limit: int, app: IndexedApp) -> list[SearchHit]:
+        span = self._corpus.app_ranges.get(app.card.key)
         if span is None:
             # an app this index was not built with (e.g. discovered since): its own small index
             return SearchIndex([app], concepts=self._concepts).search(query, limit, app=app)

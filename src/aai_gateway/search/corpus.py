@@ -31,10 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice
 from operator import and_, itemgetter
-from typing import Any
 
-from ..descriptor import AppDescriptor
-from ..descriptor.model import Tool
+from ..descriptor.card import AppCard, OperationText
 from .lexicon import Lexicon
 from .normalize import clip_field
 from .spelling import Loanwords
@@ -55,10 +53,19 @@ MAX_ONE_LINE = 300
 
 
 @dataclass(frozen=True, slots=True)
+class IndexedApp:
+    """What an index holds of one app: its card and its operations' texts (those of the
+    operations that can run here)."""
+
+    card: AppCard
+    operations: tuple[OperationText, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """A searchable thing: an app (`tool` None) or one of its operations."""
 
-    app: AppDescriptor
+    app: AppCard
     tool: str | None
     description: str
 
@@ -69,48 +76,39 @@ def one_line(text: str) -> str:
     return line if len(line) <= MAX_ONE_LINE else line[: MAX_ONE_LINE - 1].rstrip() + "…"
 
 
-def app_names(app: AppDescriptor) -> list[str]:
+def app_names(app: AppCard) -> list[str]:
     """Every name of `app`: localized names, aliases and its id."""
-    return [clip_field(text) for text in dict.fromkeys([*app.names.all_names(), *app.aliases, app.id])]
+    return [clip_field(text) for text in dict.fromkeys([*app.all_names, *app.aliases, app.id])]
 
 
-def app_fields(app: AppDescriptor) -> dict[str, list[str]]:
+def app_fields(app: AppCard) -> dict[str, list[str]]:
     return {"name": app_names(app), "text": [clip_field(app.description)]}
 
 
-def _parameter_texts(parameters: Mapping[str, Any]) -> Iterator[str]:
-    properties = parameters.get("properties")
-    if not isinstance(properties, Mapping):
-        return
-    for index, (name, schema) in enumerate(properties.items()):
-        if index >= MAX_PARAMETERS:
-            return
-        yield clip_field(str(name))
-        if isinstance(schema, Mapping):
-            for key in ("title", "description"):
-                value = schema.get(key)
-                if isinstance(value, str) and value:
-                    yield clip_field(value)
+def _parameter_texts(operation: OperationText) -> Iterator[str]:
+    for parameter in operation.parameters[:MAX_PARAMETERS]:
+        yield clip_field(parameter.name)
+        for value in (parameter.title, parameter.description):
+            if value:
+                yield clip_field(value)
 
 
-def tool_fields(tool: Tool) -> dict[str, list[str]]:
+def tool_fields(operation: OperationText) -> dict[str, list[str]]:
     """The fields of an operation, but `owner` (the app's names, shared by all its operations)."""
-    title = tool.annotations.title if tool.annotations and tool.annotations.title else None
-    names = [clip_field(tool.name)] + ([clip_field(title)] if title else [])
+    names = [clip_field(operation.name)] + ([clip_field(operation.title)] if operation.title else [])
     return {
         "name": names,
-        "text": [clip_field(tool.description)],
-        "params": list(_parameter_texts(tool.parameters)),
+        "text": [clip_field(operation.description)],
+        "params": list(_parameter_texts(operation)),
     }
 
 
-def app_entry(app: AppDescriptor) -> Entry:
+def app_entry(app: AppCard) -> Entry:
     return Entry(app, None, one_line(app.description))
 
 
-def tool_entry(app: AppDescriptor, tool: Tool) -> Entry:
-    title = tool.annotations.title if tool.annotations and tool.annotations.title else ""
-    return Entry(app, tool.name, one_line(tool.description or title))
+def tool_entry(app: AppCard, operation: OperationText) -> Entry:
+    return Entry(app, operation.name, one_line(operation.description or operation.title or ""))
 
 
 # --------------------------------------------------------------------------- term ids
@@ -142,7 +140,7 @@ class Corpus:
     term ids. `vocabulary` maps a term to its id; `surfaces` holds the words as written (case-
     and accent-folded), for typo correction; `loanwords` the names katakana may spell."""
 
-    def __init__(self, apps: Sequence[AppDescriptor], lexicon: Lexicon | None) -> None:
+    def __init__(self, apps: Sequence[IndexedApp], lexicon: Lexicon | None) -> None:
         self.apps = list(apps)
         self.entry_app = array("i")
         self.entry_tool = array("i")
@@ -156,7 +154,7 @@ class Corpus:
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.loanwords = Loanwords()
-        self.app_ranges: dict[tuple[str, object], range] = {}
+        self.app_ranges: dict[tuple[str, str], range] = {}
         self.spans: dict[int, range] = {}
         """An app's entry -> the entries of the app and its operations."""
         self.name_postings: dict[int, list[int]] = {}
@@ -177,7 +175,7 @@ class Corpus:
     def entry(self, index: int) -> Entry:
         app = self.apps[self.entry_app[index]]
         tool = self.entry_tool[index]
-        return app_entry(app) if tool < 0 else tool_entry(app, app.tools[tool])
+        return app_entry(app.card) if tool < 0 else tool_entry(app.card, app.operations[tool])
 
     def drop_fields(self) -> None:
         """Forget the term ids once the scorer holds them."""
@@ -301,7 +299,8 @@ class Corpus:
             for word in analysed[2]:
                 self.loanwords.add(word, app_name=app_name)
 
-    def _add_app(self, number: int, app: AppDescriptor) -> None:
+    def _add_app(self, number: int, indexed: IndexedApp) -> None:
+        app = indexed.card
         start = len(self)
         self.entry_app.append(number)
         self.entry_tool.append(-1)
@@ -313,14 +312,14 @@ class Corpus:
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
             self._add_loanwords(name, app_name=True)
-        for index, tool in enumerate(app.tools):
+        for index, operation in enumerate(indexed.operations):
             self.entry_app.append(number)
             self.entry_tool.append(index)
             self.owner.append(start)
-            fields = tool_fields(tool)
+            fields = tool_fields(operation)
             for name, column in self.fields.items():
                 column.append(self._ids(fields.get(name, ()), self.sizes[name]))
             self._add_loanwords(fields["name"][0], app_name=False)
         span = range(start, len(self))
-        self.app_ranges.setdefault((app.id, app.binding), span)
+        self.app_ranges.setdefault(app.key, span)
         self.spans[start] = span

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..consent.listing_config import ListingConfig
-from ..descriptor import AppDescriptor, app_reference
+from ..descriptor import app_reference
+from ..descriptor.card import AppCard, AppIdentity
 from .naming import ToolNameStyle, app_entry_description, app_tool_name, app_tool_names
 
 ListingMode = Literal["full", "bounded"]
@@ -38,7 +39,7 @@ ENTRY_OVERHEAD = 190
 class AppEntry:
     tool_name: str
     description: str
-    app: AppDescriptor
+    app: AppCard
 
 
 @dataclass(frozen=True)
@@ -77,14 +78,14 @@ class AppEntries:
     """The entries of `apps` and the listing they make. `apps` are the apps with an operation
     that can run here (or an MCP server that can): the local ones, and the pinned web ones."""
 
-    def __init__(self, apps: Sequence[AppDescriptor], style: ToolNameStyle, settings: ListingConfig) -> None:
+    def __init__(self, apps: Sequence[AppCard], style: ToolNameStyle, settings: ListingConfig) -> None:
         self._by_name: dict[str, AppEntry] = {}
         self._by_other_name: dict[str, AppEntry] = {}  # the other naming style, and `app_<raw id>`
         self._by_app: dict[tuple[str, str], AppEntry] = {}
         entries = self._entries(apps, style)
         for entry in entries:
             self._by_name[entry.tool_name] = entry
-            self._by_app[(str(entry.app.binding), entry.app.id)] = entry
+            self._by_app[entry.app.key] = entry
         other: ToolNameStyle = "portable" if style == "colon" else "colon"
         for entry in entries:
             for name in (app_tool_name(entry.app.id, other), f"app:{entry.app.id}", f"app_{entry.app.id}"):
@@ -93,7 +94,7 @@ class AppEntries:
         self.listing = _listing(entries, settings)
 
     @staticmethod
-    def _entries(apps: Sequence[AppDescriptor], style: ToolNameStyle) -> list[AppEntry]:
+    def _entries(apps: Sequence[AppCard], style: ToolNameStyle) -> list[AppEntry]:
         """Entries sorted by id (local before web for one id). Local apps are named by id; a web
         app whose id a local app also has is named by its origin (`app_https___api_example_com`),
         so a pinned site never takes a local app's entry name."""
@@ -113,11 +114,11 @@ class AppEntries:
         """The entry called `name` in either naming style (listed or not), or None."""
         return self._by_name.get(name) or self._by_other_name.get(name)
 
-    def for_app(self, app: AppDescriptor) -> AppEntry | None:
+    def for_app(self, app: AppIdentity) -> AppEntry | None:
         """`app`'s entry, when it has one (a listable app)."""
         return self._by_app.get((str(app.binding), app.id))
 
-    def is_listed(self, app: AppDescriptor) -> bool:
+    def is_listed(self, app: AppIdentity) -> bool:
         entry = self.for_app(app)
         return entry is not None and (self.listing.mode == "full" or entry in self.listing.entries)
 
@@ -146,6 +147,6 @@ def _apps(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def pin_of(app: AppDescriptor) -> str:
+def pin_of(app: AppIdentity) -> str:
     """What pins `app` in `[listing] pinned`: a web app's origin, a local app's id."""
     return app.binding.location if app.binding.kind == "web" else app.id

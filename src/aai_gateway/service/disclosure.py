@@ -5,24 +5,27 @@ search (`search.py`). The gateway owns one and tells it when the apps change (`u
 An app is *listable* when it has an operation that can run here, or when its operations are
 its MCP server's, not read yet, and that server can run here (they are read on first use).
 Listable are the catalog's apps and the web apps pinned in `[listing]`; the search index holds
-every listable app with the operations that can run here.
+every listable app with the operations that can run here. All of it is worked out from the apps'
+cards (`descriptor/card.py`): executors are asked once per distinct way of running operations
+(`OperationRun`) per catalog version, not once per operation.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
 
 from ..consent.listing_config import ListingConfig
-from ..descriptor import AppDescriptor, Tool
-from ..descriptor.mcp_tools import server_probe
+from ..descriptor import AppDescriptor, ExecutionType, Tool
+from ..descriptor.card import AppCard, AppIdentity, OperationRun
 from ..errors import UnknownOperationError
 from ..executors import ExecutorRegistry
 from ..guide import GuideOptions, render_guide, render_operations
 from .app_entries import AppEntries, Listing, pin_of
 from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
-from .search import SearchAnswer, Searcher, answer_across, answer_in_app, in_app_order
+from .search import SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app, in_app_order
 
 logger = logging.getLogger(__name__)
 MAX_CLOSE_MATCHES_FOR = 5  # unknown operation names whose closest names an error looks up
@@ -36,7 +39,8 @@ class Disclosure:
         tool_names: ToolNameStyle,
         locale: str | None,
         settings: ListingConfig,
-        reference_for: Callable[[AppDescriptor], str],
+        reference_for: Callable[[AppIdentity], str],
+        texts_of: TextsOf,
         log_pins: bool = True,
     ) -> None:
         self.registry = registry
@@ -46,7 +50,7 @@ class Disclosure:
         self.settings = settings
         self.reference_for = reference_for
         self.app_entries = AppEntries([], tool_names, settings)
-        self.searcher = Searcher()
+        self.searcher = Searcher(texts_of)
         self._pin_problems: list[str] = []
 
     @property
@@ -61,15 +65,14 @@ class Disclosure:
     def search_tool(self) -> str:
         return AAI_SEARCH[self.tool_names]
 
-    def update(self, apps: Iterable[AppDescriptor], web_apps: Iterable[AppDescriptor]) -> bool:
+    def update(self, apps: Iterable[AppCard], web_apps: Iterable[AppCard]) -> bool:
         """The entries, the listing and the search index of the catalog's `apps` and the pinned
         ones of `web_apps`. True when what tools/list shows has changed."""
         before = self.listing
         pins = set(self.settings.pinned)
-        found = [
-            (app, self.runnable_tools(app)) for app in [*apps, *(a for a in web_apps if pin_of(a) in pins)]
-        ]
-        listable = [(app, tools) for app, tools in found if tools or self._waits_for_its_server(app)]
+        runs = RunsHere(self.registry)
+        found = [(app, runs.operations(app)) for app in [*apps, *(a for a in web_apps if pin_of(a) in pins)]]
+        listable = [(app, names) for app, names in found if names or runs.server_runs(app)]
         self.app_entries = AppEntries([app for app, _ in listable], self.tool_names, self.settings)
         self.searcher.reset(listable)
         after = self.listing
@@ -82,12 +85,6 @@ class Disclosure:
 
     def runnable_tools(self, app: AppDescriptor) -> list[Tool]:
         return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
-
-    def _waits_for_its_server(self, app: AppDescriptor) -> bool:
-        if app.tools_declared or app.server_tools_read or app.platform is None:
-            return False
-        probe = server_probe(app)  # its executor is asked about a stand-in tool: none of its own is known
-        return probe is not None and self.registry.unavailable_reason(probe) is None
 
     # ----------------------------------------------------------------- guides
 
@@ -154,12 +151,12 @@ class Disclosure:
         hits = in_app_order(app, tools, query, hits, limit)
         return answer_in_app(query, app, hits, self.options(app), len(tools))
 
-    def _reference_of_listable(self, app: AppDescriptor) -> str:
+    def _reference_of_listable(self, app: AppCard) -> str:
         """The reference of an app of the index (which may hold a copy with fewer tools)."""
         entry = self.app_entries.for_app(app)
         return self.reference_for(entry.app if entry is not None else app)
 
-    def _listed_entry_name(self, app: AppDescriptor) -> str | None:
+    def _listed_entry_name(self, app: AppCard) -> str | None:
         entry = self.app_entries.for_app(app)
         return entry.tool_name if entry is not None and self.app_entries.is_listed(app) else None
 
@@ -167,8 +164,8 @@ class Disclosure:
 def listing_of(
     registry: ExecutorRegistry,
     settings: ListingConfig,
-    apps: Iterable[AppDescriptor],
-    web_apps: Iterable[AppDescriptor] = (),
+    apps: Iterable[AppCard],
+    web_apps: Iterable[AppCard] = (),
 ) -> Listing:
     """What tools/list would show of `apps` and the pinned ones of `web_apps` (for `scan`)."""
     shown = Disclosure(
@@ -177,10 +174,65 @@ def listing_of(
         locale=None,
         settings=settings,
         reference_for=lambda app: app.id,
+        texts_of=lambda cards: {},
         log_pins=False,
     )
     shown.update(apps, web_apps)
     return shown.listing
+
+
+class RunsHere:
+    """Which operations of apps can run here, asking the executors once per `OperationRun` (its
+    platform, channel and call kind: all an executor's answer depends on), or once per what the
+    executor says it reads (`ExecutorBase.availability_from`: the HTTP executor reads nothing of
+    a channel, so thousands of web APIs are one question). One per catalog version: a program
+    installed since is found at the next."""
+
+    def __init__(self, registry: ExecutorRegistry) -> None:
+        self.registry = registry
+        self._answers: dict[tuple[str | None, ...], str | None] = {}
+        self._by_run: dict[tuple[str, str, str | None], str | None] = {}
+
+    def reason(self, run: OperationRun, name: str) -> str | None:
+        """Why the operations of `run` cannot run here (None: they can); `name`, one of them."""
+        if run.key in self._by_run:
+            return self._by_run[run.key]
+        key = self._key(run)
+        if key not in self._answers:
+            self._answers[key] = self.registry.unavailable_reason(run.stand_in(name))
+        self._by_run[run.key] = self._answers[key]
+        return self._answers[key]
+
+    def _key(self, run: OperationRun) -> tuple[str | None, ...]:
+        try:
+            executor = self.registry.registered(ExecutionType(run.execution))
+        except ValueError:
+            executor = None
+        fields: tuple[str, ...] | None = getattr(executor, "availability_from", None)
+        if fields is None:
+            return run.key
+        if not fields:
+            return (run.execution, run.platform, run.call_kind)
+        channel = json.loads(run.channel)
+        return (run.execution, run.platform, run.call_kind, json.dumps([channel.get(f) for f in fields]))
+
+    def operations(self, app: AppCard) -> tuple[str, ...]:
+        """The names of `app`'s operations that can run here."""
+        if not app.runs:
+            return ()
+        runs = app.runs
+        can = [
+            self.reason(run, app.operations[app.operation_runs.index(n)]) is None
+            for n, run in enumerate(runs)
+        ]
+        if all(can):
+            return app.operations
+        return tuple(name for name, n in zip(app.operations, app.operation_runs, strict=True) if can[n])
+
+    def server_runs(self, app: AppCard) -> bool:
+        """Whether `app`'s MCP server can run here, for an app whose operations are the server's
+        and not read yet (its executor is asked about a stand-in: none of its own is known)."""
+        return app.server_run is not None and self.reason(app.server_run, "server") is None
 
 
 def _operation_named(app: AppDescriptor, name: str) -> Tool | None:

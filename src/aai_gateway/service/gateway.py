@@ -15,17 +15,19 @@ from typing import Any
 import anyio
 
 from ..auth.provider import AuthProvider
+from ..bulk import without_cyclic_gc
 from ..consent.gate import ConsentGate, Prompter
 from ..consent.listing_config import ListingConfig
 from ..consent.policy import UNKNOWN_CALLER
 from ..descriptor import AppDescriptor
+from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..descriptor.mcp_tools import server_probe
 from ..descriptor.model import McpChannel
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import catalog_with_snapshot, with_snapshot
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
 from ..discovery.web_discovery import WebDiscovery
-from ..errors import AaiError, FeatureOffError, UsageError
+from ..errors import AaiError, FeatureOffError, UnknownAppError, UsageError
 from ..executors import ExecutorRegistry, Invocation, ProgressReporter, ToolResult, UserAsker
 from ..executors.answer_json import check_answer
 from ..executors.base import UpstreamAuth
@@ -87,12 +89,13 @@ class Gateway:
             locale=locale,
             settings=self.listing_settings,
             reference_for=self.reference_for,
+            texts_of=self._texts_of,
         )
         # Web apps by origin: fetched by web_discover, or cached by an earlier run.
-        self._web_apps: dict[str, AppDescriptor] = {}
+        self._web_apps: dict[str, tuple[AppDescriptor, AppCard]] = {}
         if web is not None:
             for app in web.cached_apps():
-                self._web_apps[str(app.binding)] = app
+                self._web_apps[str(app.binding)] = (app, card_of(app))
         self.catalog = catalog
         self.directory = AppDirectory([])
         self.set_catalog(catalog)
@@ -104,10 +107,14 @@ class Gateway:
 
     def set_catalog(self, catalog: Catalog) -> bool:
         """Install a new catalog; True when what tools/list shows has changed."""
-        self.catalog = catalog
-        self.directory = AppDirectory((e.descriptor for e in catalog.entries), self._web_apps.values())
-        self._arguments.clear()
-        return self._shown.update(catalog.apps, self._web_apps.values())
+        with without_cyclic_gc():
+            self.catalog = catalog
+            self.directory = AppDirectory((e.card for e in catalog.entries), self._web_cards())
+            self._arguments.clear()
+            return self._shown.update(catalog.cards, self._web_cards())
+
+    def _web_cards(self) -> list[AppCard]:
+        return [card for _, card in self._web_apps.values()]
 
     @property
     def entries(self) -> list[AppEntry]:
@@ -131,16 +138,53 @@ class Gateway:
     # ----------------------------------------------------------------- guides and search
 
     def resolve(self, reference: str) -> AppDescriptor:
-        """The app a reference names, among local, bundled and web apps (see `resolve.py`)."""
-        return self.directory.resolve(reference)
+        """The app a reference names, among local, bundled and web apps (see `resolve.py`),
+        loaded in full."""
+        return self.descriptor_of(self.directory.resolve(reference))
+
+    def descriptor_of(self, app: AppCard | AppDescriptor) -> AppDescriptor:
+        """The full descriptor of the app `app` stands for: held for web apps and apps with their
+        MCP server's tools, else loaded from its file (the most recently used are kept)."""
+        if isinstance(app, AppDescriptor):
+            return app
+        if not app.binding.is_local:
+            held = self._web_apps.get(str(app.binding))
+            if held is not None and held[0].id == app.id:
+                return held[0]
+        entry = self.catalog.entry(app.key)
+        if entry is None:
+            raise UnknownAppError(app.id, [c.id for c in self.directory.apps])
+        return entry.descriptor
 
     def all_apps(self) -> list[AppDescriptor]:
-        """Every app the gateway knows: discovered and bundled, then web apps (not all listed)."""
-        return self.directory.apps
+        """Every app the gateway knows, loaded in full: discovered and bundled, then web apps
+        (not all listed). For commands that show them all: each is read from its file."""
+        return [self.descriptor_of(card) for card in self.directory.apps]
 
-    def reference_for(self, app: AppDescriptor) -> str:
+    def reference_for(self, app: AppIdentity) -> str:
         """What names exactly `app`: its id, unless another app claims that id too."""
         return self.directory.reference_for(app)
+
+    def _texts_of(self, cards: Sequence[AppCard]) -> dict[tuple[str, str], Sequence[OperationText]]:
+        """What search indexes of each app of `cards`: from the card cache, else the descriptor."""
+        found: dict[tuple[str, str], Sequence[OperationText]] = {}
+        from_files: list[tuple[AppCard, str]] = []
+        for card in cards:
+            entry = self.catalog.entry(card.key) if card.binding.is_local else None
+            if entry is not None and entry.held is None and self.catalog.loads is not None:
+                from_files.append((card, entry.stamp))
+                continue
+            try:
+                found[card.key] = texts_of(self.descriptor_of(card))
+            except AaiError:
+                continue
+        if from_files and self.catalog.loads is not None:
+            by_path = self.catalog.loads.texts(from_files)
+            for card, _ in from_files:
+                texts = by_path.get(card.location)
+                if texts is not None:
+                    found[card.key] = texts
+        return found
 
     def guide(self, reference: str, locale: str | None = None) -> str:
         return self.render(self.resolve(reference), locale)
@@ -149,15 +193,17 @@ class Gateway:
         """The guide of `app`: an index when it would be longer than the bound (`guide/`)."""
         return self._shown.render(app, locale)
 
-    async def guide_of(self, app: AppDescriptor, locale: str | None = None) -> str:
+    async def guide_of(self, app: AppCard | AppDescriptor, locale: str | None = None) -> str:
         """The guide of `app`; an app whose tools are its MCP server's has them read first, when
         they are not known yet (`ensure_tools`)."""
-        return self.render(await self.ensure_tools(app), locale)
+        return self.render(await self.ensure_tools(self.descriptor_of(app)), locale)
 
-    async def operations_of(self, app: AppDescriptor, names: Sequence[str], locale: str | None = None) -> str:
+    async def operations_of(
+        self, app: AppCard | AppDescriptor, names: Sequence[str], locale: str | None = None
+    ) -> str:
         """The full details of the operations `names` of `app` (what `app_<id>` answers when
         given `operations`); UNKNOWN_TOOL naming the closest names for names it lacks."""
-        return self._shown.operations(await self.ensure_tools(app), names, locale)
+        return self._shown.operations(await self.ensure_tools(self.descriptor_of(app)), names, locale)
 
     async def search(self, query: str, limit: int = DEFAULT_LIMIT, app: str | None = None) -> SearchAnswer:
         """`aai_search`: the best-matching apps and operations among every app tools/list could
@@ -213,7 +259,7 @@ class Gateway:
         applied. Saving is best effort: a snapshot that cannot be written is still applied."""
         if snapshot.is_stale_for(app):
             logger.info("%s: a tool snapshot of an earlier version of its descriptor is not applied", app.id)
-            return with_snapshot(CatalogEntry(app, "named"), None)
+            return with_snapshot(CatalogEntry.of(app, "named"), None)
         if self.snapshots is not None:
             try:
                 await anyio.to_thread.run_sync(self.snapshots.save, app, snapshot)
@@ -222,8 +268,8 @@ class Gateway:
         changed = self.set_catalog(catalog_with_snapshot(self.catalog, app, snapshot))
         if changed and self.on_list_changed is not None:
             await self.on_list_changed()
-        entry = next((e for e in self.catalog.entries if _same_app(e.descriptor, app)), None)
-        return entry if entry is not None else with_snapshot(CatalogEntry(app, "named"), snapshot)
+        entry = self.catalog.entry((str(app.binding), app.id))
+        return entry if entry is not None else with_snapshot(CatalogEntry.of(app, "named"), snapshot)
 
     async def _snapshot_reported(self, app: AppDescriptor, snapshot: Snapshot) -> None:
         """The `SnapshotListener` of the mcp executor: never raises into it."""
@@ -234,7 +280,13 @@ class Gateway:
 
     def _current(self, app: AppDescriptor) -> AppDescriptor:
         """The catalog's version of `app` (it may have tools since), or `app` itself."""
-        return next((e.descriptor for e in self.catalog.entries if _same_app(e.descriptor, app)), app)
+        entry = self.catalog.entry((str(app.binding), app.id))
+        if entry is None:
+            return app
+        try:
+            return entry.descriptor
+        except AaiError:
+            return app
 
     async def web_discover(self, reference: str, locale: str | None = None) -> str:
         """The guide of a web app: one already known here (local or bundled, found by URL, domain
@@ -244,15 +296,15 @@ class Gateway:
         except AaiError:
             known_app = None
         if known_app is not None:
-            return self.render(known_app, locale)
+            return self.render(self.descriptor_of(known_app), locale)
         if self.web is None:
             raise FeatureOffError("web discovery")
-        result = await self.web.discover(reference, known_apps=self.directory.apps)
+        result = await self.web.discover(reference, known_apps=[app for app, _ in self._web_apps.values()])
         app = result.app
-        self._web_apps[str(app.binding)] = app
-        self.directory = AppDirectory(self.directory.local, self._web_apps.values())
+        self._web_apps[str(app.binding)] = (app, card_of(app))
+        self.directory = AppDirectory(self.directory.local, self._web_cards())
         pinned = pin_of(app) in self.listing_settings.pinned  # listed once it is known
-        if pinned and self._shown.update(self.catalog.apps, self._web_apps.values()) and self.on_list_changed:
+        if pinned and self._shown.update(self.catalog.cards, self._web_cards()) and self.on_list_changed:
             await self.on_list_changed()
         guide = self.render(app, locale)
         if result.note:
@@ -348,7 +400,3 @@ class Gateway:
         await self.registry.aclose()
         if self.auth is not None:
             await self.auth.aclose()
-
-
-def _same_app(one: AppDescriptor, other: AppDescriptor) -> bool:
-    return one.id == other.id and one.binding == other.binding

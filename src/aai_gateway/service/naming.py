@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from ..descriptor import AppDescriptor
+from ..descriptor.card import AppIdentity
 
 ToolNameStyle = Literal["portable", "colon"]
 MAX_TOOL_NAME = 64
@@ -51,12 +51,12 @@ def app_tool_names(app_ids: Iterable[str], style: ToolNameStyle = "portable") ->
     return names
 
 
-def app_entry_description(app: AppDescriptor) -> str:
+def app_entry_description(app: AppIdentity) -> str:
     """`【Reminders|提醒事项】Task and reminder management. Aliases: todo, 待办. Call to get guide.`
 
     At most `MAX_ENTRY_DESCRIPTION` characters: a longer one is cut before its last sentence,
     with `…`, and keeps that sentence."""
-    names = "|".join(app.names.all_names())
+    names = "|".join(app.all_names)
     description = app.description.strip()
     if description and not description.endswith((".", "。", "!", "?", "！", "？")):
         description += "."

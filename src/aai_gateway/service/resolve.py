@@ -27,19 +27,19 @@ from collections.abc import Iterable, Sequence
 
 from ..descriptor import AppDescriptor, Tool, app_reference
 from ..descriptor.binding import BUNDLED_PREFIX, FILE_PREFIX
-from ..descriptor.model import HttpChannel
+from ..descriptor.card import AppCard, AppIdentity
 from ..descriptor.origin import DEFAULT_PORTS, Origin, url_origin
 from ..errors import AmbiguousAppError, UnknownAppError, UnknownToolError
 from .naming import app_tool_name
 
-_Index = dict[str, list[AppDescriptor]]
+_Index = dict[str, list[AppCard]]
 
 
 class AppDirectory:
-    """Every app the gateway can run, indexed for references: the local catalog's apps (files
-    and bundled) and the web apps discovered so far."""
+    """Every app the gateway can run, by its card, indexed for references: the local catalog's
+    apps (files and bundled) and the web apps discovered so far."""
 
-    def __init__(self, local: Iterable[AppDescriptor], web: Iterable[AppDescriptor] = ()) -> None:
+    def __init__(self, local: Iterable[AppCard], web: Iterable[AppCard] = ()) -> None:
         self.local = list(local)
         self.web = list(web)
         self._by_binding: _Index = defaultdict(list)  # `file:/…` and `bundled:<id>` references
@@ -54,34 +54,34 @@ class AppDirectory:
         for app in self.web:
             self._index(app, self._by_name[1])
 
-    def _index(self, app: AppDescriptor, names: _Index) -> None:
-        self._by_binding[app_reference(app.binding, app.id)].append(app)
+    def _index(self, app: AppCard, names: _Index) -> None:
+        binding = app.binding
+        self._by_binding[app_reference(binding, app.id)].append(app)
         self._by_id[app.id].append(app)
         for key in {app.id, app_tool_name(app.id, "portable"), app_tool_name(app.id, "colon")}:
             self._by_folded[key.casefold()].append(app)
-        origins = {url_origin(app.binding.location)} if app.binding.kind == "web" else set()
+        own = url_origin(binding.location) if binding.kind == "web" else None
+        origins = {own} if own is not None else set()
         for origin in origins:
-            if origin is not None:
-                self._by_origin[str(origin)].append(app)
-        bases = {url_origin(t.channel.base_url) for t in app.tools if isinstance(t.channel, HttpChannel)}
+            self._by_origin[str(origin)].append(app)
+        bases = {Origin(o.scheme, o.host, o.port) for o in app.api_origins}
         for base in bases - origins:
-            if base is not None:
-                self._by_base_origin[str(base)].append(app)
+            self._by_base_origin[str(base)].append(app)
         for origin in origins | bases:
-            if origin is not None and origin.port == DEFAULT_PORTS[origin.scheme]:
+            if origin.port == DEFAULT_PORTS[origin.scheme]:
                 labels = origin.host.split(".")
                 for cut in range(1, len(labels) - 1):
                     self._by_parent[f"{origin.scheme}://" + ".".join(labels[cut:])].append(app)
-        for name in {*app.names.all_names(), *app.aliases}:
+        for name in {*app.all_names, *app.aliases}:
             names[name.casefold()].append(app)
 
     @property
-    def apps(self) -> list[AppDescriptor]:
+    def apps(self) -> list[AppCard]:
         return [*self.local, *self.web]
 
     # ----------------------------------------------------------------- lookups
 
-    def resolve(self, reference: str, *, include_web: bool = True) -> AppDescriptor:
+    def resolve(self, reference: str, *, include_web: bool = True) -> AppCard:
         """The one app `reference` names (see the module docstring); UNKNOWN_APP when none does,
         an ambiguity error listing the candidates when several do."""
         found = self._matches(reference.strip(), include_web)
@@ -91,8 +91,8 @@ class AppDirectory:
             )
         return self._one(reference, found)
 
-    def _matches(self, wanted: str, include_web: bool) -> list[AppDescriptor]:
-        def unique(*groups: Iterable[AppDescriptor]) -> list[AppDescriptor]:
+    def _matches(self, wanted: str, include_web: bool) -> list[AppCard]:
+        def unique(*groups: Iterable[AppCard]) -> list[AppCard]:
             found = list({id(a): a for group in groups for a in group}.values())
             return found if include_web else [a for a in found if a.binding.is_local]
 
@@ -125,7 +125,7 @@ class AppDirectory:
         # Names and aliases only: an app of this machine first (local before web).
         return local_names or unique(self._by_name[1].get(wanted.casefold(), ()))
 
-    def _by_url(self, origins: Sequence[Origin | None]) -> list[AppDescriptor]:
+    def _by_url(self, origins: Sequence[Origin | None]) -> list[AppCard]:
         """Apps fetched from one of `origins` or calling an API there; else, for an origin on its
         scheme's default port, apps on a subdomain of its host."""
         known = [str(o) for o in origins if o is not None]
@@ -140,7 +140,7 @@ class AppDirectory:
         defaults = [o for o in origins if o is not None and o.port == DEFAULT_PORTS[o.scheme]]
         return [a for o in defaults for a in self._by_parent.get(f"{o.scheme}://{o.host}", ())]
 
-    def _one(self, reference: str, found: Sequence[AppDescriptor]) -> AppDescriptor:
+    def _one(self, reference: str, found: Sequence[AppCard]) -> AppCard:
         if len(found) == 1:
             return found[0]
         candidates = [
@@ -149,9 +149,10 @@ class AppDirectory:
         ]
         raise AmbiguousAppError(reference, candidates)
 
-    def reference_for(self, app: AppDescriptor) -> str:
+    def reference_for(self, app: AppIdentity) -> str:
         """What names exactly `app`: its id when that names it alone, else its binding's reference."""
-        if self._matches(app.id, include_web=True) == [app]:
+        found = self._matches(app.id, include_web=True)
+        if len(found) == 1 and found[0].key == (str(app.binding), app.id):
             return app.id
         return app_reference(app.binding, app.id)
 

@@ -9,16 +9,18 @@ run here. A search restricted to an app answers that app's operations with their
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from ..descriptor import AppDescriptor, Tool
+from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, SearchHit, SearchIndex
+from ..search.corpus import IndexedApp
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
@@ -46,19 +48,25 @@ class SearchAnswer:
         return {"results": [result.as_dict() for result in self.results]}
 
 
+TextsOf = Callable[[Sequence[AppCard]], Mapping[tuple[str, str], Sequence[OperationText]]]
+"""The texts search indexes of each app of the catalog, by `AppCard.key` (read when an index is
+built: the card cache holds them, not memory)."""
+
+
 class Searcher:
     """The index over the apps of one catalog version, built (in a worker thread) by the first
     search after `reset`; searches wait for a build under way rather than start another."""
 
-    def __init__(self) -> None:
-        self._apps: dict[tuple[str, str], AppDescriptor] = {}  # each app as the index holds it
+    def __init__(self, texts_of: TextsOf) -> None:
+        self._texts_of = texts_of
+        self._apps: dict[tuple[str, str], tuple[AppCard, frozenset[str]]] = {}
         self._index: SearchIndex | None = None
         self._version = 0
         self._lock = anyio.Lock()
 
-    def reset(self, apps: Sequence[tuple[AppDescriptor, Sequence[Tool]]]) -> None:
-        """A new catalog version: `apps` with the tools of each that the index should hold."""
-        self._apps = {_key(app): _with(app, tools) for app, tools in apps}
+    def reset(self, apps: Sequence[tuple[AppCard, Sequence[str]]]) -> None:
+        """A new catalog version: the apps with the names of the operations the index should hold."""
+        self._apps = {card.key: (card, frozenset(names)) for card, names in apps}
         self._index = None
         self._version += 1
 
@@ -72,31 +80,34 @@ class Searcher:
     ) -> list[SearchHit]:
         """The best matches among `tools` of `app`: from the shared index when it holds the app,
         else from an index of the app alone (a web app that is not pinned)."""
-        held = self._apps.get(_key(app))
-        if held is None:
-            alone = _with(app, tools)
+        names = {tool.name for tool in tools}
+        alone = IndexedApp(card_of(app), tuple(t for t in texts_of(app) if t.name in names))
+        if app_key(app) not in self._apps:
             index = await anyio.to_thread.run_sync(lambda: SearchIndex([alone]))
             return await anyio.to_thread.run_sync(lambda: index.search(query, limit, app=alone))
         shared = await self._current()
-        return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=held))
+        return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=alone))
 
     async def _current(self) -> SearchIndex:
         async with self._lock:
             if self._index is not None:
                 return self._index
             version, apps = self._version, list(self._apps.values())
-            index = await anyio.to_thread.run_sync(lambda: SearchIndex(apps))
+            index = await anyio.to_thread.run_sync(lambda: SearchIndex(self._indexed(apps)))
             if version == self._version:  # else the catalog changed meanwhile: answer, do not keep
                 self._index = index
             return index
 
+    def _indexed(self, apps: list[tuple[AppCard, frozenset[str]]]) -> list[IndexedApp]:
+        texts = self._texts_of([card for card, _ in apps])
+        return [
+            IndexedApp(card, tuple(t for t in texts.get(card.key, ()) if t.name in names))
+            for card, names in apps
+        ]
 
-def _key(app: AppDescriptor) -> tuple[str, str]:
+
+def app_key(app: AppIdentity) -> tuple[str, str]:
     return (str(app.binding), app.id)
-
-
-def _with(app: AppDescriptor, tools: Sequence[Tool]) -> AppDescriptor:
-    return app if len(tools) == len(app.tools) else app.model_copy(update={"tools": tuple(tools)})
 
 
 def in_app_order(
@@ -104,23 +115,24 @@ def in_app_order(
 ) -> list[SearchHit]:
     """The hits of a search restricted to `app`: with a blank query, its first `limit` operations
     in order; an operation named exactly by the query comes first."""
+    card = card_of(app)
     if not query.strip():
-        return [SearchHit(app, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
+        return [SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
     wanted = query.strip().casefold()
     exact = next((tool for tool in tools if tool.name.casefold() == wanted), None)
     if exact is None or (hits and hits[0].tool == exact.name):
         return hits
     top = hits[0].score if hits else 1.0
     rest = [hit for hit in hits if hit.tool != exact.name]
-    return [SearchHit(app, exact.name, top, short(exact.description)), *rest][:limit]
+    return [SearchHit(card, exact.name, top, short(exact.description)), *rest][:limit]
 
 
 def answer_across(
     query: str,
     hits: Sequence[SearchHit],
     *,
-    reference_of: Callable[[AppDescriptor], str],
-    listed_entry: Callable[[AppDescriptor], str | None],
+    reference_of: Callable[[AppCard], str],
+    listed_entry: Callable[[AppCard], str | None],
     search_tool: str,
     exec_tool: str,
 ) -> SearchAnswer:

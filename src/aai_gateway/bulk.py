@@ -1,0 +1,36 @@
+"""Work that makes many objects which all live on: without the cyclic garbage collector.
+
+Loading thousands of descriptors, indexing them for search or listing them makes millions of
+small objects and frees almost none, so each of the collector's passes over the older ones is
+waste: up to half the time of a big start (measured in docs/performance.md). Reference counting
+still frees what becomes garbage; only the search for reference cycles waits until the end.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def without_cyclic_gc() -> Iterator[None]:
+    """The cyclic collector off within; back on after (if it was on), with what was built moved
+    out of its view (`gc.freeze`), or turning it on would start passes over all of it at once."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
+
+
+def keep_what_was_built() -> None:
+    """Move every object alive now out of the collector's view (`gc.freeze`): what a start built
+    lives as long as the process, and later collections need not scan it again and again. (No
+    collection first: with thousands of apps one pass costs more than the little start-up garbage
+    it would free.) Frozen objects are still freed when nothing refers to them any more; only
+    reference cycles among them stay."""
+    gc.freeze()

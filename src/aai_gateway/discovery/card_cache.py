@@ -1,0 +1,300 @@
+"""What loading each descriptor file gave, kept between runs, so a start parses and checks only
+the files that changed (docs/architecture.md, "The descriptor cache").
+
+One SQLite database, `<cache dir>/descriptor-cards.sqlite3`, one row per file: the file's
+identity when it was loaded (`stamp`: inode, size, and modification and change times in
+nanoseconds), the host platform it was loaded for, whether it is bundled, the gateway's build
+(`build_stamp`), and the outcome: the app's card and warnings, or why the file was skipped. The
+texts search indexes are a column of their own, read only when an index is built.
+
+A row is used only when every part of its key equals the file's now; anything else (another
+build, an edited, replaced or touched file, another host) is loaded again and the row replaced.
+A row whose record does not read back as what this module writes counts as absent. A database
+that SQLite cannot read is deleted and made anew, and a cache that cannot be used at all (a
+folder that is not ours, a read-only disk, a lock held too long) costs speed, never an app:
+every failure is logged and loading goes on without it.
+
+What a row can change is bounded: a card decides only what tools/list and search show; a guide
+and every execution use the descriptor loaded from the file itself at that moment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from .. import __version__
+from .mcp_snapshots import private_directory
+
+logger = logging.getLogger(__name__)
+
+DATABASE: Final = "descriptor-cards.sqlite3"
+FORMAT: Final = 1  # of the rows: a change makes every row of an older format unused
+RACY_NANOSECONDS: Final = 2_000_000_000
+"""A file changed this recently may change again within the same time stamp; its row is not
+written until it is older (the file is then checked at each start)."""
+_LOCK_WAIT_SECONDS: Final = 2.0
+_CHUNK: Final = 500  # paths per query (SQLite's limit on parameters is 999 on old builds)
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True, slots=True)
+class StoredOutcome:
+    """One file's row: `card` (JSON) when it held an app, else `reason`; `problems` (JSON): its
+    warnings, or every problem of a skipped file."""
+
+    stamp: str
+    bundled: bool
+    card: str | None
+    reason: str | None
+    problems: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewOutcome:
+    path: str
+    stamp: str
+    bundled: bool
+    card: str | None
+    reason: str | None
+    problems: str
+    texts: str | None
+
+
+def file_stamp(info: os.stat_result) -> str:
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def is_racy(info: os.stat_result, now_ns: int) -> bool:
+    return now_ns - info.st_mtime_ns < RACY_NANOSECONDS
+
+
+def build_stamp() -> str:
+    """The gateway's build: its version, the row format, and the size and time of every module
+    of the package, so an upgrade, or an edited checkout, never reads rows of another build."""
+    digest = hashlib.sha256(f"{FORMAT}\n{__version__}\n".encode())
+    for module in sorted(_PACKAGE.rglob("*.py")):
+        with contextlib.suppress(OSError):
+            info = module.stat()
+            digest.update(f"{module.relative_to(_PACKAGE)}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:32]
+
+
+class CardCache:
+    """The database of one cache folder, for one build and host. Never raises: a failure is
+    logged once and the cache goes quiet (`usable` False)."""
+
+    def __init__(self, folder: Path, host: str, build: str | None = None) -> None:
+        self.path = Path(folder) / DATABASE
+        self.host = host
+        self.build = build or build_stamp()
+        self._connection: sqlite3.Connection | None = None
+        self.usable = True
+
+    # ----------------------------------------------------------------- reading
+
+    def outcomes(self) -> dict[str, StoredOutcome]:
+        """Every row of this build and host, by path."""
+        rows = self._query(
+            "SELECT path, stamp, bundled, card, reason, problems FROM outcomes WHERE build = ? AND host = ?",
+            (self.build, self.host),
+        )
+        found: dict[str, StoredOutcome] = {}
+        for path, *row in rows:
+            outcome = _outcome(*row)
+            if isinstance(path, str) and outcome is not None:
+                found[path] = outcome
+        return found
+
+    def outcome(self, path: str) -> StoredOutcome | None:
+        """The row of one file, of this build and host."""
+        rows = self._query(
+            "SELECT stamp, bundled, card, reason, problems FROM outcomes "
+            "WHERE path = ? AND build = ? AND host = ?",
+            (path, self.build, self.host),
+        )
+        return _outcome(*rows[0]) if rows else None
+
+    def texts(self, wanted: Iterable[tuple[str, str]]) -> dict[str, str]:
+        """The texts (JSON) of the files `wanted` as (path, stamp), for those whose row is of
+        that stamp."""
+        stamps = dict(wanted)
+        found: dict[str, str] = {}
+        paths = list(stamps)
+        for start in range(0, len(paths), _CHUNK):
+            chunk = paths[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT path, stamp, texts FROM outcomes WHERE build = ? AND host = ? AND path IN ({marks})",  # noqa: S608 (placeholders only)
+                (self.build, self.host, *chunk),
+            )
+            for path, stamp, texts in rows:
+                if stamps.get(path) == stamp and isinstance(texts, str):
+                    found[path] = texts
+        return found
+
+    def size(self) -> tuple[int, int]:
+        """(rows of every build and host, bytes on disk); (0, 0) when there is no database."""
+        if not self.path.exists():
+            return 0, 0
+        rows = self._query("SELECT COUNT(*) FROM outcomes", ())
+        count = rows[0][0] if rows and isinstance(rows[0][0], int) else 0
+        try:
+            return count, self.path.stat().st_size
+        except OSError:
+            return count, 0
+
+    # ----------------------------------------------------------------- writing
+
+    def store(self, outcomes: Iterable[NewOutcome]) -> None:
+        rows = [
+            (o.path, o.stamp, o.bundled, self.host, self.build, o.card, o.reason, o.problems, o.texts)
+            for o in outcomes
+        ]
+        if rows:
+            self._change(
+                "INSERT OR REPLACE INTO outcomes "
+                "(path, stamp, bundled, host, build, card, reason, problems, texts) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop the rows of files that are gone."""
+        rows = [(path,) for path in paths]
+        if rows:
+            self._change("DELETE FROM outcomes WHERE path = ?", rows)
+
+    def clear(self) -> None:
+        self.close()
+        for suffix in ("", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def close(self) -> None:
+        if self._connection is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._connection.close()
+            self._connection = None
+
+    # ----------------------------------------------------------------- the database
+
+    def _query(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._guard("read") as connection:
+            if connection is not None:
+                return list(connection.execute(sql, parameters))
+        return []
+
+    def _change(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        with self._guard("write") as connection:
+            if connection is not None:
+                with connection:
+                    connection.executemany(sql, rows)
+
+    @contextlib.contextmanager
+    def _guard(self, doing: str) -> Iterator[sqlite3.Connection | None]:
+        """The connection, or None when the cache is not usable; a database SQLite cannot read
+        is made anew once, anything else turns the cache off for this process."""
+        connection = self._connect()
+        if connection is None:
+            yield None
+            return
+        try:
+            yield connection
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                logger.info(
+                    "descriptor cache %s is busy; not %s this time",
+                    self.path,
+                    "read" if doing == "read" else "written",
+                )
+                return
+            logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
+            self.clear()
+            self._connection = self._open_or_none(fresh=True)
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._connection is None and self.usable:
+            self._connection = self._open_or_none(fresh=False)
+        return self._connection
+
+    def _open_or_none(self, *, fresh: bool) -> sqlite3.Connection | None:
+        try:
+            return self._open()
+        except (OSError, sqlite3.Error, ValueError) as exc:
+            if (
+                not fresh
+                and isinstance(exc, sqlite3.DatabaseError)
+                and not isinstance(exc, sqlite3.OperationalError)
+            ):
+                logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
+                self.clear()
+                return self._open_or_none(fresh=True)
+            logger.warning(
+                "descriptor cache %s cannot be used (%s); every descriptor is read and checked at each start "
+                "(aai-gateway cache clear removes it)",
+                self.path,
+                exc,
+            )
+            self.usable = False
+            return None
+
+    def _open(self) -> sqlite3.Connection:
+        private_directory(self.path.parent)
+        _refuse_foreign(self.path)
+        connection = sqlite3.connect(self.path, timeout=_LOCK_WAIT_SECONDS, isolation_level="DEFERRED")
+        try:
+            if os.name == "posix":
+                os.chmod(self.path, 0o600)
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version != FORMAT:
+                with connection:
+                    connection.execute("DROP TABLE IF EXISTS outcomes")
+                    connection.execute(
+                        "CREATE TABLE outcomes (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+                        "bundled INTEGER NOT NULL, host TEXT NOT NULL, build TEXT NOT NULL, card TEXT, "
+                        "reason TEXT, problems TEXT NOT NULL, texts TEXT)"
+                    )
+                    connection.execute(f"PRAGMA user_version = {FORMAT}")
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+
+def _outcome(stamp: Any, bundled: Any, card: Any, reason: Any, problems: Any) -> StoredOutcome | None:
+    """A row's outcome, when every column holds what `store` writes."""
+    if not (
+        isinstance(stamp, str)
+        and bundled in (0, 1)
+        and (card is None or isinstance(card, str))
+        and (reason is None or isinstance(reason, str))
+        and isinstance(problems, str)
+    ):
+        return None
+    return StoredOutcome(stamp, bool(bundled), card, reason, problems)
+
+
+def _refuse_foreign(path: Path) -> None:
+    """The database must be a regular file of ours, not a link someone left for us to follow."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("not a regular file")
+    if os.name == "posix" and info.st_uid != os.getuid():
+        raise ValueError("owned by another user")
+
+
+def problems_json(problems: Iterable[Any]) -> str:
+    return json.dumps([[p.pointer, p.message, p.severity, p.file] for p in problems], ensure_ascii=False)

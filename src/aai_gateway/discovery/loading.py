@@ -1,0 +1,257 @@
+"""Loading descriptor files for the catalog: each file's card once per change, full descriptors
+when an app is used.
+
+`FileLoads` is the one place a catalog's files are loaded. `load` gives what a file holds (an
+app's card and warnings, or why it is skipped) from, in order: what this process loaded before
+(the same file, unchanged), the persistent card cache (`card_cache.py`, rows of the same file,
+build and host), or the file itself, parsed and checked, whose outcome then goes to the cache
+(`flush`). `descriptor` gives an app's full `AppDescriptor` from its file, keeping the most
+recently used ones (`HELD_DESCRIPTORS`); `texts` gives what search indexes of each app.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..descriptor import AppDescriptor, Platform, Source, host_platform, load_text
+from ..descriptor.card import (
+    AppCard,
+    OperationText,
+    card_from_record,
+    card_of,
+    card_record,
+    texts_from_record,
+    texts_of,
+    texts_record,
+)
+from ..errors import AppChangedError, Problem
+from .card_cache import CardCache, NewOutcome, StoredOutcome, file_stamp, is_racy, problems_json
+from .scanner import describe_os_error, read_descriptor_bytes
+
+logger = logging.getLogger(__name__)
+
+HELD_DESCRIPTORS = 256
+"""Full descriptors kept in memory (the most recently used): an agent works with a few apps."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadCounts:
+    """Where one catalog build found each file's outcome."""
+
+    unchanged: int = 0  # loaded earlier by this process
+    cached: int = 0  # from the card cache
+    checked: int = 0  # read, parsed and checked
+
+    def describe(self) -> str:
+        return (
+            f"{self.checked} descriptor files read and checked, {self.cached} from the descriptor cache, "
+            f"{self.unchanged} unchanged"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FileLoad:
+    """What one descriptor file held when it had `stamp`: an app (`card`, with its warnings), or
+    nothing usable (`reason`, and every problem in `problems`)."""
+
+    path: str
+    stamp: str
+    bundled: bool
+    card: AppCard | None
+    problems: tuple[Problem, ...]
+    reason: str = ""
+
+
+class FileLoads:
+    """Loads for one host platform (None: this machine's), with the persistent `cache` when there
+    is one. Safe to share between catalog versions; not thread-safe (one watcher uses it)."""
+
+    def __init__(self, host: Platform | None = None, cache: CardCache | None = None) -> None:
+        self.host = host
+        self.cache = cache
+        self._loads: dict[str, FileLoad] = {}
+        self._stored: dict[str, StoredOutcome] | None = None
+        self._new: list[NewOutcome] = []
+        self._texts: dict[str, tuple[OperationText, ...]] = {}  # without a cache only
+        self._held: OrderedDict[str, tuple[str, AppDescriptor]] = OrderedDict()
+        self._seen: set[str] = set()
+        self._counts = [0, 0, 0]  # unchanged, cached, checked: during the build under way
+        self.last_counts = LoadCounts()
+
+    # ----------------------------------------------------------------- cards
+
+    def load(self, path: str, info: os.stat_result, *, bundled: bool) -> FileLoad:
+        self._seen.add(path)
+        stamp = file_stamp(info)
+        known = self._loads.get(path)
+        if known is not None and known.stamp == stamp and known.bundled == bundled:
+            self._counts[0] += 1
+            return known
+        found = self._from_cache(path, stamp, bundled)
+        if found is None:
+            found = self._from_file(path, stamp, bundled, racy=is_racy(info, time.time_ns()))
+            self._counts[2] += 1
+        else:
+            self._counts[1] += 1
+        self._loads[path] = found
+        return found
+
+    def _from_cache(self, path: str, stamp: str, bundled: bool) -> FileLoad | None:
+        if self.cache is None:
+            return None
+        if self._stored is None and not self._loads:  # a first build: every row at once
+            self._stored = self.cache.outcomes()
+        row = self._stored.get(path) if self._stored is not None else self.cache.outcome(path)
+        if row is None or row.stamp != stamp or row.bundled != bundled:
+            return None
+        try:
+            problems = _problems_from_json(row.problems, path)
+            card = None if row.card is None else card_from_record(json.loads(row.card))
+        except (ValueError, TypeError, RecursionError):
+            logger.debug("descriptor cache row of %s does not read back; loading the file", path)
+            return None
+        if card is not None and (card.location != path or (card.source_kind == "bundled") != bundled):
+            return None
+        return FileLoad(path, stamp, bundled, card, problems, row.reason or "")
+
+    def _from_file(self, path: str, stamp: str, bundled: bool, *, racy: bool) -> FileLoad:
+        loaded = self._read(path, bundled)
+        if isinstance(loaded, FileLoad):
+            return loaded
+        app, problems = loaded
+        if app is None:
+            errors = [p for p in problems if p.severity == "error"]
+            first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
+            summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
+            outcome = FileLoad(path, stamp, bundled, None, problems, f"invalid descriptor: {summary}")
+            texts = None
+        else:
+            outcome = FileLoad(path, stamp, bundled, card_of(app), problems)
+            texts = texts_of(app)
+            self._hold(path, stamp, app)
+        if self.cache is None:
+            if texts is not None:
+                self._texts[path] = texts
+        elif not racy:
+            self._new.append(
+                NewOutcome(
+                    path,
+                    stamp,
+                    bundled,
+                    None
+                    if outcome.card is None
+                    else json.dumps(card_record(outcome.card), ensure_ascii=False),
+                    outcome.reason or None,
+                    problems_json(problems),
+                    None if texts is None else json.dumps(texts_record(texts), ensure_ascii=False),
+                )
+            )
+        return outcome
+
+    def _read(self, path: str, bundled: bool) -> FileLoad | tuple[AppDescriptor | None, tuple[Problem, ...]]:
+        try:
+            data = read_descriptor_bytes(Path(path))
+        except OSError as exc:
+            return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
+        result = load_text(data, Source(kind="bundled" if bundled else "file", location=path), self.host)
+        problems = tuple(p.located(path) for p in result.problems)
+        if result.descriptor is None:
+            return None, problems
+        return result.descriptor, tuple(p for p in problems if p.severity == "warning")
+
+    def finish(self) -> None:
+        """The end of one catalog build: the outcomes of files loaded during it go to the card
+        cache, and the files it did not see (gone since the last) are forgotten, here and there."""
+        if self.cache is not None and self._new:
+            self.cache.store(self._new)
+        self._new = []
+        self.last_counts = LoadCounts(*self._counts)
+        self._counts = [0, 0, 0]
+        self._stored = None  # later builds ask for the few files that changed
+        gone = [path for path in self._loads if path not in self._seen]
+        self._seen = set()
+        for path in gone:
+            del self._loads[path]
+            self._texts.pop(path, None)
+            self._held.pop(path, None)
+        if self.cache is not None and gone:
+            self.cache.forget(gone)
+
+    # ----------------------------------------------------------------- full descriptors and texts
+
+    def descriptor(self, card: AppCard) -> AppDescriptor:
+        """The full descriptor of `card`'s app, as its file holds it now. AppChangedError when
+        the file no longer holds that app (the catalog catches up at its next rescan)."""
+        path = card.location
+        try:
+            stamp = file_stamp(os.stat(path))
+        except OSError as exc:
+            raise AppChangedError(card.id, path, f"cannot be read ({describe_os_error(exc)})") from None
+        held = self._held.get(path)
+        if held is not None and held[0] == stamp:
+            self._held.move_to_end(path)
+            return held[1]
+        loaded = self._read(path, card.source_kind == "bundled")
+        if isinstance(loaded, FileLoad):
+            raise AppChangedError(card.id, path, f"cannot be read ({loaded.reason})")
+        app = loaded[0]
+        if app is None:
+            raise AppChangedError(card.id, path, "is no longer a valid descriptor")
+        if app.id != card.id:
+            raise AppChangedError(card.id, path, f"now describes the app {app.id!r}")
+        self._hold(path, stamp, app)
+        return app
+
+    def _hold(self, path: str, stamp: str, app: AppDescriptor) -> None:
+        self._held[path] = (stamp, app)
+        self._held.move_to_end(path)
+        while len(self._held) > HELD_DESCRIPTORS:
+            self._held.popitem(last=False)
+
+    def texts(self, cards: Sequence[tuple[AppCard, str]]) -> dict[str, tuple[OperationText, ...]]:
+        """What search indexes of each app of `cards` (with the stamp of its file), by path:
+        from memory or the card cache, else from the descriptor loaded again."""
+        found: dict[str, tuple[OperationText, ...]] = {}
+        wanted = [(card.location, stamp) for card, stamp in cards]
+        stored = self.cache.texts(wanted) if self.cache is not None else {}
+        for card, _stamp in cards:
+            path = card.location
+            kept = self._texts.get(path)
+            if kept is None and path in stored:
+                try:
+                    kept = texts_from_record(json.loads(stored[path]))
+                except (ValueError, TypeError, RecursionError):
+                    kept = None
+            if kept is None:
+                try:
+                    kept = texts_of(self.descriptor(card))
+                except AppChangedError:
+                    continue
+            found[path] = kept
+        return found
+
+    @property
+    def platform(self) -> Platform:
+        return self.host or host_platform()
+
+
+def _problems_from_json(text: str, path: str) -> tuple[Problem, ...]:
+    found = json.loads(text)
+    if type(found) is not list:
+        raise ValueError("not a list of problems")
+    problems = []
+    for item in found:
+        if type(item) is not list or len(item) != 4:
+            raise ValueError("not a problem")
+        pointer, message, severity, file = item
+        if not (type(pointer) is str and type(message) is str and severity in ("error", "warning")):
+            raise ValueError("not a problem")
+        problems.append(Problem(pointer, message, severity, file if type(file) is str else path))
+    return tuple(problems)

@@ -1,0 +1,194 @@
+"""The descriptor cache: a start reads and checks only the files that changed since the last; an
+edited, replaced, removed or just-written file, another build of the gateway, and a damaged or
+foreign database never give a stale or wrong app."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from aai_gateway.discovery import DiscoveryOptions, Layout, build_catalog, discovery_sources
+from aai_gateway.discovery.card_cache import DATABASE, CardCache
+from aai_gateway.discovery.catalog import Catalog
+from aai_gateway.discovery.loading import FileLoads
+from aai_gateway.errors import AppChangedError
+from tests.builders import c_descriptor, write_json
+
+LINUX = Layout(os="linux", home=Path("/nonexistent"), xdg_data_home=Path("/nonexistent"), xdg_data_dirs=())
+HOUR_AGO = time.time() - 3600
+
+
+def sources(folder: Path) -> list:  # type: ignore[type-arg]
+    return discovery_sources(LINUX, DiscoveryOptions(paths=[folder], no_default_paths=True))
+
+
+def write_app(folder: Path, app_id: str, *, name: str = "Notes", aged: bool = True) -> Path:
+    path = write_json(folder / app_id / "aai.json", c_descriptor(app_id, name=name))
+    if aged:  # older than the cache's two seconds of doubt
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+    return path
+
+
+def start(folder: Path, cache_dir: Path, build: str = "build-1") -> tuple[Catalog, FileLoads]:
+    """What one start of the gateway does: a new process, the cache of `cache_dir`."""
+    loads = FileLoads("linux", CardCache(cache_dir, "linux", build))
+    return build_catalog(sources(folder), "linux", loads), loads
+
+
+@pytest.fixture
+def apps(tmp_path: Path) -> Path:
+    folder = tmp_path / "apps"
+    for number in range(5):
+        write_app(folder, f"dev.test.app{number}")
+    return folder
+
+
+def test_a_second_start_reads_and_checks_no_unchanged_file(apps: Path, tmp_path: Path) -> None:
+    first, loads = start(apps, tmp_path / "cache")
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (5, 0)
+    second, loads = start(apps, tmp_path / "cache")
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)
+    assert [e.card for e in second.entries] == [e.card for e in first.entries]
+    assert second.entries[0].descriptor == first.entries[0].descriptor  # loaded from the file on demand
+
+
+def test_an_edited_file_is_checked_again_and_its_new_content_is_used(apps: Path, tmp_path: Path) -> None:
+    start(apps, tmp_path / "cache")
+    edited = write_app(apps, "dev.test.app2", name="Renamed")
+    second, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.checked == 1
+    card = next(e.card for e in second.entries if e.path == str(edited))
+    assert card.names.primary == "Renamed"
+
+
+def test_a_file_replaced_by_another_with_the_same_size_and_time_is_checked_again(
+    apps: Path, tmp_path: Path
+) -> None:
+    start(apps, tmp_path / "cache")
+    target = apps / "dev.test.app1" / "aai.json"
+    replacement = write_app(tmp_path / "elsewhere", "dev.test.app1", name="Other")  # same length as Notes
+    assert replacement.stat().st_size == target.stat().st_size
+    os.utime(replacement, ns=(target.stat().st_atime_ns, target.stat().st_mtime_ns))
+    os.replace(replacement, target)  # a new inode at the same path
+    second, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.checked == 1
+    assert next(e.card for e in second.entries if e.path == str(target)).names.primary == "Other"
+
+
+def test_a_removed_file_is_gone_from_the_catalog_and_from_the_cache(apps: Path, tmp_path: Path) -> None:
+    start(apps, tmp_path / "cache")
+    removed = apps / "dev.test.app3" / "aai.json"
+    removed.unlink()
+    second, _ = start(apps, tmp_path / "cache")
+    assert "dev.test.app3" not in [e.card.id for e in second.entries]
+    # the watcher of a running gateway forgets it in the cache too
+    loads = FileLoads("linux", CardCache(tmp_path / "cache2", "linux", "build-1"))
+    write_app(apps, "dev.test.app3")
+    build_catalog(sources(apps), "linux", loads)
+    (apps / "dev.test.app3" / "aai.json").unlink()
+    build_catalog(sources(apps), "linux", loads)
+    rows = CardCache(tmp_path / "cache2", "linux", "build-1").outcomes()
+    assert str(apps / "dev.test.app3" / "aai.json") not in rows
+
+
+def test_another_build_of_the_gateway_reads_no_row_of_the_last(apps: Path, tmp_path: Path) -> None:
+    start(apps, tmp_path / "cache", build="0.1.0-a")
+    _, loads = start(apps, tmp_path / "cache", build="0.1.1-b")
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (5, 0)
+
+
+def test_a_file_written_within_the_last_two_seconds_is_checked_at_each_start_until_it_is_older(
+    apps: Path, tmp_path: Path
+) -> None:
+    fresh = write_app(apps, "dev.test.fresh", aged=False)
+    start(apps, tmp_path / "cache")
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.checked == 1  # it may still change within its time stamp
+    os.utime(fresh, (HOUR_AGO, HOUR_AGO))
+    start(apps, tmp_path / "cache")
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.checked == 0
+
+
+def test_an_invalid_file_is_remembered_as_skipped_with_its_problems(apps: Path, tmp_path: Path) -> None:
+    bad = apps / "dev.test.bad" / "aai.json"
+    bad.parent.mkdir()
+    bad.write_text('{"schemaVersion": "1.0", "app": 3}')
+    os.utime(bad, (HOUR_AGO, HOUR_AGO))
+    first, _ = start(apps, tmp_path / "cache")
+    second, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.checked == 0
+    assert second.skipped == first.skipped
+    assert second.skipped[0].problems and second.skipped[0].problems[0].file == str(bad)
+
+
+def test_a_damaged_database_is_made_anew_and_every_app_still_loads(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    start(apps, tmp_path / "cache")
+    (tmp_path / "cache" / DATABASE).write_bytes(b"this is not a database at all" * 100)
+    with caplog.at_level(logging.WARNING):
+        catalog, loads = start(apps, tmp_path / "cache")
+    assert len(catalog.entries) == 5 and loads.last_counts.checked == 5
+    assert "damaged" in caplog.text
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.cached == 5  # and it works again
+
+
+def test_a_row_that_does_not_read_back_is_loaded_from_its_file(apps: Path, tmp_path: Path) -> None:
+    start(apps, tmp_path / "cache")
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        db.execute('UPDATE outcomes SET card = \'["not", "a", "card"]\' WHERE path LIKE \'%app0%\'')
+        db.execute("UPDATE outcomes SET problems = 'garbage' WHERE path LIKE '%app1%'")
+    catalog, loads = start(apps, tmp_path / "cache")
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (2, 3)
+    assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(5)]
+
+
+def test_a_database_that_is_a_link_is_not_used(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "cache").mkdir()
+    target = tmp_path / "somewhere-else.sqlite3"
+    target.write_bytes(b"")
+    (tmp_path / "cache" / DATABASE).symlink_to(target)
+    with caplog.at_level(logging.WARNING):
+        catalog, loads = start(apps, tmp_path / "cache")
+    assert len(catalog.entries) == 5 and loads.last_counts.checked == 5
+    assert "cannot be used" in caplog.text
+    assert target.read_bytes() == b""
+
+
+def test_the_database_is_readable_by_its_owner_only(apps: Path, tmp_path: Path) -> None:
+    start(apps, tmp_path / "cache")
+    assert (tmp_path / "cache" / DATABASE).stat().st_mode & 0o077 == 0
+    assert (tmp_path / "cache").stat().st_mode & 0o077 == 0
+
+
+def test_an_app_whose_file_changed_to_another_app_since_its_card_cannot_be_used_until_the_rescan(
+    apps: Path, tmp_path: Path
+) -> None:
+    catalog, _ = start(apps, tmp_path / "cache")
+    entry = next(e for e in catalog.entries if e.card.id == "dev.test.app4")
+    write_json(Path(entry.path), c_descriptor("dev.test.impostor"))
+    with pytest.raises(AppChangedError) as caught:
+        _ = entry.descriptor
+    assert "dev.test.impostor" in caught.value.message and entry.path in caught.value.message
+    Path(entry.path).unlink()
+    with pytest.raises(AppChangedError):
+        _ = entry.descriptor
+
+
+def test_search_texts_come_from_the_cache_for_the_stamp_the_card_was_made_of(
+    apps: Path, tmp_path: Path
+) -> None:
+    start(apps, tmp_path / "cache")
+    catalog, loads = start(apps, tmp_path / "cache")
+    texts = loads.texts([(e.card, e.stamp) for e in catalog.entries])
+    assert {name for found in texts.values() for name in (t.name for t in found)} == {"ping"}
+    assert len(texts) == 5
