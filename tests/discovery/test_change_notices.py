@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ import anyio
 import pytest
 
 from aai_gateway.discovery.change_notices import (
+    STEP_MS,
     ChangeNotices,
     Notifier,
     fallback_reason,
@@ -149,9 +151,13 @@ async def test_a_snapshot_written_by_another_process_is_noticed(tmp_path: Path) 
 
 async def test_a_burst_of_writes_is_one_notice(tmp_path: Path) -> None:
     async with watching(path_source(tmp_path)) as notices:
+        started = time.monotonic()
         for number in range(30):
             write(tmp_path / f"app{number}.json")
+        burst = time.monotonic() - started
         await noticed(notices)
+        if burst > STEP_MS / 1000 / 2:  # the machine stalled mid-burst: two notices are right then
+            return
         with anyio.move_on_after(1.0) as quiet:
             await notices.wait()
         assert quiet.cancelled_caught, "a second notice for the same burst"
@@ -197,17 +203,19 @@ async def test_when_no_watcher_can_be_opened_changes_are_polled_for(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     in_use = len(os.listdir("/proc/self/fd")) - 1
     resource.setrlimit(resource.RLIMIT_NOFILE, (in_use, hard))  # no new file descriptor: EMFILE
-    try:
-        with caplog.at_level(logging.WARNING):
-            notices = ChangeNotices([path_source(tmp_path)], None, poll_interval=0.05)
+    notices = ChangeNotices([path_source(tmp_path)], None, poll_interval=0.05)
+    with caplog.at_level(logging.WARNING):
+        try:
             await notices.__aenter__()
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    async with notices:
-        assert notices.mode == "polling"
-        assert "sudo sysctl fs.inotify.max_user_instances=" in (notices.polling_because or "")
-        with anyio.fail_after(5):
-            await notices.wait()
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        try:
+            assert notices.mode == "polling"
+            assert "sudo sysctl fs.inotify.max_user_instances=" in (notices.polling_because or "")
+            with anyio.fail_after(5):
+                await notices.wait()
+        finally:
+            await notices.__aexit__(None, None, None)
     assert [r.levelno for r in caplog.records].count(logging.WARNING) == 1
 
 
