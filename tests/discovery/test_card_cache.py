@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -192,3 +193,26 @@ def test_search_texts_come_from_the_cache_for_the_stamp_the_card_was_made_of(
     texts = loads.texts([(e.card, e.stamp) for e in catalog.entries])
     assert {name for found in texts.values() for name in (t.name for t in found)} == {"ping"}
     assert len(texts) == 5
+
+
+def test_the_cache_serves_a_rescan_and_a_search_in_other_threads_without_harm(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, loads = start(apps, tmp_path / "cache")  # this thread opens the database
+    write_app(apps, "dev.test.later")
+    results: list[object] = []
+
+    def rescan_and_read_texts() -> None:
+        rebuilt = build_catalog(sources(apps), "linux", loads)
+        results.append(loads.texts([(e.card, e.stamp) for e in rebuilt.entries]))
+
+    with caplog.at_level(logging.INFO):
+        workers = [threading.Thread(target=rescan_and_read_texts) for _ in range(3)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    assert [len(found) for found in results] == [6, 6, 6]  # type: ignore[arg-type]
+    assert "damaged" not in caplog.text and "failed" not in caplog.text
+    _, again = start(apps, tmp_path / "cache")
+    assert again.last_counts.cached == 6

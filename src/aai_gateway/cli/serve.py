@@ -11,7 +11,12 @@ import sys
 import anyio
 
 from ..server.limits import DEFAULT_MAX_MESSAGE_BYTES, SMALLEST_MAX_MESSAGE_BYTES
-from .common import LOGGING_OPTIONS, add_discovery_options, add_gateway_options, add_locale_option
+from .common import (
+    LOGGING_OPTIONS,
+    add_discovery_options,
+    add_gateway_options,
+    add_locale_option,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +37,20 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=2.0,
         metavar="SECONDS",
-        help="how often to look for added, changed or removed descriptors (0: never; default 2)",
+        help=(
+            "descriptors added, changed or removed are noticed by the OS's file notifications; "
+            "where those cannot be used (a warning says why), or with --force-polling, the "
+            "gateway looks every SECONDS instead (0: never look for changes; default 2)"
+        ),
+    )
+    parser.add_argument(
+        "--force-polling",
+        action="store_true",
+        help=(
+            "look for descriptor changes every --poll-interval seconds instead of waiting for "
+            "file notifications: for descriptor folders on a network file system (NFS, SMB, "
+            "sshfs) or WSL's /mnt drives, where changes made elsewhere send no notification"
+        ),
     )
     parser.add_argument(
         "--max-message-bytes",
@@ -72,6 +90,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(args: argparse.Namespace) -> int:
     from ..bulk import keep_what_was_built
+    from ..discovery.change_notices import ChangeNotices
     from ..server.app import GatewayServer, serve_stdio  # the MCP SDK is slow to import: only here
     from .runtime import build_gateway, build_watcher
 
@@ -85,8 +104,14 @@ def run(args: argparse.Namespace) -> int:
         watcher.loads.last_counts.describe(),
         gateway.listing.summary()[0],
     )
+    notices = ChangeNotices(
+        watcher.sources,
+        watcher.snapshots.root if watcher.snapshots is not None else None,
+        poll_interval=args.poll_interval,
+        force_polling=args.force_polling,
+    )
     keep_what_was_built()
-    server = GatewayServer(gateway, watcher, args.poll_interval)
+    server = GatewayServer(gateway, watcher, args.poll_interval, notices)
     if sys.stdin.isatty():  # started by hand: nothing will come from a person typing here
         print(TERMINAL_HINT, file=sys.stderr, flush=True)
     anyio.run(functools.partial(serve_stdio, server, _exit_now, args.max_message_bytes))

@@ -27,6 +27,7 @@ import logging
 import os
 import sqlite3
 import stat
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,13 +92,15 @@ def build_stamp() -> str:
 
 class CardCache:
     """The database of one cache folder, for one build and host. Never raises: a failure is
-    logged once and the cache goes quiet (`usable` False)."""
+    logged once and the cache goes quiet (`usable` False). Thread-safe: the catalog is rebuilt in
+    a worker thread and search reads texts in another; one connection serves them in turn."""
 
     def __init__(self, folder: Path, host: str, build: str | None = None) -> None:
         self.path = Path(folder) / DATABASE
         self.host = host
         self.build = build or build_stamp()
         self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
         self.usable = True
 
     # ----------------------------------------------------------------- reading
@@ -189,13 +192,13 @@ class CardCache:
     # ----------------------------------------------------------------- the database
 
     def _query(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        with self._guard("read") as connection:
+        with self._lock, self._guard("read") as connection:
             if connection is not None:
                 return list(connection.execute(sql, parameters))
         return []
 
     def _change(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
-        with self._guard("write") as connection:
+        with self._lock, self._guard("write") as connection:
             if connection is not None:
                 with connection:
                     connection.executemany(sql, rows)
@@ -251,7 +254,9 @@ class CardCache:
     def _open(self) -> sqlite3.Connection:
         private_directory(self.path.parent)
         _refuse_foreign(self.path)
-        connection = sqlite3.connect(self.path, timeout=_LOCK_WAIT_SECONDS, isolation_level="DEFERRED")
+        connection = sqlite3.connect(
+            self.path, timeout=_LOCK_WAIT_SECONDS, isolation_level="DEFERRED", check_same_thread=False
+        )
         try:
             if os.name == "posix":
                 os.chmod(self.path, 0o600)
@@ -282,6 +287,14 @@ def _outcome(stamp: Any, bundled: Any, card: Any, reason: Any, problems: Any) ->
     ):
         return None
     return StoredOutcome(stamp, bool(bundled), card, reason, problems)
+
+
+def _is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is not a sound database (as opposed to busy, or a misuse)."""
+    text = str(exc).lower()
+    return type(exc) is sqlite3.DatabaseError or any(
+        sign in text for sign in ("not a database", "malformed", "disk image", "file is encrypted")
+    )
 
 
 def _refuse_foreign(path: Path) -> None:

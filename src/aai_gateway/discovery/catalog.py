@@ -16,7 +16,7 @@ from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import AppChangedError, Problem
 from .card_cache import file_stamp
-from .loading import FileLoads
+from .loading import FileLoads, LoadBuild
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
 from .sources import SourceSpec
@@ -159,9 +159,10 @@ def build_catalog(
     catalog = Catalog(loads=loads)
     files: set[tuple[str, str]] = set()
     unreadable: set[tuple[str, str]] = set()
+    build = loads.begin()
     with without_cyclic_gc():
-        _add_sources(catalog, sources, loads, snapshots, (files, unreadable))
-        loads.finish()
+        _add_sources(catalog, sources, (loads, build), snapshots, (files, unreadable))
+        loads.finish(build)
     catalog.marks = SourceMarks(frozenset(files), frozenset(unreadable))
     for skipped in catalog.skipped:
         logger.info("skipped %s: %s", skipped.path, skipped.reason)
@@ -171,10 +172,11 @@ def build_catalog(
 def _add_sources(
     catalog: Catalog,
     sources: Iterable[SourceSpec],
-    loads: FileLoads,
+    loading: tuple[FileLoads, LoadBuild],
     snapshots: SnapshotStore | None,
     marks: tuple[set[tuple[str, str]], set[tuple[str, str]]],
 ) -> None:
+    loads, build = loading
     by_id: dict[str, CatalogEntry] = {}
     seen_files: set[tuple[int, int]] = set()
     files, unreadable = marks
@@ -199,7 +201,7 @@ def _add_sources(
                 continue
             seen_files.add((item.info.st_dev, item.info.st_ino))
             path = os.path.abspath(item.path)  # the binding: absolute, whatever the folder
-            load = loads.load(path, item.info, bundled=spec.bundled)
+            load = loads.load(build, path, item.info, bundled=spec.bundled)
             if load.card is None:
                 catalog.skipped.append(Skipped(path, spec.label, load.reason, load.problems))
                 continue

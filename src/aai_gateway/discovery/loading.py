@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..descriptor import AppDescriptor, Platform, Source, host_platform, load_text
@@ -69,46 +70,63 @@ class FileLoad:
     reason: str = ""
 
 
+@dataclass
+class LoadBuild:
+    """One catalog build's share of `FileLoads`: the files it saw, what it loaded for the card
+    cache, and where each outcome came from."""
+
+    seen: set[str] = field(default_factory=set)
+    new: list[NewOutcome] = field(default_factory=list)
+    counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # unchanged, cached, checked
+
+
 class FileLoads:
     """Loads for one host platform (None: this machine's), with the persistent `cache` when there
-    is one. Safe to share between catalog versions; not thread-safe (one watcher uses it)."""
+    is one. Safe to share between catalog versions and threads: the watcher rebuilds in a worker
+    thread while the server loads descriptors for guides and calls and search reads texts. The
+    lock is held only around this object's dictionaries, never while a file is read."""
 
     def __init__(self, host: Platform | None = None, cache: CardCache | None = None) -> None:
         self.host = host
         self.cache = cache
+        self._lock = threading.Lock()
         self._loads: dict[str, FileLoad] = {}
         self._stored: dict[str, StoredOutcome] | None = None
-        self._new: list[NewOutcome] = []
         self._texts: dict[str, tuple[OperationText, ...]] = {}  # without a cache only
         self._held: OrderedDict[str, tuple[str, AppDescriptor]] = OrderedDict()
-        self._seen: set[str] = set()
-        self._counts = [0, 0, 0]  # unchanged, cached, checked: during the build under way
         self.last_counts = LoadCounts()
 
     # ----------------------------------------------------------------- cards
 
-    def load(self, path: str, info: os.stat_result, *, bundled: bool) -> FileLoad:
-        self._seen.add(path)
+    def load(self, build: LoadBuild, path: str, info: os.stat_result, *, bundled: bool) -> FileLoad:
+        build.seen.add(path)
         stamp = file_stamp(info)
-        known = self._loads.get(path)
+        with self._lock:
+            known = self._loads.get(path)
         if known is not None and known.stamp == stamp and known.bundled == bundled:
-            self._counts[0] += 1
+            build.counts[0] += 1
             return known
         found = self._from_cache(path, stamp, bundled)
         if found is None:
-            found = self._from_file(path, stamp, bundled, racy=is_racy(info, time.time_ns()))
-            self._counts[2] += 1
+            found = self._from_file(build, path, stamp, bundled, racy=is_racy(info, time.time_ns()))
+            build.counts[2] += 1
         else:
-            self._counts[1] += 1
-        self._loads[path] = found
+            build.counts[1] += 1
+        with self._lock:
+            self._loads[path] = found
         return found
 
     def _from_cache(self, path: str, stamp: str, bundled: bool) -> FileLoad | None:
         if self.cache is None:
             return None
-        if self._stored is None and not self._loads:  # a first build: every row at once
-            self._stored = self.cache.outcomes()
-        row = self._stored.get(path) if self._stored is not None else self.cache.outcome(path)
+        with self._lock:
+            first = self._stored is None and not self._loads
+        if first:  # a first build: every row at once
+            stored = self.cache.outcomes()
+            with self._lock:
+                self._stored = stored
+        stored_now = self._stored
+        row = stored_now.get(path) if stored_now is not None else self.cache.outcome(path)
         if row is None or row.stamp != stamp or row.bundled != bundled:
             return None
         try:
@@ -121,7 +139,7 @@ class FileLoads:
             return None
         return FileLoad(path, stamp, bundled, card, problems, row.reason or "")
 
-    def _from_file(self, path: str, stamp: str, bundled: bool, *, racy: bool) -> FileLoad:
+    def _from_file(self, build: LoadBuild, path: str, stamp: str, bundled: bool, *, racy: bool) -> FileLoad:
         loaded = self._read(path, bundled)
         if isinstance(loaded, FileLoad):
             return loaded
@@ -138,9 +156,10 @@ class FileLoads:
             self._hold(path, stamp, app)
         if self.cache is None:
             if texts is not None:
-                self._texts[path] = texts
+                with self._lock:
+                    self._texts[path] = texts
         elif not racy:
-            self._new.append(
+            build.new.append(
                 NewOutcome(
                     path,
                     stamp,
@@ -166,21 +185,22 @@ class FileLoads:
             return None, problems
         return result.descriptor, tuple(p for p in problems if p.severity == "warning")
 
-    def finish(self) -> None:
-        """The end of one catalog build: the outcomes of files loaded during it go to the card
-        cache, and the files it did not see (gone since the last) are forgotten, here and there."""
-        if self.cache is not None and self._new:
-            self.cache.store(self._new)
-        self._new = []
-        self.last_counts = LoadCounts(*self._counts)
-        self._counts = [0, 0, 0]
-        self._stored = None  # later builds ask for the few files that changed
-        gone = [path for path in self._loads if path not in self._seen]
-        self._seen = set()
-        for path in gone:
-            del self._loads[path]
-            self._texts.pop(path, None)
-            self._held.pop(path, None)
+    def begin(self) -> LoadBuild:
+        return LoadBuild()
+
+    def finish(self, build: LoadBuild) -> None:
+        """The end of `build`: the outcomes of files loaded during it go to the card cache, and
+        the files it did not see (gone since the last) are forgotten, here and there."""
+        if self.cache is not None and build.new:
+            self.cache.store(build.new)
+        with self._lock:
+            self.last_counts = LoadCounts(*build.counts)
+            self._stored = None  # later builds ask for the few files that changed
+            gone = [path for path in self._loads if path not in build.seen]
+            for path in gone:
+                del self._loads[path]
+                self._texts.pop(path, None)
+                self._held.pop(path, None)
         if self.cache is not None and gone:
             self.cache.forget(gone)
 
@@ -194,10 +214,11 @@ class FileLoads:
             stamp = file_stamp(os.stat(path))
         except OSError as exc:
             raise AppChangedError(card.id, path, f"cannot be read ({describe_os_error(exc)})") from None
-        held = self._held.get(path)
-        if held is not None and held[0] == stamp:
-            self._held.move_to_end(path)
-            return held[1]
+        with self._lock:
+            held = self._held.get(path)
+            if held is not None and held[0] == stamp:
+                self._held.move_to_end(path)
+                return held[1]
         loaded = self._read(path, card.source_kind == "bundled")
         if isinstance(loaded, FileLoad):
             raise AppChangedError(card.id, path, f"cannot be read ({loaded.reason})")
@@ -210,10 +231,11 @@ class FileLoads:
         return app
 
     def _hold(self, path: str, stamp: str, app: AppDescriptor) -> None:
-        self._held[path] = (stamp, app)
-        self._held.move_to_end(path)
-        while len(self._held) > HELD_DESCRIPTORS:
-            self._held.popitem(last=False)
+        with self._lock:
+            self._held[path] = (stamp, app)
+            self._held.move_to_end(path)
+            while len(self._held) > HELD_DESCRIPTORS:
+                self._held.popitem(last=False)
 
     def texts(self, cards: Sequence[tuple[AppCard, str]]) -> dict[str, tuple[OperationText, ...]]:
         """What search indexes of each app of `cards` (with the stamp of its file), by path:
@@ -223,7 +245,8 @@ class FileLoads:
         stored = self.cache.texts(wanted) if self.cache is not None else {}
         for card, _stamp in cards:
             path = card.location
-            kept = self._texts.get(path)
+            with self._lock:
+                kept = self._texts.get(path)
             if kept is None and path in stored:
                 try:
                     kept = texts_from_record(json.loads(stored[path]))

@@ -27,6 +27,7 @@ from ..auth.credentials import Credential
 from ..consent.policy import caller_name
 from ..consent.prompt_text import Answer
 from ..descriptor import app_reference
+from ..discovery.change_notices import ChangeNotices
 from ..discovery.watch import CatalogWatcher
 from ..errors import AaiError, ErrorCode, InvalidArgumentError, UnknownGatewayToolError
 from ..service import Caller, Gateway
@@ -75,7 +76,7 @@ class ListChangedNotifier:
         if self._legacy_session is not None:
             try:
                 await self._legacy_session.send_tool_list_changed()
-            except Exception:  # the client may have gone; the next poll tries again
+            except Exception:  # the client may have gone; the next change tries again
                 logger.warning("could not send tools/list_changed to the client", exc_info=True)
         await self.bus.publish(ToolsListChanged())
 
@@ -85,12 +86,19 @@ class ListChangedNotifier:
 
 class GatewayServer:
     def __init__(
-        self, gateway: Gateway, watcher: CatalogWatcher | None = None, poll_interval: float = 2.0
+        self,
+        gateway: Gateway,
+        watcher: CatalogWatcher | None = None,
+        poll_interval: float = 2.0,
+        notices: ChangeNotices | None = None,
     ) -> None:
+        """`watcher` rescans when `notices` says something may have changed (without notices:
+        every `poll_interval` seconds); `poll_interval` 0: never."""
         self.gateway = gateway
         self.tool_list = ToolList(gateway)
         self.watcher = watcher
         self.poll_interval = poll_interval
+        self.notices = notices if notices is not None else ChangeNotices.polling(poll_interval)
         self.notifier = ListChangedNotifier()
         # Tools an MCP server listed (a first use, its list_changed) may change the app list too.
         gateway.on_list_changed = self.notifier.tools_changed
@@ -136,17 +144,19 @@ class GatewayServer:
         logger.info("consent decisions are kept in %s", await anyio.to_thread.run_sync(lambda: store.where))
 
     async def _watch(self) -> None:
+        """Rescan whenever the notices say something may have changed; the rescan decides."""
         assert self.watcher is not None
-        while True:
-            await anyio.sleep(self.poll_interval)
-            try:
-                catalog = await anyio.to_thread.run_sync(self.watcher.poll)
-            except Exception:  # a scan failure must not stop the server; the next poll retries
-                logger.exception("rescanning descriptors failed")
-                continue
-            if catalog is not None and self.gateway.set_catalog(catalog):
-                logger.info("app list changed: %d apps", len(self.gateway.entries))
-                await self.notifier.tools_changed()
+        async with self.notices:  # never raises: notifications that fail give way to polling
+            while True:
+                await self.notices.wait()
+                try:
+                    catalog = await anyio.to_thread.run_sync(self.watcher.poll)
+                except Exception:  # a scan failure must not stop the server; the next notice retries
+                    logger.exception("rescanning descriptors failed")
+                    continue
+                if catalog is not None and self.gateway.set_catalog(catalog):
+                    logger.info("app list changed: %d apps", len(self.gateway.entries))
+                    await self.notifier.tools_changed()
 
     async def on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

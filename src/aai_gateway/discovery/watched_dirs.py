@@ -1,0 +1,187 @@
+"""Which directories to watch for file notifications, and which events in them matter.
+
+A discovery source's pattern says where descriptors can be (`sources.Pattern`); only the
+directories that can hold one, or can come to hold one, are watched, each on its own (never a
+whole tree: `/opt` with `DIR/*/aai.json` is `/opt` and each `/opt/<app>`, not everything below):
+
+| pattern | watched |
+|---|---|
+| `DIR/*.json` | DIR, for `*.json` |
+| `DIR/*/aai.json` (or both) | DIR, for any entry; each DIR/<app>, for `aai.json` |
+| macOS bundles | each folder the scanner enters (4 deep), for any entry; |
+| | each bundle's `Contents/Resources`, for `aai.json` |
+| Xcode products | DIR and each `DIR/<project>/Build/Products`, for any entry; |
+| | each configuration folder, for `*.app`; each bundle as above |
+| MCP tool snapshots | the store's folder, for `*.json` |
+
+Every root is also watched from the nearest existing folder above it, for the next name on the
+way down: that sees a root that does not exist yet appear (`~/.aai` before the user makes it), and
+one that is removed, renamed or, as a symlink, pointed elsewhere. A folder inside a bundle or an
+Xcode project that is missing is watched the same way, from within. A folder that cannot be read
+is not watched (the OS refuses); its parent sees it change.
+
+The watch set changes whenever folders appear or vanish: `change_notices` computes it again
+after every relevant event and watches anew when it differs. `watched_dirs()` is pure apart
+from the `DirLister` it is given (the real file system, or a fake in tests).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Protocol
+
+from .sources import Pattern, SourceSpec
+
+DESCRIPTOR: Final = "aai.json"
+ANY: Final = "*"
+JSON_FILES: Final = "*.json"
+BUNDLES: Final = "*.app"
+BUNDLE_DEPTH: Final = 4  # as deep as the scanner looks for `*.app` bundles (`scanner._bundles`)
+Interests = frozenset[str]
+"""What matters in a directory: `*` any name, `*<suffix>` names ending so, else exact names
+(all casefolded: on a case-insensitive file system `AAI.json` is `aai.json`)."""
+
+
+class DirLister(Protocol):
+    def watchable(self, path: Path) -> bool:
+        """A directory that exists and may be watched (the OS wants read permission)."""
+
+    def subdirs(self, path: Path) -> list[str]:
+        """The names of the directories in `path` (symlinks followed), sorted; [] if unreadable."""
+
+
+class OsDirs:
+    """The real file system."""
+
+    def watchable(self, path: Path) -> bool:
+        return os.path.isdir(path) and os.access(path, os.R_OK)
+
+    def subdirs(self, path: Path) -> list[str]:
+        try:
+            with os.scandir(path) as listing:
+                return sorted(entry.name for entry in listing if _is_dir(entry))
+        except OSError:
+            return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class WatchSet:
+    dirs: Mapping[Path, Interests]
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(str(path) for path in self.dirs)
+
+    def relevant(self, changed: str) -> bool:
+        """Whether a change reported at `changed` could change the catalog: a watched directory
+        itself (removed, moved, its permissions), an entry of one that its interests name, or a
+        path in no watched directory: one the OS spells otherwise (macOS reports `/private/var`
+        for `/var`; a case-insensitive file system its own case), kept rather than missed."""
+        path = Path(changed)
+        if path in self.dirs:
+            return True
+        interests = self.dirs.get(path.parent)
+        return interests is None or matters(path.name, interests)
+
+
+def matters(name: str, interests: Iterable[str]) -> bool:
+    folded = name.casefold()
+    return any(
+        folded.endswith(interest[1:]) if interest.startswith(ANY) else folded == interest
+        for interest in interests
+    )
+
+
+def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, lister: DirLister) -> WatchSet:
+    plan = _Plan(lister)
+    for spec in sources:
+        root = Path(os.path.abspath(spec.root))
+        if spec.pattern == Pattern.FILES:
+            plan.reach(root, JSON_FILES)
+        elif spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
+            plan.reach(root, ANY)
+            plan.app_dirs(root)
+        elif spec.pattern == Pattern.BUNDLES:
+            plan.reach(root, ANY)
+            plan.bundle_tree(root, depth=1, max_depth=BUNDLE_DEPTH)
+        elif spec.pattern == Pattern.XCODE_PRODUCTS:
+            plan.reach(root, ANY)
+            plan.xcode_products(root)
+    if snapshot_root is not None:
+        plan.reach(Path(os.path.abspath(snapshot_root)), JSON_FILES)
+    return WatchSet({path: frozenset(interests) for path, interests in plan.dirs.items()})
+
+
+class _Plan:
+    def __init__(self, lister: DirLister) -> None:
+        self.lister = lister
+        self.dirs: dict[Path, set[str]] = {}
+
+    def add(self, path: Path, interest: str) -> None:
+        self.dirs.setdefault(path, set()).add(interest.casefold())
+
+    def reach(self, target: Path, interest: str, *, inside: Path | None = None) -> None:
+        """Watch `target` when it is a directory, and the nearest watchable directory above it for
+        the next name on the way down (to see `target` appear, vanish or be replaced). With
+        `inside`: the directory above only while `target` is missing, and never above `inside`
+        (whose own parent is watched already)."""
+        exists = self.lister.watchable(target)
+        if exists:
+            self.add(target, interest)
+            if inside is not None:
+                return
+        child = target
+        while child.parent != child:
+            parent = child.parent
+            if inside is not None and parent != inside and inside not in parent.parents:
+                return
+            if self.lister.watchable(parent):
+                self.add(parent, child.name)
+                return
+            child = parent
+
+    def app_dirs(self, root: Path) -> None:
+        for name in self.lister.subdirs(root):
+            # the scanner's rule (`scanner._app_dirs`): hidden entries and `*.json` are no app folders
+            if not name.startswith(".") and not name.endswith(".json"):
+                folder = root / name
+                if self.lister.watchable(folder):
+                    self.add(folder, DESCRIPTOR)
+
+    def bundle(self, bundle: Path) -> None:
+        self.reach(bundle / "Contents" / "Resources", DESCRIPTOR, inside=bundle)
+
+    def bundle_tree(self, directory: Path, depth: int, max_depth: int) -> None:
+        """The folders `scanner._bundles` enters below `directory` (at `depth`), never a bundle's
+        inside; the depth bound also ends a symlink loop."""
+        for name in self.lister.subdirs(directory):
+            path = directory / name
+            if name.endswith(".app"):
+                self.bundle(path)
+            elif depth < max_depth and not name.startswith(".") and self.lister.watchable(path):
+                self.add(path, ANY)
+                self.bundle_tree(path, depth + 1, max_depth)
+
+    def xcode_products(self, root: Path) -> None:
+        for project in self.lister.subdirs(root):
+            products = root / project / "Build" / "Products"
+            # a project's own folder is busy while it builds: watched only until Build/Products exists
+            self.reach(products, ANY, inside=root / project)
+            for configuration in self.lister.subdirs(products):
+                folder = products / configuration
+                if not self.lister.watchable(folder):
+                    continue
+                self.add(folder, BUNDLES)
+                for name in self.lister.subdirs(folder):
+                    if name.endswith(".app"):
+                        self.bundle(folder / name)
