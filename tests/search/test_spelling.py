@@ -65,3 +65,13 @@ def test_a_typo_keeps_its_first_letter() -> None:
     speller = Speller(["calendar", "latencia"])
     assert speller.corrections("calender") == ["calendar"]
     assert speller.corrections("valencia") == []  # a city, not a typo of `latencia`
+
+
+def test_letters_swapped_or_moved_are_one_edit_and_a_four_letter_word_is_corrected_only_so() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["lydia", "cabify", "sncf", "snap", "lyric"])
+    assert speller.corrections("lidya") == ["lydia"]  # two letters changed places
+    assert speller.corrections("cabyfi") == ["cabify"]
+    assert speller.corrections("snfc") == ["sncf"]  # four letters: a swap only
+    assert speller.corrections("snip") == []  # four letters, one other edit: no guess

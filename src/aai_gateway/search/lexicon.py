@@ -61,6 +61,9 @@ class Concept:
     """Words by language tag (`en`, `zh`, `ja`, `de`, `fr`, `es`, ...)."""
     broader: Sequence[str] = ()
     """Ids of broader concepts: a text with this concept also has theirs."""
+    query_terms: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Words by language that name the concept in a query only: what users say that descriptors
+    write with another meaning (`text` someone: a message; `Kohle`: money)."""
 
 
 @dataclass(slots=True)
@@ -75,7 +78,8 @@ def parse_lexicon(text: str, into: LexiconSource | None = None) -> LexiconSource
     source = into or LexiconSource()
     data = json.loads(text)
     for entry in data.get("concepts", ()):
-        source.concepts.append(Concept(entry["id"], entry["terms"], tuple(entry.get("broader", ()))))
+        broader = tuple(entry.get("broader", ()))
+        source.concepts.append(Concept(entry["id"], entry["terms"], broader, entry.get("query_terms", {})))
     for words in data.get("words_without_concept", {}).values():
         source.plain_words.extend(words)
     return source
@@ -120,6 +124,8 @@ class Lexicon:
         self._cjk: Table = {}
         self._longest_phrase = 2
         self._foreign_prefixes: set[str] = set()
+        self._query_words: Table = {}
+        """Single words that name a concept in queries only, as written, inflected and stemmed."""
         concepts = list(concepts)
         self._broader = _broader_closure(concepts)
         for concept in concepts:
@@ -127,6 +133,9 @@ class Lexicon:
             for language, words in concept.terms.items():
                 for word in words:
                     self._add(word, token, language)
+            for language, words in concept.query_terms.items():
+                for word in words:
+                    self._add_query_word(word, token, language)
         for word in plain_words:
             cjk = self._cjk_word(word, analyze(clip_field(word)))
             self._cjk.setdefault(cjk, set())
@@ -181,7 +190,24 @@ class Lexicon:
             # for across pieces of descriptors: `the`, `a`, `to` follow nearly every word there
             self._surface_seconds.update(w for w in phrase[1:] if not english or w not in self._stopwords)
 
+    def _add_query_word(self, word: str, token: str, language: str) -> None:
+        analyzed = analyze(clip_field(word))
+        if len(analyzed.words) != 1 or analyzed.stretches:
+            raise ValueError(f"the lexicon's query word {word!r} is not one word")
+        surface = analyzed.surfaces[0]
+        forms = {surface, analyzed.words[0]}
+        if len(surface) >= MIN_INFLECTED:
+            forms.update(surface + ending for ending in INFLECTIONS.get(language, ()))
+        for form in forms:
+            self._query_words.setdefault(form, set()).add(token)
+
     # ------------------------------------------------------------------- matching
+
+    def query_concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
+        """The concept terms a word of a query names besides those of `concepts_of_word`: the
+        query-only words (as written, inflected or by English stem)."""
+        found = self._query_words.get(surface) or self._query_words.get(stemmed)
+        return sorted(found) if found else []
 
     def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
         """The concept terms `analyzed` contains, each once; `phrases=False`: single words and CJK
@@ -236,7 +262,7 @@ class Lexicon:
 
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
-        return bool(self.concepts_of_word(surface, stem(surface)))
+        return bool(self.concepts_of_word(surface, stem(surface)) or self._query_words.get(surface))
 
     def may_go_on(self, word: str, surface: str) -> bool:
         """Whether a word (stemmed, and as written) of a descriptor may start a phrase that goes on
@@ -352,7 +378,7 @@ class Lexicon:
     def surfaces(self) -> list[str]:
         """The lexicon's single words as written (case and accents folded): known words for typo
         correction and compound splitting."""
-        return [word for word in self._surfaces if word.isalpha()]
+        return [word for word in (*self._surfaces, *self._query_words) if word.isalpha()]
 
 
 def _broader_closure(concepts: Sequence[Concept]) -> dict[str, frozenset[str]]:

@@ -226,7 +226,8 @@ def _words(
         if term in stop and not only_stopwords:
             continue
         if lexicon is not None and not in_phrase:
-            build.concepts(unit, lexicon.concepts_of_word(surface, term))
+            named = lexicon.concepts_of_word(surface, term) + lexicon.query_concepts_of_word(surface, term)
+            build.concepts(unit, named)
         # a German, French or Spanish word of the lexicon that no descriptor has as written is
         # not looked up by its English stem (`Termin` is no form of `terminate`)
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)

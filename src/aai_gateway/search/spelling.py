@@ -80,17 +80,36 @@ class Speller:
         return []
 
     def corrections(self, word: str) -> list[str]:
-        """The known words nearest to `word` (at the nearest distance only), best first."""
-        if len(word) < MIN_LENGTH:
+        """The known words nearest to `word` (at the nearest distance only), best first.
+
+        Letters swapped or moved count as one edit: `lidya` (lydia) and `cabyfi` (cabify) are a
+        letter moved, two edits apart by the letters but the same letters; and a word of four
+        letters is corrected only so (`snfc`: sncf), since too many words are one other edit
+        from it."""
+        if len(word) < MIN_LENGTH - 1:
             return []
+        if len(word) < MIN_LENGTH:
+            return self._nearest(word, 1, moved_only=True)
         limit = 2 if len(word) >= LONG_WORD else 1
+        return self._nearest(word, limit) or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
+
+    def _nearest(self, word: str, limit: int, *, moved_only: bool = False) -> list[str]:
+        letters = sorted(word)
         found = []
         for length in range(len(word) - limit, len(word) + limit + 1):
+            if moved_only and length != len(word):
+                continue
             choices = self._by_length.get((word[0], length))
             if choices:
                 found += self._extract(
-                    word, choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS + 1
+                    word,
+                    choices,
+                    scorer=self._distance,
+                    score_cutoff=limit,
+                    limit=None if moved_only else MAX_CORRECTIONS + 1,
                 )
+        if moved_only:
+            found = [hit for hit in found if sorted(hit[0]) == letters]
         if not found:
             return []
         best = min(distance for _, distance, _ in found)
