@@ -104,6 +104,7 @@ class SearchIndex:
             self._speller,
             loanwords=corpus.loanwords,
             surfaces=corpus.surfaces,
+            names=corpus.name_sounds,
         )
         if not weighted.units:
             return []

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..descriptor import AppDescriptor
 from ..descriptor.model import Tool
+from .cjk_names import NameSounds
 from .lexicon import Lexicon
 from .normalize import clip_field
 from .spelling import Loanwords
@@ -156,6 +157,8 @@ class Corpus:
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.loanwords = Loanwords()
+        self.name_sounds = NameSounds()
+        """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""
         self.app_ranges: dict[tuple[str, object], range] = {}
         self.spans: dict[int, range] = {}
         """An app's entry -> the entries of the app and its operations."""
@@ -313,6 +316,7 @@ class Corpus:
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
             self._add_loanwords(name, app_name=True)
+            self.name_sounds.add(name)
         for index, tool in enumerate(app.tools):
             self.entry_app.append(number)
             self.entry_tool.append(index)

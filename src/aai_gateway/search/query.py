@@ -28,6 +28,7 @@ from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem
 
 if TYPE_CHECKING:
+    from .cjk_names import NameSounds
     from .spelling import Loanwords, Speller
 
 MAX_TERMS = 128
@@ -181,9 +182,12 @@ def query_weights(
     *,
     loanwords: Loanwords | None = None,
     surfaces: Container[str] = (),
+    names: NameSounds | None = None,
 ) -> WeightedQuery:
-    """The units of the query `text`; `surfaces` are the index's words as written."""
-    analyzed = analyze(clip_query(text), pairs=True)
+    """The units of the query `text`; `surfaces` are the index's words as written; `names`
+    restores app names misspelt in Chinese or kana (cjk_names.py)."""
+    clipped = clip_query(text)
+    analyzed = analyze(names.rewrite(clipped, vocabulary) if names is not None else clipped, pairs=True)
     build = _Builder(vocabulary, lexicon)
     units = _words(analyzed, build, speller, surfaces)
     _joined_forms(analyzed, build, units)
