@@ -19,10 +19,13 @@ from typing import Any
 
 from ..descriptor import AppDescriptor
 from .corpus import Corpus
-from .lexicon import Lexicon, default_lexicon
+from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
 from .query import query_weights
 
 DEFAULT_LIMIT = 10
+LOOKING_LEAD = 1.15
+"""How much an operation that only looks (its name says list, get, search, track) gains over the
+others when the query asks to see something (a question, or no action named)."""
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
@@ -59,12 +62,27 @@ class SearchIndex:
             self._corpus = Corpus(apps, self._lexicon)
             corpus = self._corpus
             self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
+            self._looking = self._looking_entries(corpus)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
             self._speller = Speller([*corpus.surfaces, *lexicon_words])
         finally:
             if collecting:
                 gc.enable()
+
+    @staticmethod
+    def _looking_entries(corpus: Corpus) -> Any:
+        """Per entry, whether it is an operation whose name (or title) says it only looks."""
+        import numpy as np  # noqa: PLC0415
+
+        looking = {corpus.vocabulary[c] for c in READING_CONCEPTS if c in corpus.vocabulary}
+        names = corpus.fields["name"]
+        flags = np.zeros(len(names), dtype=bool)
+        if looking:
+            for index, ids in enumerate(names):
+                if corpus.owner[index] >= 0 and not looking.isdisjoint(ids):
+                    flags[index] = True
+        return flags
 
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: AppDescriptor | None = None
@@ -109,6 +127,8 @@ class SearchIndex:
         if not weighted.units:
             return []
         scores = self._scorer.unit_scores(weighted.units, weighted.words)
+        if weighted.looks:
+            scores[self._looking] *= LOOKING_LEAD
         if within is None:
             self._put_named_apps_first(scores, weighted.words)
         offset = within.start if within is not None else 0

@@ -34,6 +34,8 @@ from .stopwords import STOPWORDS
 from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
 
 CONCEPT_PREFIX = "§"
+READING_CONCEPTS = ("§list", "§read", "§find", "§track", "§count")
+"""The actions that only look: what a question or a query naming no action asks for."""
 NARROWER_PREFIX = "§<"
 """`§<payment`: the term of a text that has a concept narrower than `payment` (`§refund`)."""
 MAX_CJK_TERM = 12

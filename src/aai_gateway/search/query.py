@@ -52,6 +52,26 @@ SIBLING_WEIGHT = 0.2
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
 """A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
 MATH_CONCEPT = CONCEPT_PREFIX + "math"
+_REQUEST = re.compile(
+    r"^\W*(can|could|would|will|kannst|könntest|können|peux|pourrais|pouvez|pourriez|puedes|podrías|"
+    r"podéis|puede)\b|^\W*(能不能|可以|能帮|能否|麻烦)|(てくれ|てもらえ|ください|下さい)",
+    re.IGNORECASE,
+)
+"""A polite request (`can you send …?`, `能不能帮我…`, `…してくれる？`): something to be done."""
+_QUESTION = re.compile(
+    r"[?？]\W*$|^\W*(is|are|was|were|does|did|what|when|where|which|who|whose|why|how (much|many|far|long|"
+    r"old|big)|ist|sind|gibt|wann|wo|wie (viel|lange|weit|spät)|was|welche[rsnm]?|wer|est-ce|quand|où|"
+    r"combien|quel|quelle|quels|quelles|qui|cuándo|dónde|cuánto|cuánta|cuántos|cuántas|qué|cuál|quién|"
+    r"hay|está|están)\b|[吗呢]\W*$|多少|几[点个号天次]|哪|什么时候|谁|怎么样|[かの]\W*$|いつ|どこ|いくら|"
+    r"何時|何分|どれ|誰|どう",
+    re.IGNORECASE,
+)
+"""A question: what the user wants is to be told something (a status, a list, a detail)."""
+
+
+def is_question(text: str) -> bool:
+    """Whether a query asks something (and is no polite request for an action)."""
+    return _QUESTION.search(text) is not None and _REQUEST.search(text) is None
 
 
 @dataclass(slots=True)
@@ -83,6 +103,10 @@ class WeightedQuery:
 
     units: list[Unit]
     words: frozenset[int]
+    looks: bool = False
+    """The query asks to see something, not to do it: a question (`is the car locked?`,
+    `山手線遅れてる？`). (A query that names no action was tried too: too many actions are said
+    in words the lexicon has as things, `e-mail my boss`, `Musik lauter`.)"""
 
 
 class _Builder:
@@ -169,9 +193,10 @@ class _Builder:
         into.guessed = into.guessed and unit.guessed
         unit.home = into
 
-    def result(self) -> WeightedQuery:
+    def result(self, *, question: bool = False) -> WeightedQuery:
         units = [unit for unit in self.units if unit.literal or unit.alternatives][:MAX_UNITS]
-        return WeightedQuery(units, frozenset(self.words))
+        looks = self.lexicon is not None and question
+        return WeightedQuery(units, frozenset(self.words), looks)
 
 
 def query_weights(
@@ -200,7 +225,7 @@ def query_weights(
                     build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
     if lexicon is not None and _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
         build.concepts(build.unit(), [MATH_CONCEPT])
-    return build.result()
+    return build.result(question=is_question(clipped))
 
 
 def _words(
