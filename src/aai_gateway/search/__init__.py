@@ -20,15 +20,22 @@ from typing import Any
 from ..descriptor import AppDescriptor
 from .corpus import Corpus
 from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
+from .language import language_of
 from .query import query_weights
 
 DEFAULT_LIMIT = 10
 LOOKING_LEAD = 1.15
 """How much an operation that only looks (its name says list, get, search, track) gains over the
 others when the query asks to see something (a question, or no action named)."""
+LOCAL_LEAD = 1.1
+"""How much an app described in the query's language (not English) and its operations gain: people
+use the apps of their country (language.py)."""
+LANGUAGES = ("de", "fr", "es", "zh", "ja")
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
+MAX_LANGUAGE_TEXT = 600
+"""Characters of a query or an app's description read to tell its language."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +70,7 @@ class SearchIndex:
             corpus = self._corpus
             self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
             self._looking = self._looking_entries(corpus)
+            self._languages: Any = None  # per entry, its app's language (an index in LANGUAGES, -1)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
             self._speller = Speller([*corpus.surfaces, *lexicon_words])
@@ -83,6 +91,26 @@ class SearchIndex:
                 if corpus.owner[index] >= 0 and not looking.isdisjoint(ids):
                     flags[index] = True
         return flags
+
+    def _entry_languages(self) -> Any:
+        """Per entry, the index in LANGUAGES of its app's language (-1: English or unclear),
+        computed with the first query that has a language to match."""
+        import numpy as np  # noqa: PLC0415
+
+        if self._languages is None:
+            corpus = self._corpus
+            known = self._lexicon.languages_of if self._lexicon else None
+            per_app = np.array(
+                [
+                    LANGUAGES.index(found)
+                    if (found := language_of(app.description[:MAX_LANGUAGE_TEXT], known)) in LANGUAGES
+                    else -1
+                    for app in corpus.apps
+                ],
+                dtype=np.int8,
+            )
+            self._languages = per_app[np.frombuffer(corpus.entry_app, dtype=np.int32)]
+        return self._languages
 
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: AppDescriptor | None = None
@@ -129,6 +157,9 @@ class SearchIndex:
         scores = self._scorer.unit_scores(weighted.units, weighted.words)
         if weighted.looks:
             scores[self._looking] *= LOOKING_LEAD
+        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages_of if self._lexicon else None)
+        if language in LANGUAGES:
+            scores[self._entry_languages() == LANGUAGES.index(language)] *= LOCAL_LEAD
         if within is None:
             self._put_named_apps_first(scores, weighted.words)
         offset = within.start if within is not None else 0

@@ -127,6 +127,8 @@ class Lexicon:
         self._longest_phrase = 2
         self._foreign_prefixes: set[str] = set()
         self._query_words: Table = {}
+        self._languages: Table = {}
+        """A single word of the lexicon (folded) -> the languages it is a word of."""
         """Single words that name a concept in queries only, as written, inflected and stemmed."""
         concepts = list(concepts)
         self._broader = _broader_closure(concepts)
@@ -165,6 +167,8 @@ class Lexicon:
         english = language == "en"
         surface = "".join(analyzed.surfaces)
         self._surfaces.setdefault(surface, set()).add(token)
+        if len(analyzed.words) == 1:
+            self._languages.setdefault(surface, set()).add(language)
         if english:
             self._english.add(surface)
             self._stems.setdefault("".join(analyzed.words), set()).add(token)
@@ -202,6 +206,7 @@ class Lexicon:
             forms.update(surface + ending for ending in INFLECTIONS.get(language, ()))
         for form in forms:
             self._query_words.setdefault(form, set()).add(token)
+        self._languages.setdefault(surface, set()).add(language)
 
     # ------------------------------------------------------------------- matching
 
@@ -261,6 +266,10 @@ class Lexicon:
         for surface in surfaces:
             found.update(self.concepts_of_word(surface, stem(surface)))
         return sorted(found)
+
+    def languages_of(self, word: str) -> set[str]:
+        """The languages the lexicon has `word` (case-folded) in, as written."""
+        return self._languages.get(fold_word(word), set())
 
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
