@@ -19,8 +19,8 @@ from typing import Any
 
 from ..descriptor import AppDescriptor
 from .corpus import Corpus
-from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
 from .language import language_of
+from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
 from .query import query_weights
 
 DEFAULT_LIMIT = 10
@@ -157,7 +157,9 @@ class SearchIndex:
         scores = self._scorer.unit_scores(weighted.units, weighted.words)
         if weighted.looks:
             scores[self._looking] *= LOOKING_LEAD
-        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages_of if self._lexicon else None)
+        language = language_of(
+            query[:MAX_LANGUAGE_TEXT], self._lexicon.languages_of if self._lexicon else None
+        )
         if language in LANGUAGES:
             scores[self._entry_languages() == LANGUAGES.index(language)] *= LOCAL_LEAD
         if within is None:

@@ -16,25 +16,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-FUNCTION_WORDS: Mapping[str, frozenset[str]] = {
-    "en": frozenset(
-        "the and of to is are for with your you my from this that on in an by it be all me what how "
-        "which when where will can please".split()
-    ),
-    "de": frozenset(
-        "der die das und ist sind mit für von ein eine einen einem nicht auf den dem des zu zum zur im "
-        "ich mein meine meinen mir mich bitte wie wo nach oder aus bei sich auch noch ihr ihre wird "
-        "kann alle über".split()
-    ),
-    "fr": frozenset(
-        "le les des du et est pour avec une dans sur au aux ce cette mon ma mes je vous votre nous qui "
-        "pas ne tous toutes sont mais ou où".split()
-    ),
-    "es": frozenset(
-        "el los las del y para con una por mi mis al lo se su sus está están este esta estos todos "
-        "todas muy cómo dónde qué".split()
-    ),
+_FUNCTION_WORDS = {
+    "en": "the and of to is are for with your you my from this that on in an by it be all me what how "
+    "which when where will can please",
+    "de": "der die das und ist sind mit für von ein eine einen einem nicht auf den dem des zu zum zur im "
+    "ich mein meine meinen mir mich bitte wie wo nach oder aus bei sich auch noch ihr ihre wird "
+    "kann alle über",
+    "fr": "le les des du et est pour avec une dans sur au aux ce cette mon ma mes je vous votre nous qui "
+    "pas ne tous toutes sont mais ou où",
+    "es": "el los las del y para con una por mi mis al lo se su sus está están este esta estos todos "
+    "todas muy cómo dónde qué",
 }
+FUNCTION_WORDS: Mapping[str, frozenset[str]] = {
+    language: frozenset(words.split()) for language, words in _FUNCTION_WORDS.items()
+}
+"""Words of one language only (`la`, `de`, `que` are French and Spanish: none of them)."""
 _LETTERS = {
     "de": re.compile("[äöüß]"),
     "fr": re.compile("[èêàçùâîôœë]"),
