@@ -34,7 +34,7 @@ LANGUAGES = ("de", "fr", "es", "zh", "ja")
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
-MAX_LANGUAGE_TEXT = 600
+MAX_LANGUAGE_TEXT = 300
 """Characters of a query or an app's description read to tell its language."""
 
 
@@ -99,11 +99,10 @@ class SearchIndex:
 
         if self._languages is None:
             corpus = self._corpus
-            known = self._lexicon.languages_of if self._lexicon else None
             per_app = np.array(
                 [
                     LANGUAGES.index(found)
-                    if (found := language_of(app.description[:MAX_LANGUAGE_TEXT], known)) in LANGUAGES
+                    if (found := language_of(app.description[:MAX_LANGUAGE_TEXT])) in LANGUAGES
                     else -1
                     for app in corpus.apps
                 ],
@@ -157,9 +156,7 @@ class SearchIndex:
         scores = self._scorer.unit_scores(weighted.units, weighted.words)
         if weighted.looks:
             scores[self._looking] *= LOOKING_LEAD
-        language = language_of(
-            query[:MAX_LANGUAGE_TEXT], self._lexicon.languages_of if self._lexicon else None
-        )
+        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages if self._lexicon else None)
         if language in LANGUAGES:
             scores[self._entry_languages() == LANGUAGES.index(language)] *= LOCAL_LEAD
         if within is None:

@@ -23,7 +23,6 @@ import json
 import re
 import unicodedata
 from collections.abc import Container, Iterable
-from itertools import product
 from typing import Any
 
 from .normalize import HIRAGANA_TO_KATAKANA, chinese
@@ -31,8 +30,6 @@ from .stopwords import CJK_STOPWORDS
 
 MIN_HAN_NAME = 2
 MAX_HAN_NAME = 8
-MAX_READINGS = 16
-"""Reading combinations kept per name or query window (polyphonic characters multiply them)."""
 MIN_KANA_NAME = 4
 _HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KANA_RUN = re.compile(
@@ -47,13 +44,15 @@ def _toneless(reading: str) -> str:
 
 
 class _Readings:
-    """Toneless pinyin readings of a character, from pypinyin's table (loaded on first use)."""
+    """Toneless pinyin readings of a character, from pypinyin's table (loaded on first use, each
+    character's readings made toneless when first asked for)."""
 
     def __init__(self) -> None:
-        self._table: dict[int, tuple[str, ...]] | None = None
+        self._table: dict[Any, str] | None = None
+        self._toneless: dict[str, frozenset[str]] = {}
 
-    def _load(self) -> dict[int, tuple[str, ...]]:
-        raw: dict[Any, str]
+    @staticmethod
+    def _load() -> dict[Any, str]:
         import importlib.util  # noqa: PLC0415
         from pathlib import Path  # noqa: PLC0415
 
@@ -62,34 +61,31 @@ class _Readings:
         path = Path(locations[0]) / "pinyin_dict.json" if locations else None
         if path is not None and path.is_file():
             # the table alone: importing pypinyin itself also loads its phrase dictionary (0.25 s)
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        else:
-            from pypinyin.pinyin_dict import pinyin_dict  # noqa: PLC0415
+            table: dict[Any, str] = json.loads(path.read_text(encoding="utf-8"))
+            return table
+        from pypinyin.pinyin_dict import pinyin_dict  # noqa: PLC0415
 
-            raw = pinyin_dict
-        return {
-            int(code): tuple(dict.fromkeys(_toneless(r) for r in readings.split(",")))
-            for code, readings in raw.items()
-        }
+        return {str(code): readings for code, readings in pinyin_dict.items()}
 
-    def of(self, char: str) -> tuple[str, ...]:
-        if self._table is None:
-            self._table = self._load()
-        return self._table.get(ord(char), ())
+    def of(self, char: str) -> frozenset[str]:
+        found = self._toneless.get(char)
+        if found is None:
+            if self._table is None:
+                self._table = self._load()
+            raw = self._table.get(str(ord(char)))
+            found = frozenset(_toneless(r) for r in raw.split(",")) if raw else frozenset({char})
+            self._toneless[char] = found
+        return found
 
 
 readings = _Readings()
 
 
-def _keys(text: str) -> list[str]:
-    """The toneless readings of `text`, one key per combination of its characters' readings."""
-    options = [readings.of(char) or (char,) for char in text]
-    keys: list[str] = []
-    for combination in product(*options):
-        keys.append(" ".join(combination))
-        if len(keys) >= MAX_READINGS:
-            break
-    return keys
+def _sounds_alike(typed: str, name: str) -> bool:
+    """Whether each character of `typed` shares a reading with the one of `name` at its place."""
+    return all(
+        a == b or not readings.of(a).isdisjoint(readings.of(b)) for a, b in zip(typed, name, strict=True)
+    )
 
 
 class NameSounds:
@@ -98,7 +94,7 @@ class NameSounds:
     def __init__(self) -> None:
         self._han: set[str] = set()
         self._kana: set[str] = set()
-        self._by_sound: dict[str, set[str]] | None = None
+        self._by_sound: dict[str, list[str]] | None = None
         self._known: Container[str] = ()
 
     def add(self, name: str) -> None:
@@ -126,12 +122,13 @@ class NameSounds:
             text = _KANA_RUN.sub(self._kana_run, text)
         return text
 
-    def _sounds(self) -> dict[str, set[str]]:
+    def _sounds(self) -> dict[str, list[str]]:
+        """The names by the readings of their first character (built on first use)."""
         if self._by_sound is None:
             self._by_sound = {}
-            for name in self._han:
-                for key in _keys(name):
-                    self._by_sound.setdefault(key, set()).add(name)
+            for name in sorted(self._han):
+                for reading in readings.of(name[0]):
+                    self._by_sound.setdefault(reading, []).append(name)
         return self._by_sound
 
     def _han_run(self, match: re.Match[str]) -> str:
@@ -153,19 +150,21 @@ class NameSounds:
             start += len(found)
         return "".join(out) if changed else run
 
-    def _name_at(self, folded: str, start: int, sounds: dict[str, set[str]]) -> str | None:
+    def _name_at(self, folded: str, start: int, sounds: dict[str, list[str]]) -> str | None:
         """The longest name (misspelt: not as written) that the characters from `start` sound like."""
-        for length in range(min(MAX_HAN_NAME, len(folded) - start), MIN_HAN_NAME - 1, -1):
-            window = folded[start : start + length]
-            if window in self._han:
-                return None  # written right
-            if length == MIN_HAN_NAME and window in self._known:
-                continue
-            for key in _keys(window):
-                names = [name for name in sounds.get(key, ()) if _likely_typo(window, name)]
-                if names:
-                    return min(names)
-        return None
+        found: str | None = None
+        for reading in readings.of(folded[start]):
+            for name in sounds.get(reading, ()):
+                window = folded[start : start + len(name)]
+                if len(window) < len(name) or (found is not None and len(found) >= len(name)):
+                    continue
+                if window == name:
+                    return None  # written right
+                if len(name) == MIN_HAN_NAME and window in self._known:
+                    continue
+                if _likely_typo(window, name) and _sounds_alike(window, name):
+                    found = name
+        return found
 
     def _kana_run(self, match: re.Match[str]) -> str:
         run = match.group()

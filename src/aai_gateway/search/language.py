@@ -14,7 +14,9 @@ described in the query's language (other than English, which global apps use) ga
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+
+from .tokens import fold_word
 
 _FUNCTION_WORDS = {
     "en": "the and of to is are for with your you my from this that on in an by it be all me what how "
@@ -43,25 +45,28 @@ MIN_LEAD = 1
 """How many more signs the winning language must have than the next."""
 
 
-def language_of(text: str, lexicon_languages: Callable[[str], Iterable[str]] | None = None) -> str | None:
+def language_of(text: str, words_of: Mapping[str, Iterable[str]] | None = None) -> str | None:
     """`en`, `de`, `fr`, `es`, `zh`, `ja`, or None when the text does not say clearly.
-    `lexicon_languages`: the languages of the concept lexicon that have a (folded) word."""
-    if _KANA.search(text):
+    `words_of`: more words and their languages (the concept lexicon's), keyed by their case- and
+    accent-folded form."""
+    plain = text.isascii()
+    if not plain and _KANA.search(text):
         return "ja"
-    if _HAN.search(text):
+    if not plain and _HAN.search(text):
         return "zh"
-    counts = dict.fromkeys(FUNCTION_WORDS, 0)
-    for word in _WORD.findall(text.casefold()):
-        for language, words in FUNCTION_WORDS.items():
-            if word in words:
-                counts[language] += 1
-        if lexicon_languages is not None:
-            for language in set(lexicon_languages(word)):
+    folded = text.casefold()
+    words = set(folded.split()) if plain and words_of is None else set(_WORD.findall(folded))
+    counts = {language: len(known.intersection(words)) for language, known in FUNCTION_WORDS.items()}
+    if words_of is not None:
+        for word in words:
+            for language in words_of.get(word if word.isascii() else fold_word(word), ()):
                 if language in counts:
                     counts[language] += 1
-    for language, letters in _LETTERS.items():
-        if letters.search(text.casefold()):
-            counts[language] += 1
-    ranked = sorted(counts.items(), key=lambda item: -item[1])
-    (best, top), (_second, next_) = ranked[0], ranked[1]
-    return best if top >= next_ + MIN_LEAD and top > 0 else None
+    if not plain:
+        for language, letters in _LETTERS.items():
+            if letters.search(folded):
+                counts[language] += 1
+    best = max(counts, key=counts.__getitem__)
+    top = counts[best]
+    runner_up = max(count for language, count in counts.items() if language != best)
+    return best if top >= runner_up + MIN_LEAD and top > 0 else None

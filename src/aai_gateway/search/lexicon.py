@@ -267,9 +267,10 @@ class Lexicon:
             found.update(self.concepts_of_word(surface, stem(surface)))
         return sorted(found)
 
-    def languages_of(self, word: str) -> set[str]:
-        """The languages the lexicon has `word` (case-folded) in, as written."""
-        return self._languages.get(fold_word(word), set())
+    @property
+    def languages(self) -> Mapping[str, set[str]]:
+        """A single word of the lexicon (case- and accent-folded) -> the languages it is a word of."""
+        return self._languages
 
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
