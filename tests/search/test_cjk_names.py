@@ -51,3 +51,11 @@ def test_a_kana_name_one_edit_away_or_the_start_of_one_is_restored() -> None:
     assert names.rewrite("ガーミソで心拍数") == "ガーミンで心拍数"
     assert names.rewrite("ホットペパー") == "ホットペッパー"
     assert names.rewrite("レシピ") == "レシピ"
+
+
+def test_a_chinese_name_written_in_pinyin_as_one_word_is_the_name() -> None:
+    names = name_sounds(["微信", "闲鱼", "饿了么"])
+    assert names.rewrite("weixin send message") == "微信 send message"
+    assert names.rewrite("ELEME order") == "饿了么 order"
+    assert names.rewrite("xianyu", known={"xianyu"}) == "xianyu"  # a word the index has
+    assert names.rewrite("open the door") == "open the door"

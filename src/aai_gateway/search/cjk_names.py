@@ -31,6 +31,10 @@ from .stopwords import CJK_STOPWORDS
 MIN_HAN_NAME = 2
 MAX_HAN_NAME = 8
 MIN_KANA_NAME = 4
+MAX_SPELLINGS = 8
+"""Pinyin spellings kept per name (characters with several readings multiply them)."""
+_LATIN_WORD = re.compile("[A-Za-z]{4,}")
+"""A Latin word long enough to be a name in pinyin (`weixin`, `didi`)."""
 _HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KANA_RUN = re.compile(
     "[\u3041-\u3096\u309d-\u309f][\u3041-\u3096\u309d-\u309fー]*|[\u30a1-\u30fa\u30fc-\u30ff]+"
@@ -96,6 +100,7 @@ class NameSounds:
         self._kana: set[str] = set()
         self._by_sound: dict[str, list[str]] | None = None
         self._known: Container[str] = ()
+        self._pinyin: dict[str, str] | None = None
 
     def add(self, name: str) -> None:
         """One of an app's names (any script: only its Chinese and kana runs are kept)."""
@@ -113,7 +118,10 @@ class NameSounds:
     def rewrite(self, text: str, known: Container[str] = ()) -> str:
         """`text` with the app names it misspells written right (unchanged when there are none).
         `known`: the index's terms; two characters that are a term (a word some descriptor
-        writes) are that word, not a misspelt name."""
+        writes) are that word, not a misspelt name, and a Latin word the index has is no pinyin."""
+        if self._han and _LATIN_WORD.search(text):
+            self._known = known
+            text = _LATIN_WORD.sub(self._pinyin_word, text)
         if self._han and _HAN_RUN.search(text) and not _KANA_RUN.search(text):
             # Japanese is not typed through pinyin
             self._known = known
@@ -130,6 +138,19 @@ class NameSounds:
                 for reading in readings.of(name[0]):
                     self._by_sound.setdefault(reading, []).append(name)
         return self._by_sound
+
+    def _pinyin_word(self, match: re.Match[str]) -> str:
+        """A Chinese name written in toneless pinyin as one word (`weixin`, `xianyu`): the name."""
+        word = match.group()
+        folded = word.casefold()
+        if folded in self._known:
+            return word
+        if self._pinyin is None:
+            self._pinyin = {}
+            for name in sorted(self._han, key=len):
+                for spelling in _spellings(name):
+                    self._pinyin.setdefault(spelling, name)
+        return self._pinyin.get(folded, word)
 
     def _han_run(self, match: re.Match[str]) -> str:
         run = match.group()
@@ -180,6 +201,16 @@ class NameSounds:
             starts = {name[:size] for name in self._kana for size in sizes if size < len(name)}
             names = {start for start in starts if OSA.distance(folded, start) <= 1}
         return names.pop() if len(names) == 1 else run
+
+
+def _spellings(name: str) -> list[str]:
+    """`name` in toneless pinyin, one word per combination of its characters' readings (a few)."""
+    spellings = [""]
+    for char in name:
+        spellings = [done + reading for done in spellings for reading in sorted(readings.of(char))][
+            :MAX_SPELLINGS
+        ]
+    return [spelling for spelling in spellings if spelling.isascii() and spelling.isalpha()]
 
 
 def _likely_typo(window: str, name: str) -> bool:
