@@ -75,3 +75,13 @@ def test_letters_swapped_or_moved_are_one_edit_and_a_four_letter_word_is_correct
     assert speller.corrections("cabyfi") == ["cabify"]
     assert speller.corrections("snfc") == ["sncf"]  # four letters: a swap only
     assert speller.corrections("snip") == []  # four letters, one other edit: no guess
+
+
+def test_a_long_word_with_its_first_letter_wrong_is_corrected_when_nothing_else_fits() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["github", "notion", "calendar", "airtable"])
+    assert speller.corrections("fithub") == ["github"]
+    assert speller.corrections("irtable") == ["airtable"]  # the first letter dropped
+    assert speller.corrections("kalendar") == ["calendar"]
+    assert speller.corrections("zzzzzz") == []

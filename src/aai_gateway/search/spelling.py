@@ -37,6 +37,8 @@ MIN_LENGTH = 5
 LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_COMPOUND = 7
+MIN_FIRST_LETTER = 6
+"""A word this long may have its first letter wrong, when nothing else fits."""
 MIN_PART = 3
 NEGATING_PREFIXES = ("un", "re", "non")
 
@@ -59,6 +61,7 @@ class Speller:
         for word in self._known:
             if len(word) >= MIN_LENGTH - 1:
                 self._by_length.setdefault((word[0], len(word)), []).append(word)
+        self._firsts = sorted({first for first, _length in self._by_length})
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (two, or one behind a prefix), or none."""
@@ -91,7 +94,33 @@ class Speller:
         if len(word) < MIN_LENGTH:
             return self._nearest(word, 1, moved_only=True)
         limit = 2 if len(word) >= LONG_WORD else 1
-        return self._nearest(word, limit) or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
+        return (
+            self._nearest(word, limit)
+            or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
+            or (self._first_letter(word) if len(word) >= MIN_FIRST_LETTER else [])
+        )
+
+    def _first_letter(self, word: str) -> list[str]:
+        """The one known word that a typo of the first letter makes `word` (`fhoto`, `kalendar` for
+        a word without a same-letter neighbour): one edit away, the edit at the start. Only a
+        single such word counts: first letters are where typos are rarest."""
+        found = set()
+        for first in self._firsts:
+            if first == word[0]:
+                continue
+            for length in (len(word) - 1, len(word), len(word) + 1):
+                choices = self._by_length.get((first, length))
+                if choices:
+                    found.update(
+                        choice
+                        for choice, _distance, _index in self._extract(
+                            word, choices, scorer=self._distance, score_cutoff=1, limit=2
+                        )
+                        if choice[1:] == word[1:] or choice == word[1:] or choice[1:] == word
+                    )
+            if len(found) > 1:
+                return []
+        return sorted(found)
 
     def _nearest(self, word: str, limit: int, *, moved_only: bool = False) -> list[str]:
         letters = sorted(word)
