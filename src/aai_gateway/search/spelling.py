@@ -104,7 +104,7 @@ class Speller:
         """The one known word that a typo of the first letter makes `word` (`fhoto`, `kalendar` for
         a word without a same-letter neighbour): one edit away, the edit at the start. Only a
         single such word counts: first letters are where typos are rarest."""
-        found = set()
+        found: set[str] = set()
         for first in self._firsts:
             if first == word[0]:
                 continue
