@@ -140,3 +140,29 @@ def test_a_broader_concept_the_lexicon_does_not_have_is_refused() -> None:
     source = parse_lexicon('{"concepts": [{"id": "a", "broader": ["nowhere"], "terms": {"en": ["alpha"]}}]}')
     with pytest.raises(ValueError, match="unknown broader 'nowhere'"):
         Lexicon(source.concepts)
+
+
+def test_a_query_only_word_names_its_concept_in_a_query_and_not_in_a_descriptor() -> None:
+    lexicon = Lexicon(
+        [Concept("sms", {"en": ["text message"]}, query_terms={"en": ["text"], "de": ["simsen"]})]
+    )
+    assert lexicon.query_concepts_of_word("text", "text") == ["§sms"]
+    assert lexicon.query_concepts_of_word("simsen", "simsen") == ["§sms"]
+    assert concepts_of("extract the text of a page", lexicon) == []  # a descriptor's `text`
+    assert lexicon.knows("simsen")  # no typo to correct
+
+
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("Marseille", "§place_france"),
+        ("渋谷", "§place_japan"),
+        ("Kofferraum", "§car_trunk"),
+        ("割り勘", "§split_bill"),
+        ("chill lighting", "§scene"),
+        ("vendredi", "§date"),
+        ("talla", "§size_fit"),
+    ],
+)
+def test_the_lexicon_knows_places_and_the_words_of_more_domains(text: str, concept: str) -> None:
+    assert concept in concepts_of(text)
