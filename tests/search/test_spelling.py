@@ -85,3 +85,25 @@ def test_a_long_word_with_its_first_letter_wrong_is_corrected_when_nothing_else_
     assert speller.corrections("irtable") == ["airtable"]  # the first letter dropped
     assert speller.corrections("kalendar") == ["calendar"]
     assert speller.corrections("zzzzzz") == []
+
+
+def test_a_german_compound_splits_at_its_linking_letters_and_in_three_when_two_will_not_do() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    words = [
+        "kalender",
+        "eintrag",
+        "ubersicht",
+        "bestellung",
+        "nummer",
+        "woche",
+        "ende",
+        "zahnarzt",
+        "termin",
+        "min",
+    ]
+    speller = Speller(words)
+    assert speller.compound_parts("bestellungsnummer") == ["bestellung", "nummer"]
+    assert speller.compound_parts("wochenende") == ["woche", "ende"]
+    assert speller.compound_parts("kalendereintragsubersicht") == ["kalender", "eintrag", "ubersicht"]
+    assert speller.compound_parts("zahnarzttermin") == ["zahnarzt", "termin"]  # not zahnarzt-ter-min

@@ -40,7 +40,16 @@ MIN_COMPOUND = 7
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
 MIN_PART = 3
+MAX_PARTS = 3
 NEGATING_PREFIXES = ("un", "re", "non")
+LINKS = ("s", "es", "en", "n", "er", "e")
+"""What German puts between the parts of a compound (`Bestellungsnummer`, `Tagesplan`,
+`Wochenende`, `Kinderzimmer`, `Hundefutter`)."""
+
+
+def _unlinked(left: str) -> list[str]:
+    """The first part of a compound as written and without each linking ending it may have."""
+    return [left] + [left[: -len(link)] for link in LINKS if left.endswith(link)]
 
 
 class Speller:
@@ -72,14 +81,25 @@ class Speller:
             # `uncommitted`, `reopen`, `nonempty`: the word the prefix changes
             if word.startswith(prefix) and word[len(prefix) :] in known:
                 return [word[len(prefix) :]]
-        for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1):
-            left, right = word[:cut], word[cut:]
-            if right not in known:
-                continue
-            if left in known:
-                return [left, right]
-            if left.endswith("s") and left[:-1] in known and len(left) > MIN_PART:
-                return [left[:-1], right]
+        return self._split(word, MAX_PARTS)
+
+    def _split(self, word: str, parts: int) -> list[str]:
+        """`word` as known words, at most `parts` of them: the longest last part first, the rest
+        (without its linking letters) a known word or split again (`Kalendereintragsübersicht`)."""
+        known = self._known
+        cuts = [
+            (word[:cut], word[cut:])
+            for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1)
+            if word[cut:] in known
+        ]
+        for left, right in cuts:  # two parts, if it can be
+            for stem in _unlinked(left):
+                if len(stem) >= MIN_PART and stem in known:
+                    return [stem, right]
+        for left, right in cuts if parts > 2 else ():
+            for stem in _unlinked(left):
+                if len(stem) >= 2 * MIN_PART and (first := self._split(stem, parts - 1)):
+                    return [*first, right]
         return []
 
     def corrections(self, word: str) -> list[str]:
