@@ -26,7 +26,7 @@ from .query import query_weights
 DEFAULT_LIMIT = 10
 LOOKING_LEAD = 1.15
 """How much an operation that only looks (its name says list, get, search, track) gains over the
-others when the query asks to see something (a question, or no action named)."""
+others when the query is a question (query.py, `is_question`)."""
 LOCAL_LEAD = 1.1
 """How much an app described in the query's language (not English) and its operations gain: people
 use the apps of their country (language.py)."""

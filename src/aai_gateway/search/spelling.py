@@ -1,17 +1,21 @@
 """Query words the index does not know as they are written.
 
 Compounds (German writes `Zugverbindung` for `Zug` + `Verbindung`): a word of MIN_COMPOUND letters
-or more is split in two known words of three letters or more (a linking `s` allowed), the split
-with the longest first word winning. An English word made with `un`, `re` or `non` from a known word
-stands for that word.
+or more is split in known words of three letters or more, the split with the longest last word
+winning: two parts if it can be, else three (`Kalendereintragsübersicht`), a part with or without
+a linking ending (LINKS: `Bestellungsnummer`, `Wochenende`). An English word made with `un`, `re`
+or `non` from a known word stands for that word.
 
 Typos: a query word the index does not know is replaced by the words it knows that start with the
 same letter and are one edit away (two for words of eight letters or more), an edit being an
 insertion, a deletion, a substitution or a swap of two neighbours (optimal string alignment,
-through rapidfuzz).
+through rapidfuzz). Failing that, a word whose letters are those of a known word, one moved
+(`lidya`: lydia), and for words of six letters or more a single known word one edit away at the
+first letter (`fithub`). A word of four letters is corrected only when two neighbours are swapped
+(`snfc`: sncf).
 
 Only the index's own words are candidates, so a correction can only lead to something that exists;
-a word of fewer than five letters is never corrected (too many words are one edit from it), nor
+a word of fewer than four letters is never corrected (too many words are one edit from it), nor
 a word with more than MAX_CORRECTIONS nearest words (`will` is as near `bill` as `fill`: a guess).
 
 Katakana. Names written in katakana: `ギットハブ` for GitHub, `ドッカー` for Docker, `ノーション` for Notion.
@@ -121,7 +125,7 @@ class Speller:
         )
 
     def _first_letter(self, word: str) -> list[str]:
-        """The one known word that a typo of the first letter makes `word` (`fhoto`, `kalendar` for
+        """The one known word that a typo of the first letter makes `word` (`fithub`, `kalendar` for
         a word without a same-letter neighbour): one edit away, the edit at the start. Only a
         single such word counts: first letters are where typos are rarest."""
         found: set[str] = set()

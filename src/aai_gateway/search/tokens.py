@@ -4,7 +4,8 @@
   (`createTodoTask`, `jira_create_issue`, `send-channel-message` each give their words), each word
   case- and accent-folded and lightly stemmed (English Snowball, `tasks` and `task` meet); a name written in
   parts also gives its parts joined (`to-do` and `todo`, `e-mail` and `email`, `HassTurnOff` and
-  `hassturnoff`).
+  `hassturnoff`). An elided French article (`l'agenda`: `agenda`) and an English ending after an
+  apostrophe (`what's`: `what`) are dropped.
 - Chinese (Han): every character and every pair of neighbouring characters, after folding
   Traditional to Simplified: there are no spaces to split on, and pairs are what most words are.
 - Japanese kana and Korean Hangul: the whole run (2 to 12 characters) and every pair; hiragana is
