@@ -19,6 +19,9 @@ A phrase (`pull request`) matches its words in order, as written or by English s
 Japanese word matches as a substring of the folded CJK text, which has no word boundaries; a
 word inside a longer one does not count (`画` in `動画`), and `words_without_concept` lists longer
 words that only stop a shorter one from counting (`开发` holds `发`, which is no sending there).
+
+A concept's `query_terms` are words that name it in queries only: what users say that descriptors
+write with another meaning (`text` someone is sending a message; a descriptor's `text` is text).
 """
 
 from __future__ import annotations
