@@ -262,7 +262,14 @@ def _words(
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
         if not foreign:
             build.literal(unit, term)
-        if speller is None or term in build.vocabulary or in_phrase or not surface.isalpha():
+        # a word the index has as written is no typo; one it has only by stem may be (`calender`
+        # stems as `calendly` does: the calendar it means is one letter away)
+        if (
+            speller is None
+            or (term in build.vocabulary and surface in surfaces)
+            or in_phrase
+            or not surface.isalpha()
+        ):
             continue
         if typo_words >= MAX_TYPO_WORDS:
             continue
