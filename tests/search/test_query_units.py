@@ -91,3 +91,15 @@ def test_a_piece_the_query_only_may_have_meant_is_a_guess() -> None:
     guessed = [unit.guessed for unit in weighted.units]
     assert guessed.count(True) == 1  # `githbu`: only its corrections
     assert guessed.count(False) == 1  # `issues`: the word itself
+
+
+def test_a_file_name_or_a_web_address_in_a_query_names_a_file_or_a_web_page() -> None:
+    from aai_gateway.search.lexicon import default_lexicon
+    from aai_gateway.search.query import query_weights
+
+    lexicon = default_lexicon()
+    vocabulary = {"§file": 0, "§link": 1, "§browser": 2}
+    named = query_weights("open config.yaml", vocabulary, lexicon, None).words
+    assert 0 in named
+    assert {1, 2} <= query_weights("fetch https://example.com/docs", vocabulary, lexicon, None).words
+    assert not {0, 1, 2} & query_weights("open the door", vocabulary, lexicon, None).words

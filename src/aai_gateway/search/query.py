@@ -52,6 +52,16 @@ SIBLING_WEIGHT = 0.2
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
 """A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
 MATH_CONCEPT = CONCEPT_PREFIX + "math"
+_FILE_NAME = re.compile(
+    r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
+    r"conf|cfg|env|sh|sql|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz)\b",
+    re.IGNORECASE,
+)
+"""A file name (`config.yaml`, `報告.pdf`): the query is about a file, whatever the words."""
+FILE_CONCEPT = CONCEPT_PREFIX + "file"
+_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai)(?:/|\b)", re.IGNORECASE)
+"""A web address (`https://…`, `example.com`): the query is about a web page."""
+ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
 _REQUEST = re.compile(
     r"^\W*(can|could|would|will|kannst|könntest|können|peux|pourrais|pouvez|pourriez|puedes|podrías|"
     r"podéis|puede)\b|^\W*(能不能|可以|能帮|能否|麻烦)|(てくれ|てもらえ|ください|下さい)",
@@ -225,6 +235,10 @@ def query_weights(
                     build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
     if lexicon is not None and _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
         build.concepts(build.unit(), [MATH_CONCEPT])
+    if lexicon is not None and _FILE_NAME.search(clipped):
+        build.concepts(build.unit(), [FILE_CONCEPT])
+    if lexicon is not None and _ADDRESS.search(clipped):
+        build.concepts(build.unit(), list(ADDRESS_CONCEPTS))
     return build.result(question=is_question(clipped))
 
 
