@@ -103,3 +103,11 @@ def test_a_file_name_or_a_web_address_in_a_query_names_a_file_or_a_web_page() ->
     assert 0 in named
     assert {1, 2} <= query_weights("fetch https://example.com/docs", vocabulary, lexicon, None).words
     assert not {0, 1, 2} & query_weights("open the door", vocabulary, lexicon, None).words
+
+
+def test_a_phrase_that_says_the_action_and_the_thing_names_the_action_in_a_unit_of_its_own() -> None:
+    units = terms("jot down")
+    assert any("§note" in alternatives and "§write" not in alternatives for _literal, alternatives in units)
+    assert any("§write" in alternatives and "§note" not in alternatives for _literal, alternatives in units)
+    [(_literal, alternatives)] = terms("jot")  # a single word stays one unit (`order`: bought)
+    assert {"§note", "§write"} <= alternatives

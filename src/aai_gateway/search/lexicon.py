@@ -67,6 +67,9 @@ class Concept:
     broader: Sequence[str] = ()
     """Ids of broader concepts: a text with this concept also has theirs."""
     query_terms: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    action: bool = False
+    """Something done (create, send, cancel) rather than a thing: the concepts of a file marked
+    `"actions": true`."""
     """Words by language that name the concept in a query only: what users say that descriptors
     write with another meaning (`text` someone: a message; `Kohle`: money)."""
 
@@ -82,9 +85,11 @@ def parse_lexicon(text: str, into: LexiconSource | None = None) -> LexiconSource
     """The concepts and plain words of one lexicon file (JSON)."""
     source = into or LexiconSource()
     data = json.loads(text)
+    action = bool(data.get("actions", False))
     for entry in data.get("concepts", ()):
         broader = tuple(entry.get("broader", ()))
-        source.concepts.append(Concept(entry["id"], entry["terms"], broader, entry.get("query_terms", {})))
+        query_terms = entry.get("query_terms", {})
+        source.concepts.append(Concept(entry["id"], entry["terms"], broader, query_terms, action=action))
     for words in data.get("words_without_concept", {}).values():
         source.plain_words.extend(words)
     return source
@@ -134,6 +139,8 @@ class Lexicon:
         """A single word of the lexicon (folded) -> the languages it is a word of."""
         """Single words that name a concept in queries only, as written, inflected and stemmed."""
         concepts = list(concepts)
+        self.actions = frozenset(CONCEPT_PREFIX + concept.id for concept in concepts if concept.action)
+        """The concept terms of actions (what is done, not what it is done to)."""
         self._broader = _broader_closure(concepts)
         for concept in concepts:
             token = CONCEPT_PREFIX + concept.id

@@ -173,6 +173,21 @@ class _Builder:
                     unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=scale == 1.0
                 )
 
+    def phrase(self, unit: Unit, concepts: Iterable[str]) -> None:
+        """The concepts of a phrase or CJK word of the lexicon: one that says both what is done and
+        to what (`jot down`: write a note; `メモを取る`; `开发票`: an invoice, issued) names the
+        action in a unit of its own, so that the operation with both (`create_note`) leads the
+        ones with the thing only (`delete_note`). A single word stays one unit (`order` is a
+        purchase and the thing bought, and would count twice)."""
+        concepts = list(concepts)
+        actions = [c for c in concepts if self.lexicon is not None and c in self.lexicon.actions]
+        things = [c for c in concepts if c not in actions]
+        if actions and things:
+            self.concepts(unit, things)
+            self.concepts(self.unit(), actions)
+        else:
+            self.concepts(unit, concepts)
+
     def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> bool:
         """Whether `term` is now in `terms`."""
         term_id = self.vocabulary.get(term)
@@ -253,11 +268,14 @@ def _words(
     only_stopwords = all(word in stop for word in words)
     spans = lexicon.phrase_spans(words, written) if lexicon is not None else []
     unit_of: dict[int, Unit] = {}
+    by_span: dict[tuple[int, int], list[str]] = {}
     for start, end, token in spans:
+        by_span.setdefault((start, end), []).append(token)
+    for (start, end), tokens in by_span.items():
         unit = unit_of.get(start) or build.unit()
         for index in range(start, end):
             unit_of[index] = unit
-        build.concepts(unit, [token])
+        build.phrase(unit, tokens)
     phrased = set(unit_of)
     chunk_units: dict[int, Unit] = {}
     typo_words = 0
@@ -315,7 +333,7 @@ def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Uni
         unit = unit_of.get(first) or build.unit()
         build.literal(unit, term)
         if build.lexicon is not None:
-            build.concepts(unit, sorted(build.lexicon.concepts_of_term(term)))
+            build.phrase(unit, sorted(build.lexicon.concepts_of_term(term)))
 
 
 def _cjk(analyzed: Analyzed, build: _Builder) -> None:
@@ -332,7 +350,10 @@ def _cjk(analyzed: Analyzed, build: _Builder) -> None:
                 regions.append((stretch[reach:start], build.unit()))
             if end > start:
                 unit = build.unit()
-                build.concepts(unit, sorted(tokens))
+                if end - start > 1:
+                    build.phrase(unit, sorted(tokens))
+                else:
+                    build.concepts(unit, sorted(tokens))
                 regions.append((stretch[start:end], unit))
             reach = max(reach, end)
     members: dict[int, list[str]] = {}
