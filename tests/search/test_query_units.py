@@ -111,3 +111,10 @@ def test_a_phrase_that_says_the_action_and_the_thing_names_the_action_in_a_unit_
     assert any("§write" in alternatives and "§note" not in alternatives for _literal, alternatives in units)
     [(_literal, alternatives)] = terms("jot")  # a single word stays one unit (`order`: bought)
     assert {"§note", "§write"} <= alternatives
+
+
+def test_a_capitalized_word_the_index_does_not_know_is_guessed_to_be_a_person() -> None:
+    assert any(alternatives == {"§contact"} for _literal, alternatives in terms("send money to Paul"))
+    assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("send money to paul"))
+    # German writes every noun with a capital: no guess there
+    assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("Schick Geld an Paul"))

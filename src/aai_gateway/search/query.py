@@ -52,6 +52,11 @@ SIBLING_WEIGHT = 0.2
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
 """A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
 MATH_CONCEPT = CONCEPT_PREFIX + "math"
+PERSON_CONCEPT = CONCEPT_PREFIX + "contact"
+PERSON_WEIGHT = 0.4
+"""A capitalized word the index does not know, after the first (`pay Paul back`): a guess that it
+is a person, weighed as a guess."""
+_CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
 _FILE_NAME = re.compile(
     r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
     r"conf|cfg|env|sh|sql|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz)\b",
@@ -239,7 +244,7 @@ def query_weights(
     clipped = clip_query(text)
     analyzed = analyze(names.rewrite(clipped, vocabulary) if names is not None else clipped, pairs=True)
     build = _Builder(vocabulary, lexicon)
-    units = _words(analyzed, build, speller, surfaces)
+    units = _words(analyzed, build, speller, surfaces, _person_names(clipped, lexicon))
     _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
@@ -257,8 +262,22 @@ def query_weights(
     return build.result(question=is_question(clipped))
 
 
+def _person_names(text: str, lexicon: Lexicon | None) -> frozenset[str]:
+    """Capitalized words after the first of a query not in German (which capitalizes every noun):
+    names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
+    from .language import language_of  # noqa: PLC0415
+
+    if lexicon is None or language_of(text, lexicon.languages) == "de":
+        return frozenset()
+    return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
+
+
 def _words(
-    analyzed: Analyzed, build: _Builder, speller: Speller | None, surfaces: Container[str]
+    analyzed: Analyzed,
+    build: _Builder,
+    speller: Speller | None,
+    surfaces: Container[str],
+    names: Container[str] = (),
 ) -> dict[int, Unit]:
     """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
     lexicon phrase for its words. Answers the unit of each word."""
@@ -316,6 +335,9 @@ def _words(
             build.literal(unit, stem(part), COMPOUND_WEIGHT)
         for word in corrections:
             build.alternative(unit, stem(word), TYPO_WEIGHT, named=True, sure=False)
+        if not parts and not corrections and not known and surface in names and lexicon is not None:
+            # a name the index does not know: most often a person's, whom something is for
+            build.alternative(unit, PERSON_CONCEPT, PERSON_WEIGHT, sure=False)
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
