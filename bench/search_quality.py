@@ -251,9 +251,25 @@ def recall(ranks: Iterable[int | None], cutoff: int) -> float:
     return sum(1 for rank in taken if rank is not None and rank <= cutoff) / len(taken) if taken else 0.0
 
 
+DEV_APPS: frozenset[str] | None = None
+"""The apps of the development half when the data folder names them (`halves.json`): a query is
+`dev` when every app it expects is one of them, else `check`."""
+
+
+def load_halves(folder: Path) -> frozenset[str] | None:
+    """The development half's apps of a data folder's `halves.json` (`{"dev_apps": [...]}`), if any."""
+    path = folder / "halves.json"
+    if not path.is_file():
+        return None
+    return frozenset(json.loads(path.read_text(encoding="utf-8"))["dev_apps"])
+
+
 def half_of(query: Query) -> str:
-    """`dev` or `check`, by a hash of the query's text: the engine is tuned on the dev half; the
-    check half is looked at only for the figures it reaches."""
+    """`dev` or `check`: by app when the data folder splits its apps (DEV_APPS), else by a hash of
+    the query's text. The engine is tuned on the dev half; the check half is looked at only for
+    the figures it reaches."""
+    if DEV_APPS is not None:
+        return "dev" if all(app in DEV_APPS for app, _tool in query.expected) else "check"
     return "dev" if hashlib.sha256(query.text.encode("utf-8")).digest()[0] % 2 == 0 else "check"
 
 
@@ -430,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         "bench/data/search-holdout is the held-out set)",
     )
     args = parser.parse_args(argv)
+    global DEV_APPS  # noqa: PLW0603 (the data folder's halves, for half_of)
+    DEV_APPS = load_halves(args.data)
     apps = load_apps(args.data / "catalog", args.platform)
     queries = load_queries(args.data / "queries.json")
     problems = query_problems(apps, queries)

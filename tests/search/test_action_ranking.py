@@ -140,3 +140,40 @@ def test_a_query_naming_an_app_and_an_action_is_no_query_for_the_app_alone() -> 
     hits = INDEX.search("jenkins 查看构建日志", 5)
     assert hits[0].tool is not None
     assert INDEX.search("jenkins", 1)[0].tool is None
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("is the car locked?", True),
+        ("Ist das Auto abgeschlossen", True),
+        ("山手線遅れてる？", True),
+        ("外卖到哪了", True),
+        ("can you lock the car?", False),
+        ("lock the car", False),
+        ("鍵をかけてください", False),
+    ],
+)
+def test_a_question_asks_to_be_told_and_a_polite_request_asks_for_an_action(query: str, asks: bool) -> None:
+    from aai_gateway.search.query import is_question
+
+    assert is_question(query) is asks
+
+
+def test_a_question_lifts_the_operations_that_look_and_only_them() -> None:
+    from aai_gateway.search import LOOKING_LEAD
+
+    car = app(
+        "car",
+        {"en": "Car"},
+        "Your car",
+        [
+            tool("lock_doors", "Lock the car doors"),
+            tool("get_vehicle_state", "Get the car's state: doors locked, climate, battery"),
+        ],
+    )
+    index = SearchIndex([car])
+    asked = {hit.tool: hit.score for hit in index.search("are the car doors locked?", 3)}
+    said = {hit.tool: hit.score for hit in index.search("the car doors locked", 3)}
+    assert asked["get_vehicle_state"] == pytest.approx(said["get_vehicle_state"] * LOOKING_LEAD, rel=1e-3)
+    assert asked["lock_doors"] == pytest.approx(said["lock_doors"], rel=1e-3)

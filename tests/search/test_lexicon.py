@@ -140,3 +140,58 @@ def test_a_broader_concept_the_lexicon_does_not_have_is_refused() -> None:
     source = parse_lexicon('{"concepts": [{"id": "a", "broader": ["nowhere"], "terms": {"en": ["alpha"]}}]}')
     with pytest.raises(ValueError, match="unknown broader 'nowhere'"):
         Lexicon(source.concepts)
+
+
+def test_a_query_only_word_names_its_concept_in_a_query_and_not_in_a_descriptor() -> None:
+    lexicon = Lexicon(
+        [Concept("sms", {"en": ["text message"]}, query_terms={"en": ["text"], "de": ["simsen"]})]
+    )
+    assert lexicon.query_concepts_of_word("text", "text") == ["§sms"]
+    assert lexicon.query_concepts_of_word("simsen", "simsen") == ["§sms"]
+    assert concepts_of("extract the text of a page", lexicon) == []  # a descriptor's `text`
+    assert lexicon.knows("simsen")  # no typo to correct
+
+
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("Marseille", "§place_france"),
+        ("渋谷", "§place_japan"),
+        ("Kofferraum", "§car_trunk"),
+        ("割り勘", "§split_bill"),
+        ("chill lighting", "§scene"),
+        ("vendredi", "§date"),
+        ("talla", "§size_fit"),
+    ],
+)
+def test_the_lexicon_knows_places_and_the_words_of_more_domains(text: str, concept: str) -> None:
+    assert concept in concepts_of(text)
+
+
+def test_a_word_of_a_narrow_concept_is_not_also_a_word_of_its_broader_ones() -> None:
+    """A word in both (`打车` in rides and in asking for one) makes the narrow concept no better
+    than the broad one for a query, and a text with the broad word as good as one with the narrow.
+    Known exceptions: songs are music too (a query for music must find songs at full weight), and
+    two languages' words that fold alike (German `Fonds`, French `fonds`; English `diner`, French
+    `dîner`)."""
+    from aai_gateway.search.lexicon import _broader_closure, load_source
+
+    source = load_source()
+    closure = _broader_closure(source.concepts)
+    by_id = {concept.id: concept for concept in source.concepts}
+
+    def forms(concept: Concept) -> set[str]:
+        found = set()
+        for words in concept.terms.values():
+            for word in words:
+                analyzed = analyze(clip_query(word))
+                found.add(" ".join(analyzed.surfaces) or "".join(analyzed.stretches))
+        return found
+
+    allowed = {("song", "music"), ("investing", "money"), ("restaurant", "food")}
+    shared = {
+        (concept.id, broader[1:]): forms(concept) & forms(by_id[broader[1:]])
+        for concept in source.concepts
+        for broader in closure.get("§" + concept.id, ())
+    }
+    assert {pair: words for pair, words in shared.items() if words and pair not in allowed} == {}

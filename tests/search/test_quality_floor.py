@@ -1,8 +1,9 @@
-"""A quality floor: on both of the project's query sets (bench/data/search, and the second set
-bench/data/search-holdout, written by someone who had not seen the engine), the engine finds a
-right answer among its first five results for at least 90 % of the queries, overall and in every
-language. This is the issue's target, measured the way bench/search_quality.py measures it (no
-timing)."""
+"""A quality floor: on the project's three query sets (bench/data/search; bench/data/search-holdout
+and bench/data/search-holdout2, each written by someone who had not seen the engine, all three
+development sets now), the engine finds a right answer among its first five results for at least
+90 % of the queries, overall and in every language. This is the issue's target, measured the way
+bench/search_quality.py measures it (no timing). The third set's kept-back half is under it
+(docs/performance.md): the floor guards against regressions, not for unseen queries."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "search_quality.py"
 DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
-SETS = ["search", "search-holdout"]
+SETS = ["search", "search-holdout", "search-holdout2"]
 FLOOR = 0.9
 
 

@@ -91,3 +91,30 @@ def test_a_piece_the_query_only_may_have_meant_is_a_guess() -> None:
     guessed = [unit.guessed for unit in weighted.units]
     assert guessed.count(True) == 1  # `githbu`: only its corrections
     assert guessed.count(False) == 1  # `issues`: the word itself
+
+
+def test_a_file_name_or_a_web_address_in_a_query_names_a_file_or_a_web_page() -> None:
+    from aai_gateway.search.lexicon import default_lexicon
+    from aai_gateway.search.query import query_weights
+
+    lexicon = default_lexicon()
+    vocabulary = {"§file": 0, "§link": 1, "§browser": 2}
+    named = query_weights("open config.yaml", vocabulary, lexicon, None).words
+    assert 0 in named
+    assert {1, 2} <= query_weights("fetch https://example.com/docs", vocabulary, lexicon, None).words
+    assert not {0, 1, 2} & query_weights("open the door", vocabulary, lexicon, None).words
+
+
+def test_a_phrase_that_says_the_action_and_the_thing_names_the_action_in_a_unit_of_its_own() -> None:
+    units = terms("jot down")
+    assert any("§note" in alternatives and "§write" not in alternatives for _literal, alternatives in units)
+    assert any("§write" in alternatives and "§note" not in alternatives for _literal, alternatives in units)
+    [(_literal, alternatives)] = terms("jot")  # a single word stays one unit (`order`: bought)
+    assert {"§note", "§write"} <= alternatives
+
+
+def test_a_capitalized_word_the_index_does_not_know_is_guessed_to_be_a_person() -> None:
+    assert any(alternatives == {"§contact"} for _literal, alternatives in terms("send money to Paul"))
+    assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("send money to paul"))
+    # German writes every noun with a capital: no guess there
+    assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("Schick Geld an Paul"))

@@ -116,3 +116,21 @@ def test_camel_snake_and_kebab_names_are_split_and_joined() -> None:
 
 def test_a_query_with_nothing_the_index_knows_finds_nothing() -> None:
     assert INDEX.search("zzzqqq xxyyzz", 5) == []
+
+
+def test_a_misspelt_word_whose_stem_another_word_has_is_still_corrected() -> None:
+    from .catalog import app, tool
+
+    apps = [
+        app(
+            "booking", {"en": "Calendly"}, "Scheduling links", [tool("list_event_types", "List event types")]
+        ),
+        app(
+            "cal",
+            {"en": "Calendar"},
+            "Your calendar: events",
+            [tool("list_events", "List the calendar's events")],
+        ),
+    ]
+    found = [hit.app.id for hit in SearchIndex(apps).search("calender", 5)]
+    assert "cal" in found  # `calender` stems as `calendly` does; it means calendar

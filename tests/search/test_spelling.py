@@ -65,3 +65,45 @@ def test_a_typo_keeps_its_first_letter() -> None:
     speller = Speller(["calendar", "latencia"])
     assert speller.corrections("calender") == ["calendar"]
     assert speller.corrections("valencia") == []  # a city, not a typo of `latencia`
+
+
+def test_letters_swapped_or_moved_are_one_edit_and_a_four_letter_word_is_corrected_only_so() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["lydia", "cabify", "sncf", "snap", "lyric"])
+    assert speller.corrections("lidya") == ["lydia"]  # two letters changed places
+    assert speller.corrections("cabyfi") == ["cabify"]
+    assert speller.corrections("snfc") == ["sncf"]  # four letters: a swap only
+    assert speller.corrections("snip") == []  # four letters, one other edit: no guess
+
+
+def test_a_long_word_with_its_first_letter_wrong_is_corrected_when_nothing_else_fits() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["github", "notion", "calendar", "airtable"])
+    assert speller.corrections("fithub") == ["github"]
+    assert speller.corrections("irtable") == ["airtable"]  # the first letter dropped
+    assert speller.corrections("kalendar") == ["calendar"]
+    assert speller.corrections("zzzzzz") == []
+
+
+def test_a_german_compound_splits_at_its_linking_letters_and_in_three_when_two_will_not_do() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    words = [
+        "kalender",
+        "eintrag",
+        "ubersicht",
+        "bestellung",
+        "nummer",
+        "woche",
+        "ende",
+        "zahnarzt",
+        "termin",
+        "min",
+    ]
+    speller = Speller(words)
+    assert speller.compound_parts("bestellungsnummer") == ["bestellung", "nummer"]
+    assert speller.compound_parts("wochenende") == ["woche", "ende"]
+    assert speller.compound_parts("kalendereintragsubersicht") == ["kalender", "eintrag", "ubersicht"]
+    assert speller.compound_parts("zahnarzttermin") == ["zahnarzt", "termin"]  # not zahnarzt-ter-min

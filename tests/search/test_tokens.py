@@ -54,3 +54,10 @@ def test_scripts_never_share_a_term() -> None:
     analyzed = analyze("S3バケット一覧")
     assert analyzed.words == ["s3"]
     assert {"バケット", "一", "覧", "一覧"} <= set(analyzed.terms)
+
+
+def test_an_elided_article_and_an_english_ending_after_an_apostrophe_are_no_terms() -> None:
+    assert analyze("l'agenda d'aujourd'hui").words == ["agenda", "aujourd", "hui"]
+    assert analyze("what's on").words == ["what", "on"]
+    assert analyze("don't forget, I'll").words == ["don", "forget", "i"]
+    assert "lagenda" not in terms("l'agenda")

@@ -19,15 +19,25 @@ from typing import Any
 from ..bulk import without_cyclic_gc
 from ..descriptor.card import AppCard
 from .corpus import Corpus, IndexedApp
-
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "IndexedApp", "SearchHit", "SearchIndex"]
-from .lexicon import Lexicon, default_lexicon
+from .language import language_of
+from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
 from .query import query_weights
 
 DEFAULT_LIMIT = 10
+LOOKING_LEAD = 1.15
+"""How much an operation that only looks (its name says list, get, search, track) gains over the
+others when the query is a question (query.py, `is_question`)."""
+LOCAL_LEAD = 1.1
+"""How much an app described in the query's language (not English) and its operations gain: people
+use the apps of their country (language.py)."""
+LANGUAGES = ("de", "fr", "es", "zh", "ja")
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
+MAX_LANGUAGE_TEXT = 300
+"""Characters of a query or an app's description read to tell its language."""
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "IndexedApp", "SearchHit", "SearchIndex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +69,44 @@ class SearchIndex:
             self._corpus = Corpus(apps, self._lexicon)
             corpus = self._corpus
             self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
+            self._looking = self._looking_entries(corpus)
+            self._languages: Any = None  # per entry, its app's language (an index in LANGUAGES, -1)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
             self._speller = Speller([*corpus.surfaces, *lexicon_words])
+
+    @staticmethod
+    def _looking_entries(corpus: Corpus) -> Any:
+        """Per entry, whether it is an operation whose name (or title) says it only looks."""
+        import numpy as np  # noqa: PLC0415
+
+        looking = {corpus.vocabulary[c] for c in READING_CONCEPTS if c in corpus.vocabulary}
+        names = corpus.fields["name"]
+        flags = np.zeros(len(names), dtype=bool)
+        if looking:
+            for index, ids in enumerate(names):
+                if corpus.owner[index] >= 0 and not looking.isdisjoint(ids):
+                    flags[index] = True
+        return flags
+
+    def _entry_languages(self) -> Any:
+        """Per entry, the index in LANGUAGES of its app's language (-1: English or unclear),
+        computed with the first query that has a language to match."""
+        import numpy as np  # noqa: PLC0415
+
+        if self._languages is None:
+            corpus = self._corpus
+            per_app = np.array(
+                [
+                    LANGUAGES.index(found)
+                    if (found := language_of(app.description[:MAX_LANGUAGE_TEXT])) in LANGUAGES
+                    else -1
+                    for app in (indexed.card for indexed in corpus.apps)
+                ],
+                dtype=np.int8,
+            )
+            self._languages = per_app[np.frombuffer(corpus.entry_app, dtype=np.int32)]
+        return self._languages
 
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: IndexedApp | None = None
@@ -101,10 +146,16 @@ class SearchIndex:
             self._speller,
             loanwords=corpus.loanwords,
             surfaces=corpus.surfaces,
+            names=corpus.name_sounds,
         )
         if not weighted.units:
             return []
         scores = self._scorer.unit_scores(weighted.units, weighted.words)
+        if weighted.looks:
+            scores[self._looking] *= LOOKING_LEAD
+        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages if self._lexicon else None)
+        if language in LANGUAGES:
+            scores[self._entry_languages() == LANGUAGES.index(language)] *= LOCAL_LEAD
         if within is None:
             self._put_named_apps_first(scores, weighted.words)
         offset = within.start if within is not None else 0

@@ -33,6 +33,7 @@ from itertools import accumulate, chain, compress, islice
 from operator import and_, itemgetter
 
 from ..descriptor.card import AppCard, OperationText
+from .cjk_names import NameSounds
 from .lexicon import Lexicon
 from .normalize import clip_field
 from .spelling import Loanwords
@@ -154,6 +155,8 @@ class Corpus:
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.loanwords = Loanwords()
+        self.name_sounds = NameSounds()
+        """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""
         self.app_ranges: dict[tuple[str, str], range] = {}
         self.spans: dict[int, range] = {}
         """An app's entry -> the entries of the app and its operations."""
@@ -312,6 +315,7 @@ class Corpus:
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
             self._add_loanwords(name, app_name=True)
+            self.name_sounds.add(name)
         for index, operation in enumerate(indexed.operations):
             self.entry_app.append(number)
             self.entry_tool.append(index)

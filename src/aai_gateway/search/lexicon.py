@@ -19,6 +19,9 @@ A phrase (`pull request`) matches its words in order, as written or by English s
 Japanese word matches as a substring of the folded CJK text, which has no word boundaries; a
 word inside a longer one does not count (`画` in `動画`), and `words_without_concept` lists longer
 words that only stop a shorter one from counting (`开发` holds `发`, which is no sending there).
+
+A concept's `query_terms` are words that name it in queries only: what users say that descriptors
+write with another meaning (`text` someone is sending a message; a descriptor's `text` is text).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from .stopwords import STOPWORDS
 from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
 
 CONCEPT_PREFIX = "§"
+READING_CONCEPTS = ("§list", "§read", "§find", "§track", "§count")
+"""The actions that only look: what a question or a query naming no action asks for."""
 NARROWER_PREFIX = "§<"
 """`§<payment`: the term of a text that has a concept narrower than `payment` (`§refund`)."""
 MAX_CJK_TERM = 12
@@ -61,6 +66,12 @@ class Concept:
     """Words by language tag (`en`, `zh`, `ja`, `de`, `fr`, `es`, ...)."""
     broader: Sequence[str] = ()
     """Ids of broader concepts: a text with this concept also has theirs."""
+    query_terms: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    action: bool = False
+    """Something done (create, send, cancel) rather than a thing: the concepts of a file marked
+    `"actions": true`."""
+    """Words by language that name the concept in a query only: what users say that descriptors
+    write with another meaning (`text` someone: a message; `Kohle`: money)."""
 
 
 @dataclass(slots=True)
@@ -74,8 +85,11 @@ def parse_lexicon(text: str, into: LexiconSource | None = None) -> LexiconSource
     """The concepts and plain words of one lexicon file (JSON)."""
     source = into or LexiconSource()
     data = json.loads(text)
+    action = bool(data.get("actions", False))
     for entry in data.get("concepts", ()):
-        source.concepts.append(Concept(entry["id"], entry["terms"], tuple(entry.get("broader", ()))))
+        broader = tuple(entry.get("broader", ()))
+        query_terms = entry.get("query_terms", {})
+        source.concepts.append(Concept(entry["id"], entry["terms"], broader, query_terms, action=action))
     for words in data.get("words_without_concept", {}).values():
         source.plain_words.extend(words)
     return source
@@ -120,13 +134,22 @@ class Lexicon:
         self._cjk: Table = {}
         self._longest_phrase = 2
         self._foreign_prefixes: set[str] = set()
+        self._query_words: Table = {}
+        self._languages: Table = {}
+        """A single word of the lexicon (folded) -> the languages it is a word of."""
+        """Single words that name a concept in queries only, as written, inflected and stemmed."""
         concepts = list(concepts)
+        self.actions = frozenset(CONCEPT_PREFIX + concept.id for concept in concepts if concept.action)
+        """The concept terms of actions (what is done, not what it is done to)."""
         self._broader = _broader_closure(concepts)
         for concept in concepts:
             token = CONCEPT_PREFIX + concept.id
             for language, words in concept.terms.items():
                 for word in words:
                     self._add(word, token, language)
+            for language, words in concept.query_terms.items():
+                for word in words:
+                    self._add_query_word(word, token, language)
         for word in plain_words:
             cjk = self._cjk_word(word, analyze(clip_field(word)))
             self._cjk.setdefault(cjk, set())
@@ -154,6 +177,8 @@ class Lexicon:
         english = language == "en"
         surface = "".join(analyzed.surfaces)
         self._surfaces.setdefault(surface, set()).add(token)
+        if len(analyzed.words) == 1:
+            self._languages.setdefault(surface, set()).add(language)
         if english:
             self._english.add(surface)
             self._stems.setdefault("".join(analyzed.words), set()).add(token)
@@ -181,7 +206,25 @@ class Lexicon:
             # for across pieces of descriptors: `the`, `a`, `to` follow nearly every word there
             self._surface_seconds.update(w for w in phrase[1:] if not english or w not in self._stopwords)
 
+    def _add_query_word(self, word: str, token: str, language: str) -> None:
+        analyzed = analyze(clip_field(word))
+        if len(analyzed.words) != 1 or analyzed.stretches:
+            raise ValueError(f"the lexicon's query word {word!r} is not one word")
+        surface = analyzed.surfaces[0]
+        forms = {surface, analyzed.words[0]}
+        if len(surface) >= MIN_INFLECTED:
+            forms.update(surface + ending for ending in INFLECTIONS.get(language, ()))
+        for form in forms:
+            self._query_words.setdefault(form, set()).add(token)
+        self._languages.setdefault(surface, set()).add(language)
+
     # ------------------------------------------------------------------- matching
+
+    def query_concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
+        """The concept terms a word of a query names besides those of `concepts_of_word`: the
+        query-only words (as written, inflected or by English stem)."""
+        found = self._query_words.get(surface) or self._query_words.get(stemmed)
+        return sorted(found) if found else []
 
     def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
         """The concept terms `analyzed` contains, each once; `phrases=False`: single words and CJK
@@ -234,9 +277,14 @@ class Lexicon:
             found.update(self.concepts_of_word(surface, stem(surface)))
         return sorted(found)
 
+    @property
+    def languages(self) -> Mapping[str, set[str]]:
+        """A single word of the lexicon (case- and accent-folded) -> the languages it is a word of."""
+        return self._languages
+
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
-        return bool(self.concepts_of_word(surface, stem(surface)))
+        return bool(self.concepts_of_word(surface, stem(surface)) or self._query_words.get(surface))
 
     def may_go_on(self, word: str, surface: str) -> bool:
         """Whether a word (stemmed, and as written) of a descriptor may start a phrase that goes on
@@ -352,7 +400,7 @@ class Lexicon:
     def surfaces(self) -> list[str]:
         """The lexicon's single words as written (case and accents folded): known words for typo
         correction and compound splitting."""
-        return [word for word in self._surfaces if word.isalpha()]
+        return [word for word in (*self._surfaces, *self._query_words) if word.isalpha()]
 
 
 def _broader_closure(concepts: Sequence[Concept]) -> dict[str, frozenset[str]]:

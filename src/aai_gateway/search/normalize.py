@@ -51,6 +51,8 @@ class Run:
     script: Script
     text: str
     joined: bool
+    apostrophe: bool = False
+    """Joined to the previous run by an apostrophe (`l'agenda`, `what's`)."""
 
 
 def clip_query(text: str) -> str:
@@ -112,8 +114,9 @@ def runs(text: str) -> Iterator[Run]:
         script: Script = "kana" if group in ("hiragana", "katakana") else group  # type: ignore[assignment]
         start = match.start()
         joined = start == end or (start == end + 1 and text[end] in "-_./'’·・")
+        apostrophe = start == end + 1 and text[end] in "'’"
         end = match.end()
-        yield Run(script, match.group(), joined)
+        yield Run(script, match.group(), joined, apostrophe)
 
 
 def is_cjk(text: str) -> bool:

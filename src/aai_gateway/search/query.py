@@ -28,6 +28,7 @@ from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem
 
 if TYPE_CHECKING:
+    from .cjk_names import NameSounds
     from .spelling import Loanwords, Speller
 
 MAX_TERMS = 128
@@ -51,6 +52,41 @@ SIBLING_WEIGHT = 0.2
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
 """A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
 MATH_CONCEPT = CONCEPT_PREFIX + "math"
+PERSON_CONCEPT = CONCEPT_PREFIX + "contact"
+PERSON_WEIGHT = 0.4
+"""A capitalized word the index does not know, after the first (`pay Paul back`): a guess that it
+is a person, weighed as a guess."""
+_CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
+_FILE_NAME = re.compile(
+    r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
+    r"conf|cfg|env|sh|sql|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz)\b",
+    re.IGNORECASE,
+)
+"""A file name (`config.yaml`, `報告.pdf`): the query is about a file, whatever the words."""
+FILE_CONCEPT = CONCEPT_PREFIX + "file"
+_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai)(?:/|\b)", re.IGNORECASE)
+"""A web address (`https://…`, `example.com`): the query is about a web page."""
+ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
+_REQUEST = re.compile(
+    r"^\W*(can|could|would|will|kannst|könntest|können|peux|pourrais|pouvez|pourriez|puedes|podrías|"
+    r"podéis|puede)\b|^\W*(能不能|可以|能帮|能否|麻烦)|(てくれ|てもらえ|ください|下さい)",
+    re.IGNORECASE,
+)
+"""A polite request (`can you send …?`, `能不能帮我…`, `…してくれる？`): something to be done."""
+_QUESTION = re.compile(
+    r"[?？]\W*$|^\W*(is|are|was|were|does|did|what|when|where|which|who|whose|why|how (much|many|far|long|"
+    r"old|big)|ist|sind|gibt|wann|wo|wie (viel|lange|weit|spät)|was|welche[rsnm]?|wer|est-ce|quand|où|"
+    r"combien|quel|quelle|quels|quelles|qui|cuándo|dónde|cuánto|cuánta|cuántos|cuántas|qué|cuál|quién|"
+    r"hay|está|están)\b|[吗呢]\W*$|多少|几[点个号天次]|哪|什么时候|谁|怎么样|[かの]\W*$|いつ|どこ|いくら|"
+    r"何時|何分|どれ|誰|どう",
+    re.IGNORECASE,
+)
+"""A question: what the user wants is to be told something (a status, a list, a detail)."""
+
+
+def is_question(text: str) -> bool:
+    """Whether a query asks something (and is no polite request for an action)."""
+    return _QUESTION.search(text) is not None and _REQUEST.search(text) is None
 
 
 @dataclass(slots=True)
@@ -82,6 +118,10 @@ class WeightedQuery:
 
     units: list[Unit]
     words: frozenset[int]
+    looks: bool = False
+    """The query asks to see something, not to do it: a question (`is the car locked?`,
+    `山手線遅れてる？`). (A query that names no action was tried too: too many actions are said
+    in words the lexicon has as things, `e-mail my boss`, `Musik lauter`.)"""
 
 
 class _Builder:
@@ -138,6 +178,21 @@ class _Builder:
                     unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=scale == 1.0
                 )
 
+    def phrase(self, unit: Unit, concepts: Iterable[str]) -> None:
+        """The concepts of a phrase or CJK word of the lexicon: one that says both what is done and
+        to what (`jot down`: write a note; `メモを取る`; `开发票`: an invoice, issued) names the
+        action in a unit of its own, so that the operation with both (`create_note`) leads the
+        ones with the thing only (`delete_note`). A single word stays one unit (`order` is a
+        purchase and the thing bought, and would count twice)."""
+        concepts = list(concepts)
+        actions = [c for c in concepts if self.lexicon is not None and c in self.lexicon.actions]
+        things = [c for c in concepts if c not in actions]
+        if actions and things:
+            self.concepts(unit, things)
+            self.concepts(self.unit(), actions)
+        else:
+            self.concepts(unit, concepts)
+
     def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> bool:
         """Whether `term` is now in `terms`."""
         term_id = self.vocabulary.get(term)
@@ -168,9 +223,10 @@ class _Builder:
         into.guessed = into.guessed and unit.guessed
         unit.home = into
 
-    def result(self) -> WeightedQuery:
+    def result(self, *, question: bool = False) -> WeightedQuery:
         units = [unit for unit in self.units if unit.literal or unit.alternatives][:MAX_UNITS]
-        return WeightedQuery(units, frozenset(self.words))
+        looks = self.lexicon is not None and question
+        return WeightedQuery(units, frozenset(self.words), looks)
 
 
 def query_weights(
@@ -181,11 +237,14 @@ def query_weights(
     *,
     loanwords: Loanwords | None = None,
     surfaces: Container[str] = (),
+    names: NameSounds | None = None,
 ) -> WeightedQuery:
-    """The units of the query `text`; `surfaces` are the index's words as written."""
-    analyzed = analyze(clip_query(text), pairs=True)
+    """The units of the query `text`; `surfaces` are the index's words as written; `names`
+    restores app names misspelt in Chinese or kana (cjk_names.py)."""
+    clipped = clip_query(text)
+    analyzed = analyze(names.rewrite(clipped, vocabulary) if names is not None else clipped, pairs=True)
     build = _Builder(vocabulary, lexicon)
-    units = _words(analyzed, build, speller, surfaces)
+    units = _words(analyzed, build, speller, surfaces, _person_names(clipped, lexicon))
     _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
@@ -196,11 +255,29 @@ def query_weights(
                     build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
     if lexicon is not None and _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
         build.concepts(build.unit(), [MATH_CONCEPT])
-    return build.result()
+    if lexicon is not None and _FILE_NAME.search(clipped):
+        build.concepts(build.unit(), [FILE_CONCEPT])
+    if lexicon is not None and _ADDRESS.search(clipped):
+        build.concepts(build.unit(), list(ADDRESS_CONCEPTS))
+    return build.result(question=is_question(clipped))
+
+
+def _person_names(text: str, lexicon: Lexicon | None) -> frozenset[str]:
+    """Capitalized words after the first of a query not in German (which capitalizes every noun):
+    names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
+    from .language import language_of  # noqa: PLC0415
+
+    if lexicon is None or language_of(text, lexicon.languages) == "de":
+        return frozenset()
+    return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
 
 
 def _words(
-    analyzed: Analyzed, build: _Builder, speller: Speller | None, surfaces: Container[str]
+    analyzed: Analyzed,
+    build: _Builder,
+    speller: Speller | None,
+    surfaces: Container[str],
+    names: Container[str] = (),
 ) -> dict[int, Unit]:
     """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
     lexicon phrase for its words. Answers the unit of each word."""
@@ -210,11 +287,14 @@ def _words(
     only_stopwords = all(word in stop for word in words)
     spans = lexicon.phrase_spans(words, written) if lexicon is not None else []
     unit_of: dict[int, Unit] = {}
+    by_span: dict[tuple[int, int], list[str]] = {}
     for start, end, token in spans:
+        by_span.setdefault((start, end), []).append(token)
+    for (start, end), tokens in by_span.items():
         unit = unit_of.get(start) or build.unit()
         for index in range(start, end):
             unit_of[index] = unit
-        build.concepts(unit, [token])
+        build.phrase(unit, tokens)
     phrased = set(unit_of)
     chunk_units: dict[int, Unit] = {}
     typo_words = 0
@@ -226,13 +306,21 @@ def _words(
         if term in stop and not only_stopwords:
             continue
         if lexicon is not None and not in_phrase:
-            build.concepts(unit, lexicon.concepts_of_word(surface, term))
+            named = lexicon.concepts_of_word(surface, term) + lexicon.query_concepts_of_word(surface, term)
+            build.concepts(unit, named)
         # a German, French or Spanish word of the lexicon that no descriptor has as written is
         # not looked up by its English stem (`Termin` is no form of `terminate`)
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
         if not foreign:
             build.literal(unit, term)
-        if speller is None or term in build.vocabulary or in_phrase or not surface.isalpha():
+        # a word the index has as written is no typo; one it has only by stem may be (`calender`
+        # stems as `calendly` does: the calendar it means is one letter away)
+        if (
+            speller is None
+            or (term in build.vocabulary and surface in surfaces)
+            or in_phrase
+            or not surface.isalpha()
+        ):
             continue
         if typo_words >= MAX_TYPO_WORDS:
             continue
@@ -247,6 +335,9 @@ def _words(
             build.literal(unit, stem(part), COMPOUND_WEIGHT)
         for word in corrections:
             build.alternative(unit, stem(word), TYPO_WEIGHT, named=True, sure=False)
+        if not parts and not corrections and not known and surface in names and lexicon is not None:
+            # a name the index does not know: most often a person's, whom something is for
+            build.alternative(unit, PERSON_CONCEPT, PERSON_WEIGHT, sure=False)
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
@@ -264,7 +355,7 @@ def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Uni
         unit = unit_of.get(first) or build.unit()
         build.literal(unit, term)
         if build.lexicon is not None:
-            build.concepts(unit, sorted(build.lexicon.concepts_of_term(term)))
+            build.phrase(unit, sorted(build.lexicon.concepts_of_term(term)))
 
 
 def _cjk(analyzed: Analyzed, build: _Builder) -> None:
@@ -281,7 +372,10 @@ def _cjk(analyzed: Analyzed, build: _Builder) -> None:
                 regions.append((stretch[reach:start], build.unit()))
             if end > start:
                 unit = build.unit()
-                build.concepts(unit, sorted(tokens))
+                if end - start > 1:
+                    build.phrase(unit, sorted(tokens))
+                else:
+                    build.concepts(unit, sorted(tokens))
                 regions.append((stretch[start:end], unit))
             reach = max(reach, end)
     members: dict[int, list[str]] = {}

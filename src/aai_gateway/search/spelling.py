@@ -1,17 +1,21 @@
 """Query words the index does not know as they are written.
 
 Compounds (German writes `Zugverbindung` for `Zug` + `Verbindung`): a word of MIN_COMPOUND letters
-or more is split in two known words of three letters or more (a linking `s` allowed), the split
-with the longest first word winning. An English word made with `un`, `re` or `non` from a known word
-stands for that word.
+or more is split in known words of three letters or more, the split with the longest last word
+winning: two parts if it can be, else three (`Kalendereintragsübersicht`), a part with or without
+a linking ending (LINKS: `Bestellungsnummer`, `Wochenende`). An English word made with `un`, `re`
+or `non` from a known word stands for that word.
 
 Typos: a query word the index does not know is replaced by the words it knows that start with the
 same letter and are one edit away (two for words of eight letters or more), an edit being an
 insertion, a deletion, a substitution or a swap of two neighbours (optimal string alignment,
-through rapidfuzz).
+through rapidfuzz). Failing that, a word whose letters are those of a known word, one moved
+(`lidya`: lydia), and for words of six letters or more a single known word one edit away at the
+first letter (`fithub`). A word of four letters is corrected only when two neighbours are swapped
+(`snfc`: sncf).
 
 Only the index's own words are candidates, so a correction can only lead to something that exists;
-a word of fewer than five letters is never corrected (too many words are one edit from it), nor
+a word of fewer than four letters is never corrected (too many words are one edit from it), nor
 a word with more than MAX_CORRECTIONS nearest words (`will` is as near `bill` as `fill`: a guess).
 
 Katakana. Names written in katakana: `ギットハブ` for GitHub, `ドッカー` for Docker, `ノーション` for Notion.
@@ -37,8 +41,19 @@ MIN_LENGTH = 5
 LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_COMPOUND = 7
+MIN_FIRST_LETTER = 6
+"""A word this long may have its first letter wrong, when nothing else fits."""
 MIN_PART = 3
+MAX_PARTS = 3
 NEGATING_PREFIXES = ("un", "re", "non")
+LINKS = ("s", "es", "en", "n", "er", "e")
+"""What German puts between the parts of a compound (`Bestellungsnummer`, `Tagesplan`,
+`Wochenende`, `Kinderzimmer`, `Hundefutter`)."""
+
+
+def _unlinked(left: str) -> list[str]:
+    """The first part of a compound as written and without each linking ending it may have."""
+    return [left] + [left[: -len(link)] for link in LINKS if left.endswith(link)]
 
 
 class Speller:
@@ -59,6 +74,7 @@ class Speller:
         for word in self._known:
             if len(word) >= MIN_LENGTH - 1:
                 self._by_length.setdefault((word[0], len(word)), []).append(word)
+        self._firsts = sorted({first for first, _length in self._by_length})
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (two, or one behind a prefix), or none."""
@@ -69,28 +85,84 @@ class Speller:
             # `uncommitted`, `reopen`, `nonempty`: the word the prefix changes
             if word.startswith(prefix) and word[len(prefix) :] in known:
                 return [word[len(prefix) :]]
-        for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1):
-            left, right = word[:cut], word[cut:]
-            if right not in known:
-                continue
-            if left in known:
-                return [left, right]
-            if left.endswith("s") and left[:-1] in known and len(left) > MIN_PART:
-                return [left[:-1], right]
+        return self._split(word, MAX_PARTS)
+
+    def _split(self, word: str, parts: int) -> list[str]:
+        """`word` as known words, at most `parts` of them: the longest last part first, the rest
+        (without its linking letters) a known word or split again (`Kalendereintragsübersicht`)."""
+        known = self._known
+        cuts = [
+            (word[:cut], word[cut:])
+            for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1)
+            if word[cut:] in known
+        ]
+        for left, right in cuts:  # two parts, if it can be
+            for stem in _unlinked(left):
+                if len(stem) >= MIN_PART and stem in known:
+                    return [stem, right]
+        for left, right in cuts if parts > 2 else ():
+            for stem in _unlinked(left):
+                if len(stem) >= 2 * MIN_PART and (first := self._split(stem, parts - 1)):
+                    return [*first, right]
         return []
 
     def corrections(self, word: str) -> list[str]:
-        """The known words nearest to `word` (at the nearest distance only), best first."""
-        if len(word) < MIN_LENGTH:
+        """The known words nearest to `word` (at the nearest distance only), best first.
+
+        Letters swapped or moved count as one edit: `lidya` (lydia) and `cabyfi` (cabify) are a
+        letter moved, two edits apart by the letters but the same letters; and a word of four
+        letters is corrected only so (`snfc`: sncf), since too many words are one other edit
+        from it."""
+        if len(word) < MIN_LENGTH - 1:
             return []
+        if len(word) < MIN_LENGTH:
+            return self._nearest(word, 1, moved_only=True)
         limit = 2 if len(word) >= LONG_WORD else 1
+        return (
+            self._nearest(word, limit)
+            or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
+            or (self._first_letter(word) if len(word) >= MIN_FIRST_LETTER else [])
+        )
+
+    def _first_letter(self, word: str) -> list[str]:
+        """The one known word that a typo of the first letter makes `word` (`fithub`, `kalendar` for
+        a word without a same-letter neighbour): one edit away, the edit at the start. Only a
+        single such word counts: first letters are where typos are rarest."""
+        found: set[str] = set()
+        for first in self._firsts:
+            if first == word[0]:
+                continue
+            for length in (len(word) - 1, len(word), len(word) + 1):
+                choices = self._by_length.get((first, length))
+                if choices:
+                    found.update(
+                        choice
+                        for choice, _distance, _index in self._extract(
+                            word, choices, scorer=self._distance, score_cutoff=1, limit=2
+                        )
+                        if choice[1:] == word[1:] or choice == word[1:] or choice[1:] == word
+                    )
+            if len(found) > 1:
+                return []
+        return sorted(found)
+
+    def _nearest(self, word: str, limit: int, *, moved_only: bool = False) -> list[str]:
+        letters = sorted(word)
         found = []
         for length in range(len(word) - limit, len(word) + limit + 1):
+            if moved_only and length != len(word):
+                continue
             choices = self._by_length.get((word[0], length))
             if choices:
                 found += self._extract(
-                    word, choices, scorer=self._distance, score_cutoff=limit, limit=MAX_CORRECTIONS + 1
+                    word,
+                    choices,
+                    scorer=self._distance,
+                    score_cutoff=limit,
+                    limit=None if moved_only else MAX_CORRECTIONS + 1,
                 )
+        if moved_only:
+            found = [hit for hit in found if sorted(hit[0]) == letters]
         if not found:
             return []
         best = min(distance for _, distance, _ in found)

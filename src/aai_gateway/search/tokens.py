@@ -4,7 +4,8 @@
   (`createTodoTask`, `jira_create_issue`, `send-channel-message` each give their words), each word
   case- and accent-folded and lightly stemmed (English Snowball, `tasks` and `task` meet); a name written in
   parts also gives its parts joined (`to-do` and `todo`, `e-mail` and `email`, `HassTurnOff` and
-  `hassturnoff`).
+  `hassturnoff`). An elided French article (`l'agenda`: `agenda`) and an English ending after an
+  apostrophe (`what's`: `what`) are dropped.
 - Chinese (Han): every character and every pair of neighbouring characters, after folding
   Traditional to Simplified: there are no spaces to split on, and pairs are what most words are.
 - Japanese kana and Korean Hangul: the whole run (2 to 12 characters) and every pair; hiragana is
@@ -132,7 +133,18 @@ def analyze(text: str, *, pairs: bool = False) -> Analyzed:
     chunk = _Chunk()
     stretch: list[str] = []
     previous_word: str | None = None
-    for run in runs(text):
+    pieces = list(runs(text))
+    elided = False
+    for index, piece in enumerate(pieces):
+        run = piece
+        if run.script == "word" and _is_clitic(run, pieces[index + 1] if index + 1 < len(pieces) else None):
+            # `l'agenda`, `qu'il`: the article goes, the word stands alone; `what's`, `don't`: the
+            # ending goes. A letter on its own says nothing a search could use.
+            elided = not run.apostrophe
+            continue
+        if elided:
+            run = Run(run.script, run.text, joined=False)
+            elided = False
         if not run.joined:
             _end_chunk(chunk, out)
             chunk = _Chunk(len(out.words))
@@ -153,6 +165,27 @@ def analyze(text: str, *, pairs: bool = False) -> Analyzed:
     if stretch:
         out.stretches.append("".join(stretch))
     return out
+
+
+ELIDED = frozenset({"c", "d", "j", "l", "m", "n", "qu", "s", "t"})
+"""French articles and pronouns written before a vowel with an apostrophe (`l'agenda`, `d'accord`)."""
+ENDINGS = frozenset({"s", "t", "d", "m", "ll", "re", "ve"})
+"""English endings after an apostrophe (`what's`, `don't`, `I'll`, `we're`)."""
+
+
+def _is_clitic(run: Run, following: Run | None) -> bool:
+    """Whether a word run is an elided article (`l'`, before a word joined by an apostrophe) or an
+    English ending after an apostrophe (`'s`, `'t`)."""
+    folded = run.text.casefold()
+    if run.apostrophe and folded in ENDINGS:
+        return True
+    return (
+        following is not None
+        and following.apostrophe
+        and following.script == "word"
+        and folded in ELIDED
+        and following.text.casefold() not in ENDINGS
+    )
 
 
 def _end_chunk(chunk: _Chunk, out: Analyzed) -> None:

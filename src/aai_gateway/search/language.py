@@ -1,0 +1,72 @@
+"""The language a text is written in, roughly: enough to tell a query's language from an app's.
+
+People use the apps of their country and write in its language: a French query for a train is
+more likely for SNCF than for Renfe, a Chinese query for a ride more likely for DiDi. So an app
+described in the query's language (other than English, which global apps use) gains a little
+(SearchIndex). The guess is cheap and only needs to be right on clear cases:
+
+- kana: Japanese; Han without kana: Chinese (a Japanese query in kanji only reads as Chinese);
+- Latin text: the language whose function words and letters it has most (`der`, `und`, `ß`;
+  `le`, `les`, `é`; `el`, `los`, `ñ`), with the words of the concept lexicon in each language as
+  more evidence; no clear winner is no language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from .tokens import fold_word
+
+_FUNCTION_WORDS = {
+    "en": "the and of to is are for with your you my from this that on in an by it be all me what how "
+    "which when where will can please",
+    "de": "der die das und ist sind mit für von ein eine einen einem nicht auf den dem des zu zum zur im "
+    "ich mein meine meinen mir mich bitte wie wo nach oder aus bei sich auch noch ihr ihre wird "
+    "kann alle über",
+    "fr": "le les des du et est pour avec une dans sur au aux ce cette mon ma mes je vous votre nous qui "
+    "pas ne tous toutes sont mais ou où",
+    "es": "el los las del y para con una por mi mis al lo se su sus está están este esta estos todos "
+    "todas muy cómo dónde qué",
+}
+FUNCTION_WORDS: Mapping[str, frozenset[str]] = {
+    language: frozenset(words.split()) for language, words in _FUNCTION_WORDS.items()
+}
+"""Words of one language only (`la`, `de`, `que` are French and Spanish: none of them)."""
+_LETTERS = {
+    "de": re.compile("[äöüß]"),
+    "fr": re.compile("[èêàçùâîôœë]"),
+    "es": re.compile("[ñ¿¡áíóú]"),
+}
+_KANA = re.compile("[\u3041-\u3096\u30a1-\u30fa]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = re.compile(r"[^\W\d_]+")
+MIN_LEAD = 1
+"""How many more signs the winning language must have than the next."""
+
+
+def language_of(text: str, words_of: Mapping[str, Iterable[str]] | None = None) -> str | None:
+    """`en`, `de`, `fr`, `es`, `zh`, `ja`, or None when the text does not say clearly.
+    `words_of`: more words and their languages (the concept lexicon's), keyed by their case- and
+    accent-folded form."""
+    plain = text.isascii()
+    if not plain and _KANA.search(text):
+        return "ja"
+    if not plain and _HAN.search(text):
+        return "zh"
+    folded = text.casefold()
+    words = set(folded.split()) if plain and words_of is None else set(_WORD.findall(folded))
+    counts = {language: len(known.intersection(words)) for language, known in FUNCTION_WORDS.items()}
+    if words_of is not None:
+        for word in words:
+            for language in words_of.get(word if word.isascii() else fold_word(word), ()):
+                if language in counts:
+                    counts[language] += 1
+    if not plain:
+        for language, letters in _LETTERS.items():
+            if letters.search(folded):
+                counts[language] += 1
+    best = max(counts, key=counts.__getitem__)
+    top = counts[best]
+    runner_up = max(count for language, count in counts.items() if language != best)
+    return best if top >= runner_up + MIN_LEAD and top > 0 else None
