@@ -1,37 +1,46 @@
 """Scale: the gateway with 0 to 10,000 descriptors — start, tools/list, memory, calls, idle CPU.
 
-Run: PYTHONPATH=src:bench .venv/bin/python bench/scale.py [--sizes 0 100 1000 10000] [--repeat 5]
-         [--calls 100] [--idle-seconds 10] [--markdown]
+Run: .venv/bin/python bench/scale.py [--sizes 0 100 1000 10000] [--repeat 5] [--calls 100]
+         [--idle-seconds 10] [--serve-args '--poll-interval 0'] [--markdown]
+(from another checkout's venv: PYTHONPATH=src:bench python bench/scale.py ...)
 
-For each size N it writes N descriptors once (the 99 real-world descriptors of
-bench/data/search/catalog, three dialects, repeated under new ids with a made-up word in each name
-and description, half as DIR/<id>/aai.json and half as DIR/<id>.json), plus one HTTP app whose
-base URL is a local echo endpoint (bench/echo_asgi.py under uvicorn, in its own process), which a
-config.toml trusts (`[consent.auto_allow]`) and pins (`[listing] pinned`). Before measuring it
-checks with `aai-gateway scan --json` that every file loads, that the echo app is listed, and
-counts how many of the N apps are listable on this machine. Then, round by round (bench/harness.py,
-every measurement once per round), it measures:
+For each size N it writes N descriptors once, reused by every run: the 99 real-world
+descriptors of bench/data/search/catalog (three dialects) repeated under new ids
+(`<id>.copy<n>`), with a made-up word after each name, in the description and in each
+operation's description, half as DIR/<id>/aai.json and half as DIR/<id>.json; plus one HTTP app
+whose base URL is a local echo endpoint (bench/echo_asgi.py under uvicorn, in its own process),
+which a config.toml (AAI_GATEWAY_CONFIG) trusts (`[consent.auto_allow]`) and pins
+(`[listing] pinned`), so tools/list holds it however many apps there are. Before measuring,
+`aai-gateway scan --json` must show every file loaded and the echo app listed; it counts how many
+of the N apps are listable here (other systems' apps and missing programs are not). Then, round
+by round (bench/harness.py: every measurement once per round), it measures:
 
-  start, cold    spawn `python -m aai_gateway serve --no-default-paths --path DIR` with a fresh,
-                 empty cache directory (AAI_GATEWAY_CACHE_DIR) → MCP SDK client → the first
-                 tools/list answer; then the RSS of the gateway process (/proc/PID/status)
-  start, warm    the same with the cache directory of this size, which an earlier start filled
-                 (an untimed start before the first round); then, in that session: the RSS, the
-                 CPU time the gateway uses over --idle-seconds of nothing (utime + stime from
-                 /proc/PID/stat, as a share of one core), --calls sequential `aai_exec` calls of
-                 the echo app, as many reads of the echo app's guide (its `app_<id>` entry) and
-                 of one catalog app's guide (per run: the median call), and the RSS after them
+  start, cold    spawn `python -m aai_gateway serve --no-default-paths --path DIR` with a new,
+                 empty cache directory (AAI_GATEWAY_CACHE_DIR; the files themselves are in the
+                 OS's page cache) → MCP SDK client (2025-11-25 handshake) → the first tools/list
+                 answer; then the RSS of the gateway process (VmRSS in /proc/PID/status)
+  start, warm    the same with this size's cache directory, which an untimed start before the
+                 first round filled (and every warm start since); then, in that session: the RSS,
+                 the CPU time (utime + stime, /proc/PID/stat) the gateway uses over
+                 --idle-seconds of nothing after a --settle-seconds pause, as a share of one core,
+                 --calls sequential `aai_exec` calls of the echo app, as many reads of the echo
+                 app's guide (its `app_<id>` entry) and of one catalog app's guide (per run: the
+                 median call), and the RSS after them
   baseline       the minimal SDK server (bench/plain_mcp_server.py) spawned the same way, to its
                  first tools/list answer
   scan+validate  in this process, the gateway's catalog build over DIR (discovery.build_catalog,
-                 as bench/scan_validate.py) against reading and json.load-ing the same files
+                 as bench/scan_validate.py), and reading + json.load of the same files
 
-The gateway runs as a user runs it: default options (so its change polling is on, and counts in
-the idle CPU), unless --serve-args says otherwise. Sizes 0 and 10 are always measured: 0 is what
-memory growth is counted from, 10 apps what per-call and guide-read latency is compared with.
-Prints one table (sizes as columns; median and range of the runs; ratios with the range of the
-ratios taken within one round) and the issue 15 targets at the largest size; --markdown prints it
-as a markdown table as well. Linux only (it reads /proc).
+The gateway runs as a user runs it, with default options (its change polling on, counted in the
+idle CPU) unless --serve-args says otherwise. Calls go through the SDK session's send_request:
+`Client.call_tool` lists the tools again before each call of a tool it has not seen listed (an
+app's entry once tools/list is bounded), and that client-side extra would be counted against the
+gateway. Sizes 0 and 10 are always measured: memory growth is counted from 0, and per-call and
+guide-read latencies are compared with 10 apps. Prints one table (sizes as columns; the median
+and range of the runs; ratios of the medians with the range of the ratios within one round) and
+the issue 15 targets at the largest size; --markdown prints the table in markdown too. Progress
+goes to stderr. Linux only (it reads /proc). Ctrl-C stops every process it started and removes
+its temporary folders.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from aai_gateway.service.naming import app_tool_names
@@ -277,6 +287,8 @@ class Results:
     timings: dict[tuple[str, int], Timing] = field(default_factory=dict)
     sessions: dict[tuple[str, int], list[Session]] = field(default_factory=dict)
     baseline_rss: list[int] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+    """The 1-minute load average, every 5 s of the measurement (this benchmark adds about 1)."""
 
 
 async def check_workspace(space: Workspace) -> None:
@@ -339,9 +351,10 @@ async def median_call(count: int, call: Callable[[], Awaitable[None]]) -> float:
     return statistics.median(seconds)
 
 
-def successful(what: str, result: Any) -> None:
+def successful(what: str, result: types.CallToolResult) -> None:
     if result.is_error:
-        raise SystemExit(f"{what} failed: {result.content[0].text if result.content else result}")
+        text = [block.text for block in result.content if isinstance(block, types.TextContent)]
+        raise SystemExit(f"{what} failed: {' '.join(text) or result}")
 
 
 async def gateway_run(
@@ -378,7 +391,8 @@ async def gateway_run(
         return seconds, session
     except TimeoutError:
         raise SystemExit(
-            f"the gateway with {space.size} descriptors took more than {options.timeout:.0f} s (--timeout)"
+            f"the gateway with {space.size} descriptors did not finish its run within "
+            f"{options.timeout:.0f} s (--timeout)"
         ) from None
     finally:
         if pid is not None:
@@ -394,21 +408,22 @@ async def measure_session(
     await anyio.sleep(options.idle_seconds)
     session.idle_cpu = (sum(tree_cpu(pid)) - cpu_before) / (time.perf_counter() - wall_before)
 
-    async def exec_echo() -> None:
-        successful(
-            "aai_exec", await client.call_tool("aai_exec", {"app": ECHO_ID, "tool": "echo", "args": PAYLOAD})
-        )
+    def call(name: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[None]]:
+        """tools/call through the SDK session, not `Client.call_tool`: that one lists the tools
+        again before every call of a tool it has not seen listed (an app's entry once tools/list
+        is bounded), which would count the client's extra tools/list against the gateway."""
+        request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
 
-    def guide(app_id: str) -> Callable[[], Awaitable[None]]:
-        async def read() -> None:
-            successful(f"{names[app_id]}", await client.call_tool(names[app_id], {}))
+        async def one_call() -> None:
+            successful(name, await client.session.send_request(request, types.CallToolResult))
 
-        return read
+        return one_call
 
+    exec_echo = call("aai_exec", {"app": ECHO_ID, "tool": "echo", "args": PAYLOAD})
     session.exec_call = await median_call(options.calls, exec_echo)
-    session.guide_echo = await median_call(options.calls, guide(ECHO_ID))
+    session.guide_echo = await median_call(options.calls, call(names[ECHO_ID], {}))
     if space.guide_app:
-        session.guide_app = await median_call(options.calls, guide(space.guide_app))
+        session.guide_app = await median_call(options.calls, call(names[space.guide_app], {}))
     session.rss_after = rss_bytes(pid)
 
 
@@ -436,6 +451,9 @@ async def measure(spaces: Sequence[Workspace], options: Options) -> Results:
     for space in spaces:
         await check_workspace(space)
         await gateway_run(space, space.warm_cache, options, full=True)  # fills the warm cache, checks calls
+        progress(
+            f"{space.size:,} descriptors written and checked ({space.listable:,} listable here), cache filled"
+        )
 
     def start(kind: str, space: Workspace) -> Measurement:
         async def measurement() -> float:
@@ -469,8 +487,66 @@ async def measure(spaces: Sequence[Workspace], options: Options) -> Results:
         measurements["scan", space.size] = in_process(functools.partial(gateway_scan, space.folder))
         measurements["cold", space.size] = start("cold", space)
         measurements["warm", space.size] = start("warm", space)
-    results.timings = await interleaved(measurements, options.repeat)
+    done = 0
+
+    def counted(measurement: Measurement) -> Measurement:
+        async def measured() -> float:
+            nonlocal done
+            seconds = await measurement()
+            done += 1
+            if done % len(measurements) == 0:
+                progress(f"round {done // len(measurements)} of {options.repeat} measured")
+            return seconds
+
+        return measured
+
+    results.timings = await interleaved(
+        {name: counted(measurement) for name, measurement in measurements.items()}, options.repeat
+    )
     return results
+
+
+def progress(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+async def until_interrupted(spaces: Sequence[Workspace], options: Options) -> Results | None:
+    """`measure`, or None when SIGINT (Ctrl-C) or SIGTERM came first: the measurement is then
+    cancelled, which stops the processes it started (the SDK client stops its server)."""
+    results: list[Results] = []
+    load: list[float] = []
+    interrupted = False
+    try:
+        async with anyio.create_task_group() as tasks:
+
+            async def watch() -> None:
+                nonlocal interrupted
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for _ in signals:
+                        interrupted = True
+                        tasks.cancel_scope.cancel()
+
+            async def sample_load() -> None:
+                while True:
+                    load.append(os.getloadavg()[0])
+                    await anyio.sleep(5)
+
+            async def work() -> None:
+                results.append(await measure(spaces, options))
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(watch)
+            tasks.start_soon(sample_load)
+            tasks.start_soon(work)
+    except BaseException:
+        # A Ctrl-C in a terminal also reaches the servers and the endpoint, and what their
+        # ending raises may come out before the cancellation does.
+        if not interrupted:
+            raise
+    if interrupted:
+        return None
+    results[0].load = load
+    return results[0]
 
 
 # --------------------------------------------------------------------------- report
@@ -545,7 +621,7 @@ def table(
     calls = f"median of {options.calls} calls"
     rows = [
         row(
-            "apps listable here (+ the echo app)",
+            "generated apps listable here",
             lambda n: f"{next(s for s in spaces if s.size == n).listable:,} of {n:,}",
         ),
         row(
@@ -674,7 +750,10 @@ def main(argv: list[str] | None = None) -> int:
         help="wait after the first tools/list answer before the idle interval (default 1)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds a gateway may take to start (default 600)"
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds one gateway run may take: start, idle interval and calls (default 600)",
     )
     parser.add_argument(
         "--serve-args",
@@ -698,34 +777,35 @@ def main(argv: list[str] | None = None) -> int:
         shlex.split(args.serve_args),
     )
     sizes = sorted({0, REFERENCE, *args.sizes})
+    signal.signal(signal.SIGTERM, _interrupt)  # cleaned up like Ctrl-C (anyio's own while measuring)
     port = free_port()
-    load_before = os.getloadavg()
-    with ExitStack() as stack:
-        root = stack.enter_context(temporary_folder("aai-bench-scale-"))
-        endpoint = start_endpoint(port)
-        stack.callback(endpoint.wait, timeout=10)
-        stack.callback(endpoint.terminate)
-        spaces = []
-        for size in sizes:
-            folder, cache = root / f"apps-{size}", root / f"cache-{size}"
-            folder.mkdir()
-            cache.mkdir()
-            ids = write_descriptors(folder, size, port)
-            spaces.append(Workspace(size, folder, descriptor_files(folder), ids, cache))
-        try:
-            results = anyio.run(measure, spaces, options)
-        except KeyboardInterrupt:
-            print("interrupted: processes stopped, temporary folders removed", file=sys.stderr)
-            return 130
-        header, rows = table(results, spaces, options)
-    load_after = os.getloadavg()
+    try:
+        with ExitStack() as stack:
+            root = stack.enter_context(temporary_folder("aai-bench-scale-"))
+            endpoint = start_endpoint(port)
+            stack.callback(endpoint.wait, timeout=10)
+            stack.callback(endpoint.terminate)
+            spaces = []
+            for size in sizes:
+                folder, cache = root / f"apps-{size}", root / f"cache-{size}"
+                folder.mkdir()
+                cache.mkdir()
+                ids = write_descriptors(folder, size, port)
+                spaces.append(Workspace(size, folder, descriptor_files(folder), ids, cache))
+            results = anyio.run(until_interrupted, spaces, options)
+            if results is None:
+                raise KeyboardInterrupt
+            header, rows = table(results, spaces, options)
+    except KeyboardInterrupt:
+        print("interrupted: the processes it started are stopped, its folders removed", file=sys.stderr)
+        return 130
     print(
         f"median (smallest–largest) of {args.repeat} runs, interleaved round by round; ratios: of the "
         f"medians (range: the ratios within one round). Per-call figures: {args.calls} sequential calls "
         f"per run, the run's median. Baseline: minimal SDK server start "
         f"{spread(results.timings['baseline', 0].samples, lambda v: f'{v * 1e3:,.0f}', ' ms')}, "
-        f"RSS {spread(results.baseline_rss, mb, ' MB')}. Load average "
-        f"{load_before[0]:.2f} before, {load_after[0]:.2f} after (1 min), {os.cpu_count()} CPUs."
+        f"RSS {spread(results.baseline_rss, mb, ' MB')}. 1-minute load average while measuring "
+        f"{spread(results.load, lambda v: f'{v:.2f}')} (this benchmark adds ~1), {os.cpu_count()} CPUs."
     )
     guide_app = next((s.guide_app for s in spaces if s.guide_app), None)
     print(
@@ -738,6 +818,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(markdown_table(header, rows))
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
