@@ -556,6 +556,22 @@ def mb(value: float) -> str:
     return f"{value / 1e6:,.1f}"
 
 
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.0f}"
+
+
+def ms1(seconds: float) -> str:
+    return f"{seconds * 1e3:,.1f}"
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.0f}"
+
+
+def hundredths(value: float) -> str:
+    return f"{value:.2f}"
+
+
 def spread(values: Sequence[float], show: Callable[[float], str], unit: str = "") -> str:
     """Median, then the smallest and largest value in brackets."""
     if not values:
@@ -591,9 +607,7 @@ def table(
         return [float(v) for s in sessions.get((kind, size), []) if (v := getattr(s, name)) is not None]
 
     baseline = samples("baseline", 0)
-    ms: Callable[[float], str] = lambda v: f"{v * 1e3:,.0f}"  # noqa: E731
-    ms1: Callable[[float], str] = lambda v: f"{v * 1e3:,.1f}"  # noqa: E731
-    us: Callable[[float], str] = lambda v: f"{v * 1e6:,.0f}"  # noqa: E731
+    by_size = {space.size: space for space in spaces}
 
     def growth(name: str, size: int) -> str:
         if size < 100 or 0 not in sizes:
@@ -622,11 +636,11 @@ def table(
     rows = [
         row(
             "generated apps listable here",
-            lambda n: f"{next(s for s in spaces if s.size == n).listable:,} of {n:,}",
+            lambda n: f"{by_size[n].listable:,} of {n:,}",
         ),
         row(
             "descriptor files, MB",
-            lambda n: mb(sum(p.stat().st_size for p in next(s for s in spaces if s.size == n).files)),
+            lambda n: mb(sum(path.stat().st_size for path in by_size[n].files)),
         ),
         row("start, cold cache, ms", lambda n: spread(samples("cold", n), ms)),
         row("start, warm cache, ms", lambda n: spread(samples("warm", n), ms)),
@@ -653,7 +667,7 @@ def table(
         row(f"guide read, catalog ÷ at {REFERENCE} (≤ 1.1×)", lambda n: versus_reference("guide_app", n)),
         row(
             f"idle CPU over {options.idle_seconds:g} s, % of a core (target 0)",
-            lambda n: spread([v * 100 for v in of("warm", n, "idle_cpu")], lambda v: f"{v:.2f}"),
+            lambda n: spread([v * 100 for v in of("warm", n, "idle_cpu")], hundredths),
         ),
     ]
     header = ["descriptors", *(f"{n:,}" + (" (ref.)" if n == REFERENCE else "") for n in sizes)]
@@ -803,9 +817,9 @@ def main(argv: list[str] | None = None) -> int:
         f"median (smallest–largest) of {args.repeat} runs, interleaved round by round; ratios: of the "
         f"medians (range: the ratios within one round). Per-call figures: {args.calls} sequential calls "
         f"per run, the run's median. Baseline: minimal SDK server start "
-        f"{spread(results.timings['baseline', 0].samples, lambda v: f'{v * 1e3:,.0f}', ' ms')}, "
+        f"{spread(results.timings['baseline', 0].samples, ms, ' ms')}, "
         f"RSS {spread(results.baseline_rss, mb, ' MB')}. 1-minute load average while measuring "
-        f"{spread(results.load, lambda v: f'{v:.2f}')} (this benchmark adds ~1), {os.cpu_count()} CPUs."
+        f"{spread(results.load, hundredths)} (this benchmark adds ~1), {os.cpu_count()} CPUs."
     )
     guide_app = next((s.guide_app for s in spaces if s.guide_app), None)
     print(
