@@ -692,11 +692,13 @@ def targets(results: Results, spaces: Sequence[Workspace], idle_seconds: float) 
         return "met" if ok else "NOT met"
 
     warm = med("warm") / med("baseline", n=0)
+    scan = med("scan") / med("json")
     cold = med("cold") / med("json")
     lines = [
         f"targets at {size:,} descriptors (medians):",
         f"  warm start ≤ 2× the minimal SDK server's: {warm:.2f}× — {verdict(warm <= 2)}",
-        f"  cold start (scan + validate) ≤ 5× json.load of the files: {cold:.1f}× — {verdict(cold <= 5)}",
+        f"  first start's scan + validate ≤ 5× json.load of the files: {scan:.1f}× — {verdict(scan <= 5)}"
+        f" (the whole cold start, process and imports included: {cold:.1f}×)",
     ]
     for name, label in (
         ("exec_call", "aai_exec"),

@@ -16,7 +16,7 @@ from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import AppChangedError, Problem
 from .card_cache import file_stamp
-from .loading import FileLoads, LoadBuild
+from .loading import FileLoads, LoadBuild, invalid_reason
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
 from .sources import SourceSpec
@@ -196,12 +196,13 @@ def _add_sources(
                 unreadable.add((str(item.path), item.reason))
                 catalog.skipped.append(Skipped(str(item.path), spec.label, item.reason))
                 continue
-            files.add((str(item.path), file_stamp(item.info)))
+            stamp = file_stamp(item.info)
+            files.add((item.path, stamp))
             if (item.info.st_dev, item.info.st_ino) in seen_files:  # the same file by another path
                 continue
             seen_files.add((item.info.st_dev, item.info.st_ino))
             path = os.path.abspath(item.path)  # the binding: absolute, whatever the folder
-            load = loads.load(build, path, item.info, bundled=spec.bundled)
+            load = loads.load(build, path, item.info, bundled=spec.bundled, stamp=stamp)
             if load.card is None:
                 catalog.skipped.append(Skipped(path, spec.label, load.reason, load.problems))
                 continue
@@ -246,10 +247,7 @@ def load_file(
     result = load_text(data, Source(kind="bundled" if bundled else "file", location=str(path)), host)
     problems = tuple(p.located(str(path)) for p in result.problems)
     if result.descriptor is None:
-        errors = [p for p in problems if p.severity == "error"]
-        first = f"{errors[0].pointer or '/'}: {errors[0].message}"
-        summary = first if len(errors) == 1 else f"{len(errors)} problems, first {first}"
-        return Skipped(str(path), label, f"invalid descriptor: {summary}", problems)
+        return Skipped(str(path), label, invalid_reason(problems), problems)
     return CatalogEntry.of(result.descriptor, label, tuple(p for p in problems if p.severity == "warning"))
 
 

@@ -98,9 +98,11 @@ class FileLoads:
 
     # ----------------------------------------------------------------- cards
 
-    def load(self, build: LoadBuild, path: str, info: os.stat_result, *, bundled: bool) -> FileLoad:
+    def load(
+        self, build: LoadBuild, path: str, info: os.stat_result, *, bundled: bool, stamp: str
+    ) -> FileLoad:
+        """What the file at `path` holds; `info` and `stamp` are its `stat` and `file_stamp`."""
         build.seen.add(path)
-        stamp = file_stamp(info)
         with self._lock:
             known = self._loads.get(path)
         if known is not None and known.stamp == stamp and known.bundled == bundled:
@@ -130,7 +132,7 @@ class FileLoads:
         if row is None or row.stamp != stamp or row.bundled != bundled:
             return None
         try:
-            problems = _problems_from_json(row.problems, path)
+            problems = () if row.problems == "[]" else _problems_from_json(row.problems, path)
             card = None if row.card is None else card_from_record(json.loads(row.card))
         except (ValueError, TypeError, RecursionError):
             logger.debug("descriptor cache row of %s does not read back; loading the file", path)
@@ -145,10 +147,7 @@ class FileLoads:
             return loaded
         app, problems = loaded
         if app is None:
-            errors = [p for p in problems if p.severity == "error"]
-            first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
-            summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
-            outcome = FileLoad(path, stamp, bundled, None, problems, f"invalid descriptor: {summary}")
+            outcome = FileLoad(path, stamp, bundled, None, problems, invalid_reason(problems))
             texts = None
         else:
             outcome = FileLoad(path, stamp, bundled, card_of(app), problems)
@@ -263,6 +262,14 @@ class FileLoads:
     @property
     def platform(self) -> Platform:
         return self.host or host_platform()
+
+
+def invalid_reason(problems: Sequence[Problem]) -> str:
+    """Why a file with these problems is skipped, in one line: the first error and how many."""
+    errors = [p for p in problems if p.severity == "error"]
+    first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
+    summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
+    return f"invalid descriptor: {summary}"
 
 
 def _problems_from_json(text: str, path: str) -> tuple[Problem, ...]:

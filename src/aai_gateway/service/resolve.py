@@ -42,6 +42,10 @@ class AppDirectory:
     def __init__(self, local: Iterable[AppCard], web: Iterable[AppCard] = ()) -> None:
         self.local = list(local)
         self.web = list(web)
+        self._indexed = False  # the indexes are built by the first lookup, not at start
+
+    def _build(self) -> None:
+        self._indexed = True
         self._by_binding: _Index = defaultdict(list)  # `file:/…` and `bundled:<id>` references
         self._by_id: _Index = defaultdict(list)
         self._by_folded: _Index = defaultdict(list)  # ids and tools/list names, case-folded
@@ -92,6 +96,9 @@ class AppDirectory:
         return self._one(reference, found)
 
     def _matches(self, wanted: str, include_web: bool) -> list[AppCard]:
+        if not self._indexed:
+            self._build()
+
         def unique(*groups: Iterable[AppCard]) -> list[AppCard]:
             found = list({id(a): a for group in groups for a in group}.values())
             return found if include_web else [a for a in found if a.binding.is_local]
