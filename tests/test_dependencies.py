@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
-OWN = {"aai_gateway", "tests"}
+OWN = {"aai_gateway", "tests", *(path.stem for path in (ROOT / "bench").glob("*.py"))}
+"""The project's own modules; the benchmarks import each other (and their tests them) by name."""
 
 
 def imported_modules(folder: Path) -> dict[str, set[str]]:
