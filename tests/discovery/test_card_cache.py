@@ -107,6 +107,8 @@ def test_a_file_written_within_the_last_two_seconds_is_checked_at_each_start_unt
     apps: Path, tmp_path: Path
 ) -> None:
     fresh = write_app(apps, "dev.test.fresh", aged=False)
+    now = time.time()
+    os.utime(fresh, (now, now + 3600))  # "just written" (or ahead of the clock), however slow the machine
     start(apps, tmp_path / "cache")
     _, loads = start(apps, tmp_path / "cache")
     assert loads.last_counts.checked == 1  # it may still change within its time stamp
