@@ -22,7 +22,9 @@ by round (bench/harness.py: every measurement once per round), it measures:
   start, warm    the same with this size's cache directory, which an untimed start before the
                  first round filled (and every warm start since); then, in that session: the RSS,
                  the CPU time (utime + stime, /proc/PID/stat) the gateway uses over
-                 --idle-seconds of nothing after a --settle-seconds pause, as a share of one core,
+                 --idle-seconds of nothing after a --settle-seconds pause, as a share of one core
+                 (and, apart, the CPU time it uses from its first answer to the end of that
+                 pause: start-up work left for after the answer, not idle),
                  --calls sequential `aai_exec` calls of the echo app, as many reads of the echo
                  app's guide (its `app_<id>` entry) and of one catalog app's guide (per run: the
                  median call), and the RSS after them
@@ -265,7 +267,11 @@ class Session:
     tools_bytes: int
     tools_chars: int
     entries: int
+    cpu_at_answer: float
+    """CPU seconds the gateway had used when its first tools/list answer arrived."""
     rss_after: int | None = None
+    settle_cpu: float | None = None
+    """CPU seconds from the first answer to the end of the settle pause: work left for after it."""
     idle_cpu: float | None = None
     exec_call: float | None = None
     guide_echo: float | None = None
@@ -377,6 +383,7 @@ async def gateway_run(
                 first = await client.list_tools()
                 seconds = time.perf_counter() - started
                 pid = spawned_process(before, "aai_gateway")
+                cpu_at_answer = sum(tree_cpu(pid))
                 session_rss = rss_bytes(pid)
                 tools = await all_tools(client, first)
                 if names[ECHO_ID] not in {tool.name for tool in tools}:
@@ -385,7 +392,7 @@ async def gateway_run(
                     {"tools": [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]},
                     ensure_ascii=False,
                 )
-                session = Session(session_rss, len(wire.encode()), len(wire), len(tools))
+                session = Session(session_rss, len(wire.encode()), len(wire), len(tools), cpu_at_answer)
                 if full:
                     await measure_session(client, pid, space, session, names=names, options=options)
         return seconds, session
@@ -402,9 +409,11 @@ async def gateway_run(
 async def measure_session(
     client: Client, pid: int, space: Workspace, session: Session, *, names: dict[str, str], options: Options
 ) -> None:
-    """Idle CPU, then the calls and guide reads, then the RSS, into `session`."""
+    """CPU after the first answer and when idle, then the calls and guide reads, then the RSS,
+    into `session`."""
     await anyio.sleep(options.settle_seconds)
     cpu_before, wall_before = sum(tree_cpu(pid)), time.perf_counter()
+    session.settle_cpu = cpu_before - session.cpu_at_answer
     await anyio.sleep(options.idle_seconds)
     session.idle_cpu = (sum(tree_cpu(pid)) - cpu_before) / (time.perf_counter() - wall_before)
 
@@ -666,6 +675,10 @@ def table(
         row("guide read, catalog app, µs", lambda n: spread(of("warm", n, "guide_app"), us)),
         row(f"guide read, catalog ÷ at {REFERENCE} (≤ 1.1×)", lambda n: versus_reference("guide_app", n)),
         row(
+            f"CPU in the {options.settle_seconds:g} s after the first answer, ms",
+            lambda n: spread(of("warm", n, "settle_cpu"), ms),
+        ),
+        row(
             f"idle CPU over {options.idle_seconds:g} s, % of a core (target 0)",
             lambda n: spread([v * 100 for v in of("warm", n, "idle_cpu")], hundredths),
         ),
@@ -762,8 +775,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--settle-seconds",
         type=float,
-        default=1.0,
-        help="wait after the first tools/list answer before the idle interval (default 1)",
+        default=5.0,
+        help="the pause after the first tools/list answer before the idle interval, whose CPU time "
+        "is shown as work done after the answer (default 5)",
     )
     parser.add_argument(
         "--timeout",
