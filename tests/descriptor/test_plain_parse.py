@@ -4,6 +4,7 @@ same document, and lets a schema skip the deep checks only when they would find 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from aai_gateway.descriptor.checks import (
 )
 from aai_gateway.descriptor.loader import MAX_NESTING, _parse_exactly, _plainly_valid
 
+from .helpers import spec_fixture_paths
 from .test_loader_fuzzing import encoded, json_values
 
 
@@ -123,3 +125,20 @@ def test_a_regular_expression_the_engine_cannot_compile_is_still_found() -> None
     schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": "a{99999999}"}}}
     assert may_be_costly_or_uncompilable(schema)
     assert check_schema(schema, "/p", what="parameters", must_be_object=True)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in spec_fixture_paths() if p.suffix == ".json"], ids=lambda p: p.name
+)
+def test_every_spec_example_takes_the_fast_path_and_reads_as_the_exact_parser_reads_it(path: Path) -> None:
+    data = path.read_bytes()
+    plain = _plainly_valid(data)
+    assert plain is not None
+    assert plain.document == _parse_exactly(data)[0]
+
+
+def test_an_ordinary_schema_is_known_plain_and_passes_without_the_deep_checks() -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string", "maxLength": 10}}, "required": ["q"]}
+    assert not may_be_costly_or_uncompilable(schema)
+    with schemas_known_plain(True):
+        assert check_schema(schema, "/p", what="parameters", must_be_object=True) == []

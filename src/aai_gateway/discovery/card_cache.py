@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .. import __version__
+from ..errors import Problem
 from .mcp_snapshots import private_directory
 
 logger = logging.getLogger(__name__)
@@ -311,3 +312,22 @@ def _refuse_foreign(path: Path) -> None:
 
 def problems_json(problems: Iterable[Any]) -> str:
     return json.dumps([[p.pointer, p.message, p.severity, p.file] for p in problems], ensure_ascii=False)
+
+
+def problems_from_json(text: str, path: str) -> tuple[Problem, ...]:
+    """The problems `problems_json` wrote (located in `path` when they name no file); ValueError
+    for anything else."""
+    if text == "[]":  # the common case: no JSON parse
+        return ()
+    found = json.loads(text)
+    if type(found) is not list:
+        raise ValueError("not a list of problems")
+    problems = []
+    for item in found:
+        if type(item) is not list or len(item) != 4:
+            raise ValueError("not a problem")
+        pointer, message, severity, file = item
+        if not (type(pointer) is str and type(message) is str and severity in ("error", "warning")):
+            raise ValueError("not a problem")
+        problems.append(Problem(pointer, message, severity, file if type(file) is str else path))
+    return tuple(problems)

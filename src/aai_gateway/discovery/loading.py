@@ -33,7 +33,15 @@ from ..descriptor.card import (
     texts_record,
 )
 from ..errors import AppChangedError, Problem
-from .card_cache import CardCache, NewOutcome, StoredOutcome, file_stamp, is_racy, problems_json
+from .card_cache import (
+    CardCache,
+    NewOutcome,
+    StoredOutcome,
+    file_stamp,
+    is_racy,
+    problems_from_json,
+    problems_json,
+)
 from .scanner import describe_os_error, read_descriptor_bytes
 
 logger = logging.getLogger(__name__)
@@ -132,7 +140,7 @@ class FileLoads:
         if row is None or row.stamp != stamp or row.bundled != bundled:
             return None
         try:
-            problems = () if row.problems == "[]" else _problems_from_json(row.problems, path)
+            problems = problems_from_json(row.problems, path)
             card = None if row.card is None else card_from_record(json.loads(row.card))
         except (ValueError, TypeError, RecursionError):
             logger.debug("descriptor cache row of %s does not read back; loading the file", path)
@@ -270,18 +278,3 @@ def invalid_reason(problems: Sequence[Problem]) -> str:
     first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
     summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
     return f"invalid descriptor: {summary}"
-
-
-def _problems_from_json(text: str, path: str) -> tuple[Problem, ...]:
-    found = json.loads(text)
-    if type(found) is not list:
-        raise ValueError("not a list of problems")
-    problems = []
-    for item in found:
-        if type(item) is not list or len(item) != 4:
-            raise ValueError("not a problem")
-        pointer, message, severity, file = item
-        if not (type(pointer) is str and type(message) is str and severity in ("error", "warning")):
-            raise ValueError("not a problem")
-        problems.append(Problem(pointer, message, severity, file if type(file) is str else path))
-    return tuple(problems)
