@@ -156,7 +156,7 @@ def test_a_record_with_any_part_replaced_by_another_kind_of_value_is_refused_or_
     assert isinstance(card.id, str) and isinstance(card.description, str) and isinstance(card.version, str)
     assert all(isinstance(name, str) for name in card.operations)
     assert all(0 <= n < len(card.runs) for n in card.operation_runs)
-    assert card.source.kind in ("file", "web", "bundled", "inline")
+    assert card.source_kind in ("file", "web", "bundled", "inline")
 
 
 @pytest.mark.parametrize("record", [None, [], {}, "card", [1] * 15, _valid_record()[:-1]])

@@ -25,7 +25,7 @@ from pydantic import TypeAdapter
 
 from .binding import Binding, binding_for
 from .mcp_tools import server_probe
-from .model import AppDescriptor, Call, Channel, HttpChannel, Source, Tool
+from .model import AppDescriptor, Call, Channel, HttpChannel, Tool
 from .names import LocalizedName
 from .origin import url_origin
 from .platforms import PLATFORMS, ExecutionType, Platform
@@ -100,7 +100,7 @@ class ApiOrigin:
 @dataclass(frozen=True, slots=True)
 class AppCard:
     """Plain data, no pydantic model: a start with thousands of apps makes thousands of these.
-    `names` and `source` are the descriptor's models, made when first asked for."""
+    `names` is the descriptor's model, made when first asked for."""
 
     id: str
     name_map: dict[str, str]
@@ -128,7 +128,6 @@ class AppCard:
     key: tuple[str, str] = field(init=False)
     """(binding, id): what names this app among all the gateway knows."""
     _names: list[LocalizedName] = field(init=False, default_factory=list, compare=False, repr=False)
-    _source: list[Source] = field(init=False, default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", (str(self.binding), self.id))
@@ -138,12 +137,6 @@ class AppCard:
         if not self._names:
             self._names.append(LocalizedName(names=self.name_map, default_lang=self.default_lang))
         return self._names[0]
-
-    @property
-    def source(self) -> Source:
-        if not self._source:
-            self._source.append(Source(kind=self.source_kind, location=self.location, origin=self.origin))
-        return self._source[0]
 
 
 @dataclass(frozen=True, slots=True)
