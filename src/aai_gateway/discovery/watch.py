@@ -69,6 +69,6 @@ class CatalogWatcher:
         mark = fingerprint(self.sources, self.snapshots)
         if mark == self._mark:
             return None
-        self._mark = mark
         self.catalog = build_catalog(self.sources, self.host, self.loads, self.snapshots)
+        self._mark = mark  # only now: a build that raised is tried again by the next poll
         return self.catalog

@@ -7,6 +7,7 @@ connection: the 2025-11-25 handshake and the 2026-07-28 per-request envelope.
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -67,10 +68,17 @@ class ListChangedNotifier:
         self._legacy_session: ServerSession | None = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Server middleware: remembers the handshake-era session to notify later."""
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.method != "initialize":
+        """Server middleware: remembers the handshake-era session to notify later, from the
+        moment its `initialize` is answered (a change seen before the client's next message
+        must still reach it)."""
+        if ctx.method != "initialize":
+            if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                self._legacy_session = ctx.session
+            return await call_next(ctx)
+        result = await call_next(ctx)
+        if isinstance(result, dict) and result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS:
             self._legacy_session = ctx.session
-        return await call_next(ctx)
+        return result
 
     async def tools_changed(self) -> None:
         if self._legacy_session is not None:
@@ -144,16 +152,21 @@ class GatewayServer:
         logger.info("consent decisions are kept in %s", await anyio.to_thread.run_sync(lambda: store.where))
 
     async def _watch(self) -> None:
-        """Rescan whenever the notices say something may have changed; the rescan decides."""
+        """Rescan whenever the notices say something may have changed; the rescan decides. A
+        failed rescan is tried again after the poll interval even if no further notice comes."""
         assert self.watcher is not None
         async with self.notices:  # never raises: notifications that fail give way to polling
+            retry = False
             while True:
-                await self.notices.wait()
+                with anyio.move_on_after(self.poll_interval if retry else math.inf):
+                    await self.notices.wait()
                 try:
                     catalog = await anyio.to_thread.run_sync(self.watcher.poll)
-                except Exception:  # a scan failure must not stop the server; the next notice retries
+                except Exception:  # a scan failure must not stop the server
                     logger.exception("rescanning descriptors failed")
+                    retry = True
                     continue
+                retry = False
                 if catalog is not None and self.gateway.set_catalog(catalog):
                     logger.info("app list changed: %d apps", len(self.gateway.entries))
                     await self.notifier.tools_changed()
