@@ -155,7 +155,7 @@ def test_a_query_naming_an_app_and_an_action_is_no_query_for_the_app_alone() -> 
     ],
 )
 def test_a_question_asks_to_be_told_and_a_polite_request_asks_for_an_action(query: str, asks: bool) -> None:
-    from aai_gateway.search.query import is_question
+    from aai_gateway.search.language import is_question
 
     assert is_question(query) is asks
 

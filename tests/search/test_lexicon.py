@@ -195,3 +195,28 @@ def test_a_word_of_a_narrow_concept_is_not_also_a_word_of_its_broader_ones() -> 
         for broader in closure.get("§" + concept.id, ())
     }
     assert {pair: words for pair, words in shared.items() if words and pair not in allowed} == {}
+
+
+@pytest.mark.parametrize(
+    ("word", "concept"),
+    [
+        ("geschlafen", "§sleep"),
+        ("angerufen", "§call"),
+        ("eingeschaltet", "§turn_on"),
+        ("verschickt", "§send"),
+    ],
+)
+def test_a_german_participle_or_verb_form_in_t_meets_its_infinitive(word: str, concept: str) -> None:
+    from aai_gateway.search.lexicon import default_lexicon
+    from aai_gateway.search.tokens import stem
+
+    assert concept in default_lexicon().concepts_of_word(word, stem(word))
+
+
+def test_the_infinitives_of_a_german_verb_form_are_candidates_only() -> None:
+    from aai_gateway.search.lexicon import german_verb_forms
+
+    assert "schlafen" in german_verb_forms("geschlafen")
+    assert "anrufen" in german_verb_forms("angerufen")
+    assert "buchen" in german_verb_forms("gebucht")
+    assert german_verb_forms("haus") == []

@@ -118,3 +118,10 @@ def test_a_capitalized_word_the_index_does_not_know_is_guessed_to_be_a_person() 
     assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("send money to paul"))
     # German writes every noun with a capital: no guess there
     assert not any(alternatives == {"§contact"} for _literal, alternatives in terms("Schick Geld an Paul"))
+
+
+def test_a_word_the_lexicon_knows_is_split_only_in_parts_that_say_what_it_says() -> None:
+    # Freitag is a day, not `frei` (available) + `Tag` (a label)
+    [(literal, alternatives)] = terms("Freitag")
+    assert "§date" in alternatives
+    assert "§label" not in alternatives and "tag" not in literal

@@ -107,3 +107,39 @@ def test_a_german_compound_splits_at_its_linking_letters_and_in_three_when_two_w
     assert speller.compound_parts("wochenende") == ["woche", "ende"]
     assert speller.compound_parts("kalendereintragsubersicht") == ["kalender", "eintrag", "ubersicht"]
     assert speller.compound_parts("zahnarzttermin") == ["zahnarzt", "termin"]  # not zahnarzt-ter-min
+
+
+def test_when_several_words_are_as_near_an_app_name_among_them_is_the_correction() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(
+        ["date", "dates", "dated", "deliver", "delivery", "delivered"], names=["datev", "deliveroo"]
+    )
+    assert speller.corrections("datef") == ["datev"]
+    assert speller.corrections("delivero") == ["deliveroo"]
+    assert Speller(["date", "dates", "dated", "datum"]).corrections("datef") == []  # no name: no guess
+
+
+def test_a_compound_whose_first_part_is_a_form_of_a_known_word_is_split() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["etikett"], also_known=lambda word: word == "rucksende")
+    assert speller.compound_parts("rucksendeetikett") == ["rucksende", "etikett"]
+    assert Speller(["etikett"]).compound_parts("rucksendeetikett") == []
+
+
+def test_a_german_verb_prefix_is_no_first_part_of_a_compound() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["ver", "chicken", "ent", "laden", "haus", "tur"])
+    assert speller.compound_parts("verschicken") == []
+    assert speller.compound_parts("entladen") == []
+    assert speller.compound_parts("haustur") == ["haus", "tur"]
+
+
+def test_a_compound_with_an_unknown_first_part_is_its_last_part() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller([])
+    assert speller.compound_head("fernbus", lambda word: word == "bus") == ["bus"]
+    assert speller.compound_head("bus", lambda word: word == "bus") == []  # too short to be a compound

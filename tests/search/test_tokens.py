@@ -61,3 +61,8 @@ def test_an_elided_article_and_an_english_ending_after_an_apostrophe_are_no_term
     assert analyze("what's on").words == ["what", "on"]
     assert analyze("don't forget, I'll").words == ["don", "forget", "i"]
     assert "lagenda" not in terms("l'agenda")
+
+
+def test_a_word_that_stems_to_an_english_function_word_keeps_its_form() -> None:
+    assert analyze("Withings").words == ["withings"]  # not `with`
+    assert analyze("others").words == ["other"]

@@ -26,7 +26,7 @@ from .query import query_weights
 DEFAULT_LIMIT = 10
 LOOKING_LEAD = 1.15
 """How much an operation that only looks (its name says list, get, search, track) gains over the
-others when the query is a question (query.py, `is_question`)."""
+others when the query is a question (language.py, `is_question`)."""
 LOCAL_LEAD = 1.1
 """How much an app described in the query's language (not English) and its operations gain: people
 use the apps of their country (language.py)."""
@@ -73,7 +73,11 @@ class SearchIndex:
             self._languages: Any = None  # per entry, its app's language (an index in LANGUAGES, -1)
             corpus.drop_fields()
             lexicon_words = self._lexicon.surfaces if self._lexicon else []
-            self._speller = Speller([*corpus.surfaces, *lexicon_words])
+            self._speller = Speller(
+                [*corpus.surfaces, *lexicon_words],
+                names=corpus.name_words,
+                also_known=self._lexicon.knows if self._lexicon else None,
+            )
 
     @staticmethod
     def _looking_entries(corpus: Corpus) -> Any:

@@ -154,6 +154,9 @@ class Corpus:
         """Per field, each entry's length as BM25 counts it (see _Piece)."""
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
+        self.name_words: set[str] = set()
+        """The words of the apps' names as written, and joined (`immoscout24`): what a misspelt
+        word most often means when several known words are as near (spelling.py)."""
         self.loanwords = Loanwords()
         self.name_sounds = NameSounds()
         """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""
@@ -314,6 +317,9 @@ class Corpus:
         for term in set(self.fields["name"][-1]):
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
+            analyzed = analyze(name)
+            self.name_words.update(word for word in analyzed.surfaces if word.isalpha())
+            self.name_words.update(analyzed.joined)
             self._add_loanwords(name, app_name=True)
             self.name_sounds.add(name)
         for index, operation in enumerate(indexed.operations):

@@ -70,3 +70,25 @@ def language_of(text: str, words_of: Mapping[str, Iterable[str]] | None = None) 
     top = counts[best]
     runner_up = max(count for language, count in counts.items() if language != best)
     return best if top >= runner_up + MIN_LEAD and top > 0 else None
+
+
+_REQUEST = re.compile(
+    r"^\W*(can|could|would|will|kannst|könntest|können|peux|pourrais|pouvez|pourriez|puedes|podrías|"
+    r"podéis|puede)\b|^\W*(能不能|可以|能帮|能否|麻烦)|(てくれ|てもらえ|ください|下さい)",
+    re.IGNORECASE,
+)
+"""A polite request (`can you send …?`, `能不能帮我…`, `…してくれる？`): something to be done."""
+_QUESTION = re.compile(
+    r"[?？]\W*$|^\W*(is|are|was|were|does|did|what|when|where|which|who|whose|why|how (much|many|far|long|"
+    r"old|big)|ist|sind|gibt|wann|wo|wie (viel|lange|weit|spät)|was|welche[rsnm]?|wer|est-ce|quand|où|"
+    r"combien|quel|quelle|quels|quelles|qui|cuándo|dónde|cuánto|cuánta|cuántos|cuántas|qué|cuál|quién|"
+    r"hay|está|están)\b|[吗呢]\W*$|多少|几[点个号天次]|哪|什么时候|谁|怎么样|[かの]\W*$|いつ|どこ|いくら|"
+    r"何時|何分|どれ|誰|どう",
+    re.IGNORECASE,
+)
+"""A question: what the user wants is to be told something (a status, a list, a detail)."""
+
+
+def is_question(text: str) -> bool:
+    """Whether a query asks something (and is no polite request for an action)."""
+    return _QUESTION.search(text) is not None and _REQUEST.search(text) is None

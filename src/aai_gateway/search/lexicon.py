@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from itertools import pairwise
 
+from .compounds import MIN_PARTICIPLE, german_verb_forms
 from .normalize import clip_field
 from .stopwords import STOPWORDS
 from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
@@ -268,6 +269,15 @@ class Lexicon:
                 hit = self._foreign[language].get(stemmer(surface))
                 if hit:
                     hits |= hit
+        if not hits and len(surface) >= MIN_PARTICIPLE and surface.isalpha():
+            for form in german_verb_forms(surface):
+                hit = (
+                    self._surfaces.get(form)
+                    or self._inflected.get(form)
+                    or self._foreign["de"].get(FOREIGN_STEMMERS["de"](form))
+                )
+                if hit:
+                    return sorted(hit)
         return sorted(hits)
 
     def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:

@@ -22,6 +22,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .language import is_question
 from .lexicon import CONCEPT_PREFIX, Lexicon, narrower_term
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
 from .stopwords import CJK_STOPWORDS, query_stop_terms
@@ -56,6 +57,8 @@ PERSON_CONCEPT = CONCEPT_PREFIX + "contact"
 PERSON_WEIGHT = 0.4
 """A capitalized word the index does not know, after the first (`pay Paul back`): a guess that it
 is a person, weighed as a guess."""
+_NAME_WITH_NUMBER = re.compile(r"[^\W\d_]{4,}\d{1,4}")
+"""A word of letters then digits (`imoscout24`): a name, corrected as a typo like a word."""
 _CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
 _FILE_NAME = re.compile(
     r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
@@ -67,26 +70,6 @@ FILE_CONCEPT = CONCEPT_PREFIX + "file"
 _ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai)(?:/|\b)", re.IGNORECASE)
 """A web address (`https://…`, `example.com`): the query is about a web page."""
 ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
-_REQUEST = re.compile(
-    r"^\W*(can|could|would|will|kannst|könntest|können|peux|pourrais|pouvez|pourriez|puedes|podrías|"
-    r"podéis|puede)\b|^\W*(能不能|可以|能帮|能否|麻烦)|(てくれ|てもらえ|ください|下さい)",
-    re.IGNORECASE,
-)
-"""A polite request (`can you send …?`, `能不能帮我…`, `…してくれる？`): something to be done."""
-_QUESTION = re.compile(
-    r"[?？]\W*$|^\W*(is|are|was|were|does|did|what|when|where|which|who|whose|why|how (much|many|far|long|"
-    r"old|big)|ist|sind|gibt|wann|wo|wie (viel|lange|weit|spät)|was|welche[rsnm]?|wer|est-ce|quand|où|"
-    r"combien|quel|quelle|quels|quelles|qui|cuándo|dónde|cuánto|cuánta|cuántos|cuántas|qué|cuál|quién|"
-    r"hay|está|están)\b|[吗呢]\W*$|多少|几[点个号天次]|哪|什么时候|谁|怎么样|[かの]\W*$|いつ|どこ|いくら|"
-    r"何時|何分|どれ|誰|どう",
-    re.IGNORECASE,
-)
-"""A question: what the user wants is to be told something (a status, a list, a detail)."""
-
-
-def is_question(text: str) -> bool:
-    """Whether a query asks something (and is no polite request for an action)."""
-    return _QUESTION.search(text) is not None and _REQUEST.search(text) is None
 
 
 @dataclass(slots=True)
@@ -319,7 +302,7 @@ def _words(
             speller is None
             or (term in build.vocabulary and surface in surfaces)
             or in_phrase
-            or not surface.isalpha()
+            or not (surface.isalpha() or _NAME_WITH_NUMBER.fullmatch(surface))
         ):
             continue
         if typo_words >= MAX_TYPO_WORDS:
@@ -328,9 +311,14 @@ def _words(
         # a compound is split even when the lexicon knows it whole (`Zugverbindung`: a train,
         # and `Zug` and `Verbindung` as a descriptor may write them); a word the lexicon knows is
         # no typo
-        parts = speller.compound_parts(surface)
         known = lexicon is not None and lexicon.knows(surface)
+        parts = speller.compound_parts(surface)
+        if known and parts and lexicon is not None and not _says_the_same(lexicon, surface, term, parts):
+            parts = []
         corrections = [] if parts or known else speller.corrections(surface)
+        if not parts and not known and not corrections and lexicon is not None:
+            # a compound with an unknown first part is still what its last part is (`Fernbus`)
+            parts = speller.compound_head(surface, lexicon.knows)
         for part in parts:
             build.literal(unit, stem(part), COMPOUND_WEIGHT)
         for word in corrections:
@@ -342,6 +330,13 @@ def _words(
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
     return unit_of
+
+
+def _says_the_same(lexicon: Lexicon, surface: str, term: str, parts: list[str]) -> bool:
+    """Whether the parts of a word the lexicon knows say what it says (`Zugverbindung`: Zug, a
+    train); `Freitag`, a day, is no `frei` + `Tag`."""
+    whole = lexicon.concepts_of_word(surface, term)
+    return not whole or not set(whole).isdisjoint(lexicon.concepts_of_words(parts))
 
 
 def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Unit]) -> None:

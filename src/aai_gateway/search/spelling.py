@@ -34,39 +34,33 @@ characters or more that the index does not know as it is is looked up.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+from .compounds import Compounds, compound_head
 
 MIN_LENGTH = 5
 LONG_WORD = 8
 MAX_CORRECTIONS = 2
-MIN_COMPOUND = 7
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
-MIN_PART = 3
-MAX_PARTS = 3
-NEGATING_PREFIXES = ("un", "re", "non")
-LINKS = ("s", "es", "en", "n", "er", "e")
-"""What German puts between the parts of a compound (`Bestellungsnummer`, `Tagesplan`,
-`Wochenende`, `Kinderzimmer`, `Hundefutter`)."""
-
-
-def _unlinked(left: str) -> list[str]:
-    """The first part of a compound as written and without each linking ending it may have."""
-    return [left] + [left[: -len(link)] for link in LINKS if left.endswith(link)]
 
 
 class Speller:
     """Corrections against known words: the index's words and the lexicon's, as written (case- and
     accent-folded). Answers are known words as written."""
 
-    def __init__(self, known: Iterable[str]) -> None:
+    def __init__(
+        self, known: Iterable[str], names: Iterable[str] = (), also_known: Callable[[str], bool] | None = None
+    ) -> None:
         from rapidfuzz import process  # noqa: PLC0415 (loaded when the first index is built)
         from rapidfuzz.distance import OSA  # noqa: PLC0415
 
         self._extract = process.extract
         self._distance: Any = OSA.distance
-        self._known = set(known)
+        self._names = {name for name in names if len(name) >= MIN_LENGTH - 1}
+        self._known = set(known) | self._names
+        self._compounds = Compounds(self._known, also_known)
         # by first letter and length: a word is compared only with words that start as it does (a
         # typo keeps the first letter; `Valencia` is no typo of `latencia`) and whose length is
         # within the edits allowed
@@ -77,34 +71,12 @@ class Speller:
         self._firsts = sorted({first for first, _length in self._by_length})
 
     def compound_parts(self, word: str) -> list[str]:
-        """The known words `word` is made of (two, or one behind a prefix), or none."""
-        if len(word) < MIN_COMPOUND:
-            return []
-        known = self._known
-        for prefix in NEGATING_PREFIXES:
-            # `uncommitted`, `reopen`, `nonempty`: the word the prefix changes
-            if word.startswith(prefix) and word[len(prefix) :] in known:
-                return [word[len(prefix) :]]
-        return self._split(word, MAX_PARTS)
+        """The known words `word` is made of (compounds.py), or none."""
+        return self._compounds.parts(word)
 
-    def _split(self, word: str, parts: int) -> list[str]:
-        """`word` as known words, at most `parts` of them: the longest last part first, the rest
-        (without its linking letters) a known word or split again (`Kalendereintragsübersicht`)."""
-        known = self._known
-        cuts = [
-            (word[:cut], word[cut:])
-            for cut in range(len(word) - MIN_PART, MIN_PART - 1, -1)
-            if word[cut:] in known
-        ]
-        for left, right in cuts:  # two parts, if it can be
-            for stem in _unlinked(left):
-                if len(stem) >= MIN_PART and stem in known:
-                    return [stem, right]
-        for left, right in cuts if parts > 2 else ():
-            for stem in _unlinked(left):
-                if len(stem) >= 2 * MIN_PART and (first := self._split(stem, parts - 1)):
-                    return [*first, right]
-        return []
+    def compound_head(self, word: str, known: Callable[[str], bool]) -> list[str]:
+        """The last part of `word` that `known` knows, behind a first part nothing knows."""
+        return compound_head(word, known)
 
     def corrections(self, word: str) -> list[str]:
         """The known words nearest to `word` (at the nearest distance only), best first.
@@ -167,7 +139,24 @@ class Speller:
             return []
         best = min(distance for _, distance, _ in found)
         words = [choice for choice, distance, _ in found if distance == best]
+        if len(words) > MAX_CORRECTIONS and not moved_only:
+            # too many words as near: an app's name among them is what a query most often
+            # misspells (`Datef`: date, dates, dated and DATEV; `Delivero`: deliver, delivery, Deliveroo)
+            words = self._nearest_names(word, limit)
         return words if len(words) <= MAX_CORRECTIONS else []
+
+    def _nearest_names(self, word: str, limit: int) -> list[str]:
+        near = [
+            (name, distance)
+            for name in self._names
+            if name[0] == word[0]
+            and abs(len(name) - len(word)) <= limit
+            and (distance := self._distance(word, name, score_cutoff=limit)) <= limit
+        ]
+        if not near:
+            return []
+        best = min(distance for _name, distance in near)
+        return sorted(name for name, distance in near if distance == best)
 
 
 # --------------------------------------------------------------------------- katakana

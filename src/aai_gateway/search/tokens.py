@@ -52,6 +52,14 @@ class Analyzed:
     index of its first word."""
 
 
+_FUNCTION_STEMS = frozenset(
+    {"with", "for", "from", "the", "this", "that", "there", "here", "have", "some", "into", "about"}
+    | {"then", "than", "what", "when", "where", "which"}
+)
+"""English function words that a longer word may stem to (`withings`: `with`): such a word keeps
+its own form, or a name would meet every `with` of every description."""
+
+
 class _Stemmer:
     """A Snowball stemmer (PyStemmer), loaded on first use; words under four letters and words
     with digits are kept as they are (`k8s`, `s3`, `12306`)."""
@@ -73,6 +81,8 @@ class _Stemmer:
 
                 self._stem = Stemmer.Stemmer(self._language).stemWord
             stem = self._stem(word)
+            if stem in _FUNCTION_STEMS and len(word) > len(stem) + 2:
+                stem = word  # `withings` is no form of `with`
         if len(self._cache) < 200_000:
             self._cache[word] = stem
         return stem
