@@ -300,6 +300,11 @@ class Corpus:
             if analysed is None or (piece, app_name) in seen:
                 continue
             seen.add((piece, app_name))
+            if app_name:
+                surfaces = analysed[2]
+                self.name_words.update(word for word in surfaces if word.isalpha())
+                if len(surfaces) > 1:
+                    self.name_words.add("".join(surfaces))  # `ImmoScout24`: immoscout24
             if app_name and piece.isalpha():
                 self.loanwords.add(fold_word(piece), app_name=True)
             for word in analysed[2]:
@@ -317,9 +322,6 @@ class Corpus:
         for term in set(self.fields["name"][-1]):
             self.name_postings.setdefault(term, []).append(start)
         for name in fields["name"]:
-            analyzed = analyze(name)
-            self.name_words.update(word for word in analyzed.surfaces if word.isalpha())
-            self.name_words.update(analyzed.joined)
             self._add_loanwords(name, app_name=True)
             self.name_sounds.add(name)
         for index, operation in enumerate(indexed.operations):

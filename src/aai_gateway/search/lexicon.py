@@ -269,16 +269,18 @@ class Lexicon:
                 hit = self._foreign[language].get(stemmer(surface))
                 if hit:
                     hits |= hit
-        if not hits and len(surface) >= MIN_PARTICIPLE and surface.isalpha():
-            for form in german_verb_forms(surface):
-                hit = (
-                    self._surfaces.get(form)
-                    or self._inflected.get(form)
-                    or self._foreign["de"].get(FOREIGN_STEMMERS["de"](form))
-                )
-                if hit:
-                    return sorted(hit)
         return sorted(hits)
+
+    def verb_form_concepts(self, surface: str) -> list[str]:
+        """The concepts of the infinitive a German verb form may be (`geschlafen`, `gebucht`):
+        for a query's word that nothing else matched (descriptors write infinitives)."""
+        if len(surface) < MIN_PARTICIPLE or not surface.isalpha():
+            return []
+        for form in german_verb_forms(surface):
+            hit = self._surfaces.get(form) or self._inflected.get(form)
+            if hit or (hit := self._foreign["de"].get(FOREIGN_STEMMERS["de"](form))):
+                return sorted(hit)
+        return []
 
     def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:
         """The concept terms of single words (case- and accent-folded, as written)."""
@@ -294,7 +296,11 @@ class Lexicon:
 
     def knows(self, surface: str) -> bool:
         """Whether `surface` (a case- and accent-folded word) is a word of the lexicon."""
-        return bool(self.concepts_of_word(surface, stem(surface)) or self._query_words.get(surface))
+        return bool(
+            self.concepts_of_word(surface, stem(surface))
+            or self._query_words.get(surface)
+            or self.verb_form_concepts(surface)
+        )
 
     def may_go_on(self, word: str, surface: str) -> bool:
         """Whether a word (stemmed, and as written) of a descriptor may start a phrase that goes on

@@ -290,6 +290,7 @@ def _words(
             continue
         if lexicon is not None and not in_phrase:
             named = lexicon.concepts_of_word(surface, term) + lexicon.query_concepts_of_word(surface, term)
+            named = named or lexicon.verb_form_concepts(surface)
             build.concepts(unit, named)
         # a German, French or Spanish word of the lexicon that no descriptor has as written is
         # not looked up by its English stem (`Termin` is no form of `terminate`)
