@@ -148,6 +148,7 @@ def test_a_row_that_does_not_read_back_is_loaded_from_its_file(apps: Path, tmp_p
     with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
         db.execute('UPDATE outcomes SET card = \'["not", "a", "card"]\' WHERE path LIKE \'%app0%\'')
         db.execute("UPDATE outcomes SET problems = 'garbage' WHERE path LIKE '%app1%'")
+        db.execute("DELETE FROM snapshots")  # the rows alone: no snapshot of the sources
     catalog, loads = start(apps, tmp_path / "cache")
     assert (loads.last_counts.checked, loads.last_counts.cached) == (2, 3)
     assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(5)]

@@ -3,26 +3,53 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Final, NoReturn
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
-from . import auth, cache, consent, diff, exec, guide, import_servers, scan, schema, serve, validate
+from . import serve
 from .common import LOGGING_OPTIONS, command_first, configure_logging
 from .terminal import visible_output
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
+COMMAND_MODULES: Final = {
+    "serve": "serve",
+    "scan": "scan",
+    "guide": "guide",
+    "exec": "exec",
+    "auth": "auth",
+    "consent": "consent",
+    "cache": "cache",
+    "import": "import_servers",
+    "validate": "validate",
+    "diff": "diff",
+    "schema": "schema",
+}
+"""Each command and the module of this package that registers and runs it. A run imports the
+module of its own command only (an MCP client starts `serve` often, and waits for it)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    return _parser_and_commands()[0]
+class _ParseError(Exception):
+    pass
 
 
-def _parser_and_commands() -> tuple[argparse.ArgumentParser, set[str]]:
-    """The parser, and the names of its commands."""
-    parser = argparse.ArgumentParser(
+class _TryingParser(argparse.ArgumentParser):
+    """A parser that raises instead of printing its error and exiting (the parser of one command
+    is tried first; the full one then explains any mistake)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _ParseError(message)
+
+
+def build_parser(
+    only: str | None = None, kind: type[argparse.ArgumentParser] = argparse.ArgumentParser
+) -> argparse.ArgumentParser:
+    """The parser of every command, or of the command `only`."""
+    parser = kind(
         prog="aai-gateway",
         parents=[LOGGING_OPTIONS],
         description=(
@@ -32,10 +59,11 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, set[str]]:
     )
     parser.add_argument("--version", action="version", version=f"aai-gateway {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (serve, scan, guide, exec, auth, consent, cache, import_servers, validate, diff, schema):
-        module.register(commands)
+    for name, module in COMMAND_MODULES.items():
+        if only is None or name == only:
+            importlib.import_module(f"{__package__}.{module}").register(commands)
     serve.add_serve_options(parser)  # `aai-gateway` alone serves, with the same options
-    return parser, set(commands.choices or ())
+    return parser
 
 
 def normalize_argv(argv: list[str], commands: set[str]) -> list[str]:
@@ -44,9 +72,21 @@ def normalize_argv(argv: list[str], commands: set[str]) -> list[str]:
     return command_first(argv, commands)
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The arguments of `argv`, parsed by its command's parser alone when that parser takes them
+    (no command and no help asked for: `serve`), else by the full parser."""
+    argv = normalize_argv(argv, set(COMMAND_MODULES))
+    command = argv[0] if argv and argv[0] in COMMAND_MODULES else None
+    if command is not None or not {"-h", "--help"} & set(argv):
+        try:
+            return build_parser(command or "serve", _TryingParser).parse_args(argv)
+        except _ParseError:
+            pass  # the full parser says what is wrong, with every command in its message
+    return build_parser().parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, commands = _parser_and_commands()
-    args = parser.parse_args(normalize_argv(list(sys.argv[1:] if argv is None else argv), commands))
+    args = parse(list(sys.argv[1:] if argv is None else argv))
     if args.command is None:
         args.handler = serve.run
     # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
 from .checks import DEEP_CHECK_KEYS, schemas_known_plain
+from .limits import MAX_DESCRIPTOR_BYTES, MAX_NESTING
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
 from .quoting import MAX_MESSAGE, clip, quoted
@@ -25,8 +26,6 @@ from .schema_cost import MAX_CHECKS
 
 logger = logging.getLogger(__name__)
 
-MAX_DESCRIPTOR_BYTES = 4 * 1024 * 1024
-MAX_NESTING = 64
 _MAX_INTEGER_DIGITS = len(str(int(sys.float_info.max)))  # 309: longer integers exceed every float
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..errors import json_pointer
-from .loader import MAX_NESTING
+from .limits import MAX_NESTING
 
 MAX_TOOLS: Final = 1_000
 """Tools one server may contribute; more is a server that lists by accident or in malice."""

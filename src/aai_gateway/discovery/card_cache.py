@@ -7,6 +7,11 @@ nanoseconds), the host platform it was loaded for, whether it is bundled, the ga
 (`build_stamp`), and the outcome: the app's card and warnings, or why the file was skipped. The
 texts search indexes are a column of their own, read only when an index is built.
 
+Beside the rows, one *snapshot* per set of sources (`snapshot`, `store_snapshot`): every
+outcome of the last catalog build over them, in one document a start reads at once instead of
+ten thousand rows. It is checked by its digest as a whole (a snapshot that does not match it
+is ignored), and each file's stamp is still compared with the file's before its outcome is used.
+
 A row is used only when every part of its key equals the file's now; anything else (another
 build, an edited, replaced or touched file, another host) is loaded again and the row replaced.
 A row whose record does not read back as what this module writes counts as absent. A database
@@ -40,7 +45,7 @@ from .mcp_snapshots import private_directory
 logger = logging.getLogger(__name__)
 
 DATABASE: Final = "descriptor-cards.sqlite3"
-FORMAT: Final = 1  # of the rows: a change makes every row of an older format unused
+FORMAT: Final = 2  # of the tables: a change makes every row of an older format unused
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""
@@ -145,6 +150,26 @@ class CardCache:
                 if stamps.get(path) == stamp and isinstance(texts, str):
                     found[path] = texts
         return found
+
+    def snapshot(self, key: str) -> str | None:
+        """The snapshot stored for `key` by this build and host, when its digest matches."""
+        rows = self._query(
+            "SELECT digest, body FROM snapshots WHERE key = ? AND build = ? AND host = ?",
+            (key, self.build, self.host),
+        )
+        if not rows:
+            return None
+        digest, body = rows[0]
+        if not isinstance(body, str) or digest != _digest(body):
+            logger.info("descriptor cache snapshot does not match its digest; not used")
+            return None
+        return body
+
+    def store_snapshot(self, key: str, body: str) -> None:
+        self._change(
+            "INSERT OR REPLACE INTO snapshots (key, host, build, digest, body) VALUES (?, ?, ?, ?, ?)",
+            [(key, self.host, self.build, _digest(body), body)],
+        )
 
     def size(self) -> tuple[int, int]:
         """(rows of every build and host, bytes on disk); (0, 0) when there is no database."""
@@ -265,16 +290,25 @@ class CardCache:
             if version != FORMAT:
                 with connection:
                     connection.execute("DROP TABLE IF EXISTS outcomes")
+                    connection.execute("DROP TABLE IF EXISTS snapshots")
                     connection.execute(
                         "CREATE TABLE outcomes (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
                         "bundled INTEGER NOT NULL, host TEXT NOT NULL, build TEXT NOT NULL, card TEXT, "
                         "reason TEXT, problems TEXT NOT NULL, texts TEXT)"
+                    )
+                    connection.execute(
+                        "CREATE TABLE snapshots (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
+                        "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL)"
                     )
                     connection.execute(f"PRAGMA user_version = {FORMAT}")
         except BaseException:
             connection.close()
             raise
         return connection
+
+
+def _digest(body: str) -> str:
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
 
 
 def _outcome(stamp: Any, bundled: Any, card: Any, reason: Any, problems: Any) -> StoredOutcome | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -11,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..bulk import without_cyclic_gc
-from ..descriptor import AppDescriptor, Platform, Source, load_text
+from ..descriptor import AppDescriptor, Platform, Source
 from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import AppChangedError, Problem
@@ -159,14 +160,21 @@ def build_catalog(
     catalog = Catalog(loads=loads)
     files: set[tuple[str, str]] = set()
     unreadable: set[tuple[str, str]] = set()
-    build = loads.begin()
+    sources = list(sources)
     with without_cyclic_gc():
+        build = loads.begin(snapshot_key(sources, loads.platform))
         _add_sources(catalog, sources, (loads, build), snapshots, (files, unreadable))
         loads.finish(build)
     catalog.marks = SourceMarks(frozenset(files), frozenset(unreadable))
     for skipped in catalog.skipped:
         logger.info("skipped %s: %s", skipped.path, skipped.reason)
     return catalog
+
+
+def snapshot_key(sources: Iterable[SourceSpec], host: Platform) -> str:
+    """What names a set of sources' snapshot in the card cache."""
+    described = [[s.label, str(s.root), s.pattern.value, s.explicit, s.bundled] for s in sources]
+    return json.dumps([host, described])
 
 
 def _add_sources(
@@ -244,6 +252,8 @@ def load_file(
         data = read_descriptor_bytes(path)
     except OSError as exc:
         return Skipped(str(path), label, describe_os_error(exc))
+    from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
+
     result = load_text(data, Source(kind="bundled" if bundled else "file", location=str(path)), host)
     problems = tuple(p.located(str(path)) for p in result.problems)
     if result.descriptor is None:

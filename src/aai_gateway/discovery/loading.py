@@ -17,11 +17,11 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..descriptor import AppDescriptor, Platform, Source, host_platform, load_text
+from ..descriptor import AppDescriptor, Platform, Source, host_platform
 from ..descriptor.card import (
     AppCard,
     OperationText,
@@ -83,7 +83,10 @@ class LoadBuild:
     """One catalog build's share of `FileLoads`: the files it saw, what it loaded for the card
     cache, and where each outcome came from."""
 
+    snapshot: str = ""  # the key of the sources' snapshot in the card cache ("": none)
+    first: bool = False  # the first build of its `FileLoads`
     seen: set[str] = field(default_factory=set)
+    racy: set[str] = field(default_factory=set)  # loaded while they may still change: not kept
     new: list[NewOutcome] = field(default_factory=list)
     counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # unchanged, cached, checked
 
@@ -102,6 +105,8 @@ class FileLoads:
         self._stored: dict[str, StoredOutcome] | None = None
         self._texts: dict[str, tuple[OperationText, ...]] = {}  # without a cache only
         self._held: OrderedDict[str, tuple[str, AppDescriptor]] = OrderedDict()
+        self._restored: set[str] = set()  # outcomes a first build took from the snapshot
+        self._in_snapshot: frozenset[tuple[str, str]] | None = None  # what the stored one holds
         self.last_counts = LoadCounts()
 
     # ----------------------------------------------------------------- cards
@@ -114,11 +119,14 @@ class FileLoads:
         with self._lock:
             known = self._loads.get(path)
         if known is not None and known.stamp == stamp and known.bundled == bundled:
-            build.counts[0] += 1
+            build.counts[1 if path in self._restored else 0] += 1
             return known
-        found = self._from_cache(path, stamp, bundled)
+        found = self._from_cache(build, path, stamp, bundled)
         if found is None:
-            found = self._from_file(build, path, stamp, bundled, racy=is_racy(info, time.time_ns()))
+            racy = is_racy(info, time.time_ns())
+            if racy:
+                build.racy.add(path)
+            found = self._from_file(build, path, stamp, bundled, racy=racy)
             build.counts[2] += 1
         else:
             build.counts[1] += 1
@@ -126,11 +134,11 @@ class FileLoads:
             self._loads[path] = found
         return found
 
-    def _from_cache(self, path: str, stamp: str, bundled: bool) -> FileLoad | None:
+    def _from_cache(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> FileLoad | None:
         if self.cache is None:
             return None
         with self._lock:
-            first = self._stored is None and not self._loads
+            first = build.first and self._stored is None
         if first:  # a first build: every row at once
             stored = self.cache.outcomes()
             with self._lock:
@@ -186,30 +194,63 @@ class FileLoads:
             data = read_descriptor_bytes(Path(path))
         except OSError as exc:
             return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
+        from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
+
         result = load_text(data, Source(kind="bundled" if bundled else "file", location=path), self.host)
         problems = tuple(p.located(path) for p in result.problems)
         if result.descriptor is None:
             return None, problems
         return result.descriptor, tuple(p for p in problems if p.severity == "warning")
 
-    def begin(self) -> LoadBuild:
-        return LoadBuild()
+    def begin(self, snapshot: str = "") -> LoadBuild:
+        """A build over the sources whose snapshot key is `snapshot`; the first build of this
+        object starts from that snapshot, when the card cache has one."""
+        with self._lock:
+            first = not self._loads and self._stored is None
+        build = LoadBuild(snapshot=snapshot, first=first)
+        if first and snapshot and self.cache is not None:
+            self._restore(snapshot)
+        return build
 
     def finish(self, build: LoadBuild) -> None:
         """The end of `build`: the outcomes of files loaded during it go to the card cache, and
-        the files it did not see (gone since the last) are forgotten, here and there."""
+        the files it did not see (gone since the last) are forgotten, here and there; the
+        sources' snapshot is written again when what they hold has changed."""
         if self.cache is not None and build.new:
             self.cache.store(build.new)
         with self._lock:
             self.last_counts = LoadCounts(*build.counts)
             self._stored = None  # later builds ask for the few files that changed
+            self._restored.clear()
             gone = [path for path in self._loads if path not in build.seen]
             for path in gone:
                 del self._loads[path]
                 self._texts.pop(path, None)
                 self._held.pop(path, None)
+            kept = {p: load for p, load in self._loads.items() if p not in build.racy}
         if self.cache is not None and gone:
             self.cache.forget(gone)
+        marks = frozenset((path, load.stamp) for path, load in kept.items())
+        if self.cache is not None and build.snapshot and marks != self._in_snapshot:
+            self.cache.store_snapshot(build.snapshot, snapshot_body(kept.values()))
+            self._in_snapshot = marks
+
+    def _restore(self, key: str) -> None:
+        """Every outcome of the snapshot `key`, as if loaded earlier by this process (`load`
+        still compares each file's stamp)."""
+        assert self.cache is not None
+        body = self.cache.snapshot(key)
+        if body is None:
+            return
+        try:
+            restored = outcomes_of_snapshot(body)
+        except (ValueError, TypeError, RecursionError):
+            logger.info("descriptor cache snapshot does not read back; loading file by file")
+            return
+        with self._lock:
+            self._loads.update(restored)
+            self._restored = set(restored)
+            self._in_snapshot = frozenset((path, load.stamp) for path, load in restored.items())
 
     # ----------------------------------------------------------------- full descriptors and texts
 
@@ -270,6 +311,32 @@ class FileLoads:
     @property
     def platform(self) -> Platform:
         return self.host or host_platform()
+
+
+def snapshot_body(loads: Iterable[FileLoad]) -> str:
+    return json.dumps(
+        [
+            [
+                load.path,
+                load.stamp,
+                load.bundled,
+                None if load.card is None else card_record(load.card),
+                load.reason,
+                problems_json(load.problems),
+            ]
+            for load in loads
+        ],
+        ensure_ascii=False,
+    )
+
+
+def outcomes_of_snapshot(body: str) -> dict[str, FileLoad]:
+    """What `snapshot_body` wrote, by path (its digest matched: the cards are read unchecked)."""
+    outcomes: dict[str, FileLoad] = {}
+    for path, stamp, bundled, record, reason, problems in json.loads(body):
+        card = None if record is None else card_from_record(record, checked=False)
+        outcomes[path] = FileLoad(path, stamp, bundled, card, problems_from_json(problems, path), reason)
+    return outcomes
 
 
 def invalid_reason(problems: Sequence[Problem]) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..descriptor.loader import MAX_DESCRIPTOR_BYTES
+from ..descriptor.limits import MAX_DESCRIPTOR_BYTES
 from .sources import Pattern, SourceSpec
 
 DESCRIPTOR_NAME = "aai.json"

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 
-from ..descriptor import AppDescriptor, Platform, Source, load_text
+from ..descriptor import AppDescriptor, Platform, Source
 from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..descriptor.quoting import quoted
@@ -218,6 +218,8 @@ class WebDiscovery:
 def accept_descriptor(fetched: FetchedDescriptor) -> tuple[AppDescriptor, tuple[Problem, ...]]:
     """Load a fetched body as a web app bound to its origin; DescriptorError if it cannot be one."""
     source = Source(kind="web", location=fetched.source_url, origin=fetched.origin)
+    from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
+
     result = load_text(fetched.body, source, WEB)
     if result.descriptor is None:
         raise DescriptorError(fetched.source_url, result.problems)

@@ -13,10 +13,11 @@ A built-in that fails is a bug in the gateway and raises.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Iterable
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import Distribution, EntryPoint, entry_points
 from typing import Any
 
 from ..descriptor import ExecutionType
@@ -110,8 +111,14 @@ def _is_built_in(point: EntryPoint) -> bool:
 
 def _distribution(point: EntryPoint) -> str:
     """The normalized name of the distribution that declares `point` (PEP 503)."""
-    name = point.dist.name if point.dist is not None else ""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return _distribution_name(point.dist) if point.dist is not None else ""
+
+
+@functools.cache  # by identity: the entry points of one distribution share its object
+def _distribution_name(dist: Distribution) -> str:
+    """Reading a name parses the distribution's whole METADATA file (ours holds the README:
+    ~10 ms a read), so each is read once."""
+    return re.sub(r"[-_.]+", "-", dist.name).lower()
 
 
 def _describe(point: EntryPoint) -> str:

@@ -22,18 +22,16 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from ..auth.credentials import CredentialStore
 from ..descriptor import Source, load_document
+from ..descriptor.limits import MAX_DESCRIPTOR_BYTES
 from ..discovery.mcp_snapshots import Snapshot
 from ..errors import AaiError
 from .client_config import ClientChange, GatewayCommand, backup_text, replaced_text
 from .description import describe_from_server
 from .ids import Existing, ImportSource, target_of
 from .plan import DESCRIPTOR_FILE, MARKER, ImportPlan, Written
-
-_MAX_DESCRIPTOR_BYTES: Final = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -117,7 +115,7 @@ def _existing(folder: Path) -> Existing:
     descriptor = folder / DESCRIPTOR_FILE
     try:
         with descriptor.open("rb") as file:
-            document = json.loads(file.read(_MAX_DESCRIPTOR_BYTES + 1))
+            document = json.loads(file.read(MAX_DESCRIPTOR_BYTES + 1))
     except (OSError, ValueError, RecursionError):
         return Existing(folder.name, None, None)
     source = ImportSource.from_marker(document.get(MARKER)) if isinstance(document, dict) else None

@@ -46,6 +46,9 @@ from .stdio_transport import stdio_transport
 logger = logging.getLogger(__name__)
 
 CLOSE_SECONDS = 20.0  # how long a signalled shutdown waits for agents and adapters to stop
+SETTLE_SECONDS = 2.0
+"""Background work of a start (watching the sources, asking the OS keyring) waits for the
+client's first tools/list answer, or this long, so as not to slow the answers a client waits for."""
 
 
 def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
@@ -115,6 +118,7 @@ class GatewayServer:
         self.sign_ins: Pages[Credential | None] = Pages("sign-in")
         self.consent_pages: Pages[Answer] = Pages("consent")
         self._tasks: anyio.abc.TaskGroup | None = None
+        self._listed = anyio.Event()  # the first tools/list is answered
         self.closed = anyio.Event()  # set once everything the gateway started is stopped
 
     def build(self) -> Server[dict[str, Any]]:
@@ -147,7 +151,12 @@ class GatewayServer:
                     await self.gateway.aclose()
                 self.closed.set()
 
+    async def _settled(self) -> None:
+        with anyio.move_on_after(SETTLE_SECONDS):
+            await self._listed.wait()
+
     async def _say_where_decisions_are_kept(self) -> None:
+        await self._settled()
         store = self.gateway.consent.store  # finding out may ask the OS keyring: not on the start path
         logger.info("consent decisions are kept in %s", await anyio.to_thread.run_sync(lambda: store.where))
 
@@ -155,6 +164,7 @@ class GatewayServer:
         """Rescan whenever the notices say something may have changed; the rescan decides. A
         failed rescan is tried again after the poll interval even if no further notice comes."""
         assert self.watcher is not None
+        await self._settled()  # what changes meanwhile, the first rescan sees
         async with self.notices:  # never raises: notifications that fail give way to polling
             retry = False
             while True:
@@ -174,6 +184,7 @@ class GatewayServer:
     async def on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        self._listed.set()
         return self.tool_list.answer()
 
     async def on_call_tool(

@@ -15,6 +15,7 @@ there, which is then listed too, in both modes).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,11 +36,15 @@ sends them)."""
 ENTRY_OVERHEAD = 190
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class AppEntry:
     tool_name: str
-    description: str
     app: AppCard
+
+    @functools.cached_property
+    def description(self) -> str:
+        """Made when first read: of thousands of entries, tools/list shows a few."""
+        return app_entry_description(self.app)
 
 
 @dataclass(frozen=True)
@@ -79,18 +84,11 @@ class AppEntries:
     that can run here (or an MCP server that can): the local ones, and the pinned web ones."""
 
     def __init__(self, apps: Sequence[AppCard], style: ToolNameStyle, settings: ListingConfig) -> None:
-        self._by_name: dict[str, AppEntry] = {}
-        self._by_other_name: dict[str, AppEntry] = {}  # the other naming style, and `app_<raw id>`
-        self._by_app: dict[tuple[str, str], AppEntry] = {}
-        entries = self._entries(apps, style)
-        for entry in entries:
-            self._by_name[entry.tool_name] = entry
-            self._by_app[entry.app.key] = entry
-        other: ToolNameStyle = "portable" if style == "colon" else "colon"
-        for entry in entries:
-            for name in (app_tool_name(entry.app.id, other), f"app:{entry.app.id}", f"app_{entry.app.id}"):
-                if name not in self._by_name:
-                    self._by_other_name.setdefault(name, entry)
+        self._style = style
+        self._entries_in_order = entries = self._entries(apps, style)
+        self._by_name = {entry.tool_name: entry for entry in entries}
+        self._by_app = {entry.app.key: entry for entry in entries}
+        self._other_names: dict[str, AppEntry] | None = None  # made at the first name not found
         self.listing = _listing(entries, settings)
 
     @staticmethod
@@ -105,14 +103,26 @@ class AppEntries:
             for a in ordered
         ]
         names = app_tool_names(keys, style)
-        return [
-            AppEntry(names[key], app_entry_description(app), app)
-            for key, app in zip(keys, ordered, strict=True)
-        ]
+        return [AppEntry(names[key], app) for key, app in zip(keys, ordered, strict=True)]
 
     def for_tool_name(self, name: str) -> AppEntry | None:
         """The entry called `name` in either naming style (listed or not), or None."""
-        return self._by_name.get(name) or self._by_other_name.get(name)
+        entry = self._by_name.get(name)
+        if entry is not None:
+            return entry
+        if self._other_names is None:
+            self._other_names = self._names_in_other_styles()
+        return self._other_names.get(name)
+
+    def _names_in_other_styles(self) -> dict[str, AppEntry]:
+        """The other naming style's names, and `app:<raw id>` / `app_<raw id>`."""
+        other: ToolNameStyle = "portable" if self._style == "colon" else "colon"
+        names: dict[str, AppEntry] = {}
+        for entry in self._entries_in_order:
+            for name in (app_tool_name(entry.app.id, other), f"app:{entry.app.id}", f"app_{entry.app.id}"):
+                if name not in self._by_name:
+                    names.setdefault(name, entry)
+        return names
 
     def for_app(self, app: AppIdentity) -> AppEntry | None:
         """`app`'s entry, when it has one (a listable app)."""
