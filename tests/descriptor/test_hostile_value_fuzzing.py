@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 from aai_gateway.cli.validate import FileReport, validate_file
 from aai_gateway.descriptor import AppDescriptor, LoadResult, Platform, load_text
-from aai_gateway.descriptor.loader import MAX_DESCRIPTOR_BYTES
+from aai_gateway.descriptor.limits import MAX_DESCRIPTOR_BYTES
 from aai_gateway.discovery.catalog import build_catalog
 from aai_gateway.discovery.sources import Pattern, SourceSpec
 from aai_gateway.discovery.web_discovery import accept_descriptor

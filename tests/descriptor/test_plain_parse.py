@@ -18,7 +18,8 @@ from aai_gateway.descriptor.checks import (
     may_be_costly_or_uncompilable,
     schemas_known_plain,
 )
-from aai_gateway.descriptor.loader import MAX_NESTING, _parse_exactly, _plainly_valid
+from aai_gateway.descriptor.limits import MAX_NESTING
+from aai_gateway.descriptor.loader import _parse_exactly, _plainly_valid
 
 from .helpers import spec_fixture_paths
 from .test_loader_fuzzing import encoded, json_values

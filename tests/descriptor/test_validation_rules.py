@@ -127,7 +127,7 @@ def test_a_utf8_byte_order_mark_is_accepted() -> None:
 
 
 def test_a_file_larger_than_the_limit_is_rejected_before_parsing() -> None:
-    from aai_gateway.descriptor.loader import MAX_DESCRIPTOR_BYTES
+    from aai_gateway.descriptor.limits import MAX_DESCRIPTOR_BYTES
 
     rejected_at(b" " * (MAX_DESCRIPTOR_BYTES + 1), "", "bytes", "limited")
 

@@ -215,7 +215,7 @@ def test_a_german_participle_or_verb_form_in_t_meets_its_infinitive(word: str, c
 
 
 def test_the_infinitives_of_a_german_verb_form_are_candidates_only() -> None:
-    from aai_gateway.search.lexicon import german_verb_forms
+    from aai_gateway.search.compounds import german_verb_forms
 
     assert "schlafen" in german_verb_forms("geschlafen")
     assert "anrufen" in german_verb_forms("angerufen")
