@@ -3,6 +3,9 @@ a query's terms unless nothing else is left. Descriptors keep them (IDF weighs t
 `to do` must still become `todo`, which happens before this list applies). European languages
 only: a Chinese character such as 给 is a function word in one place and part of a word in
 another (发给), and Japanese particles of one kana are never terms at all (tokens.py).
+Spoken French, Spanish and German are in it too: clitic pronouns, auxiliaries and fillers
+(`lui`, `ça`, `necesito`, `podrías`, `hab`, `kannst`); a filler that is also a word of the
+concept lexicon stays a term (`hoy`, `heute`: today; `sous`: money).
 """
 
 from __future__ import annotations
