@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from aai_gateway.search.lexicon import (
+from aai_gateway.search.concept_files import (
     MAX_CJK_TERM,
     Concept,
-    Lexicon,
-    default_lexicon,
     load_concepts,
     narrower_term,
     parse_lexicon,
 )
+from aai_gateway.search.lexicon import Lexicon, default_lexicon
 from aai_gateway.search.normalize import clip_query
 from aai_gateway.search.tokens import analyze
 
@@ -174,10 +173,10 @@ def test_a_word_of_a_narrow_concept_is_not_also_a_word_of_its_broader_ones() -> 
     Known exceptions: songs are music too (a query for music must find songs at full weight), and
     two languages' words that fold alike (German `Fonds`, French `fonds`; English `diner`, French
     `dîner`)."""
-    from aai_gateway.search.lexicon import _broader_closure, load_source
+    from aai_gateway.search.concept_files import broader_closure, load_source
 
     source = load_source()
-    closure = _broader_closure(source.concepts)
+    closure = broader_closure(source.concepts)
     by_id = {concept.id: concept for concept in source.concepts}
 
     def forms(concept: Concept) -> set[str]:

@@ -26,90 +26,29 @@ write with another meaning (`text` someone is sending a message; a descriptor's 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib import resources
 from itertools import pairwise
 
 from .compounds import MIN_PARTICIPLE, german_verb_forms
+from .concept_files import (
+    CONCEPT_PREFIX,
+    INFLECTIONS,
+    MAX_CJK_TERM,
+    MIN_FOREIGN_STEM,
+    MIN_INFLECTED,
+    MIN_STEMMED_WORD,
+    Concept,
+    broader_closure,
+    load_source,
+    narrower_term,
+)
 from .normalize import clip_field
 from .stopwords import STOPWORDS
 from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
+from .verbs import french_verb_forms, german_imperatives, spanish_verb_forms
 
-CONCEPT_PREFIX = "§"
 READING_CONCEPTS = ("§list", "§read", "§find", "§track", "§count")
 """The actions that only look: what a question or a query naming no action asks for."""
-NARROWER_PREFIX = "§<"
-"""`§<payment`: the term of a text that has a concept narrower than `payment` (`§refund`)."""
-MAX_CJK_TERM = 12
-"""The longest CJK word the lexicon may hold (longer ones are refused when it loads)."""
-MIN_FOREIGN_STEM = 5
-"""A German, French or Spanish stem shorter than this matches nothing (`nach`, `ver`)."""
-MIN_STEMMED_WORD = 5
-"""A word shorter than this is matched as written or inflected only: by stem, `them` would be
-German `Themen`."""
-MIN_INFLECTED = 5
-"""Words shorter than this get no inflections (`gîte` + `e` would be `gitee`; `Tür` + `n`,
-folded, English `turn`)."""
-INFLECTIONS: Mapping[str, tuple[str, ...]] = {
-    "de": ("e", "n", "en", "s", "es", "er", "ern"),
-    "fr": ("s", "x", "e", "es"),
-    "es": ("s", "es"),
-}
-"""Endings added to a word of these languages: its plural and other regular forms."""
-
-
-@dataclass(frozen=True, slots=True)
-class Concept:
-    id: str
-    terms: Mapping[str, Sequence[str]]
-    """Words by language tag (`en`, `zh`, `ja`, `de`, `fr`, `es`, ...)."""
-    broader: Sequence[str] = ()
-    """Ids of broader concepts: a text with this concept also has theirs."""
-    query_terms: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    action: bool = False
-    """Something done (create, send, cancel) rather than a thing: the concepts of a file marked
-    `"actions": true`."""
-    """Words by language that name the concept in a query only: what users say that descriptors
-    write with another meaning (`text` someone: a message; `Kohle`: money)."""
-
-
-@dataclass(slots=True)
-class LexiconSource:
-    concepts: list[Concept] = field(default_factory=list)
-    plain_words: list[str] = field(default_factory=list)
-    """CJK words that belong to no concept (they only hide the shorter words inside them)."""
-
-
-def parse_lexicon(text: str, into: LexiconSource | None = None) -> LexiconSource:
-    """The concepts and plain words of one lexicon file (JSON)."""
-    source = into or LexiconSource()
-    data = json.loads(text)
-    action = bool(data.get("actions", False))
-    for entry in data.get("concepts", ()):
-        broader = tuple(entry.get("broader", ()))
-        query_terms = entry.get("query_terms", {})
-        source.concepts.append(Concept(entry["id"], entry["terms"], broader, query_terms, action=action))
-    for words in data.get("words_without_concept", {}).values():
-        source.plain_words.extend(words)
-    return source
-
-
-def load_source() -> LexiconSource:
-    """Every file of the lexicon shipped with the package, in name order."""
-    folder = resources.files(__package__) / "concepts"
-    source = LexiconSource()
-    for item in sorted(folder.iterdir(), key=lambda item: item.name):
-        if item.name.endswith(".json"):
-            parse_lexicon(item.read_text(encoding="utf-8"), source)
-    return source
-
-
-def load_concepts(text: str | None = None) -> list[Concept]:
-    """The concepts of `text` (JSON), by default those of the lexicon shipped with the package."""
-    return (load_source() if text is None else parse_lexicon(text)).concepts
-
 
 Table = dict[str, set[str]]
 
@@ -142,7 +81,7 @@ class Lexicon:
         concepts = list(concepts)
         self.actions = frozenset(CONCEPT_PREFIX + concept.id for concept in concepts if concept.action)
         """The concept terms of actions (what is done, not what it is done to)."""
-        self._broader = _broader_closure(concepts)
+        self._broader = broader_closure(concepts)
         for concept in concepts:
             token = CONCEPT_PREFIX + concept.id
             for language, words in concept.terms.items():
@@ -272,15 +211,34 @@ class Lexicon:
         return sorted(hits)
 
     def verb_form_concepts(self, surface: str) -> list[str]:
-        """The concepts of the infinitive a German verb form may be (`geschlafen`, `gebucht`):
-        for a query's word that nothing else matched (descriptors write infinitives)."""
-        if len(surface) < MIN_PARTICIPLE or not surface.isalpha():
+        """The concepts of the infinitive a verb form may be, for a query's word that nothing else
+        matched (descriptors write infinitives): German participles and forms in `t`
+        (`geschlafen`, `gebucht`) and imperatives (`schick`, `such`), French and Spanish
+        conjugations and imperatives with their pronouns (`annule`, `réservé`, `pídeme`,
+        `recuérdame`; verbs.py). A French or Spanish candidate counts only as a word of its
+        language; the first that the lexicon knows, per language."""
+        if not surface.isalpha():
             return []
-        for form in german_verb_forms(surface):
-            hit = self._surfaces.get(form) or self._inflected.get(form)
-            if hit or (hit := self._foreign["de"].get(FOREIGN_STEMMERS["de"](form))):
-                return sorted(hit)
-        return []
+        german = german_verb_forms(surface) if len(surface) >= MIN_PARTICIPLE else []
+        found: set[str] = set()
+        for language, forms in (
+            ("de", german),
+            ("de!", german_imperatives(surface)),
+            ("fr", french_verb_forms(surface)),
+            ("es", spanish_verb_forms(surface)),
+        ):
+            for form in forms:
+                if language == "de!":  # an imperative: as written only, as stems meet too much
+                    hit = self._surfaces.get(form) or self._inflected.get(form)
+                elif language == "de":
+                    hit = self._surfaces.get(form) or self._inflected.get(form)
+                    hit = hit or self._foreign[language].get(FOREIGN_STEMMERS[language](form))
+                else:
+                    hit = self._surfaces.get(form) if language in self._languages.get(form, ()) else None
+                if hit:
+                    found |= hit
+                    break
+        return sorted(found)
 
     def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:
         """The concept terms of single words (case- and accent-folded, as written)."""
@@ -417,33 +375,6 @@ class Lexicon:
         """The lexicon's single words as written (case and accents folded): known words for typo
         correction and compound splitting."""
         return [word for word in (*self._surfaces, *self._query_words) if word.isalpha()]
-
-
-def _broader_closure(concepts: Sequence[Concept]) -> dict[str, frozenset[str]]:
-    ids = {concept.id for concept in concepts}
-    direct: dict[str, tuple[str, ...]] = {}
-    for concept in concepts:
-        for other in concept.broader:
-            if other not in ids:
-                raise ValueError(f"the lexicon's concept {concept.id!r} names an unknown broader {other!r}")
-        direct[concept.id] = (*direct.get(concept.id, ()), *concept.broader)
-    closure: dict[str, frozenset[str]] = {}
-    for concept_id, wider in direct.items():
-        seen: set[str] = set()
-        todo = list(wider)
-        while todo:
-            other = todo.pop()
-            if other not in seen and other != concept_id:
-                seen.add(other)
-                todo.extend(direct.get(other, ()))
-        if seen:
-            closure[CONCEPT_PREFIX + concept_id] = frozenset(CONCEPT_PREFIX + other for other in seen)
-    return closure
-
-
-def narrower_term(token: str) -> str:
-    """The term of texts with a concept narrower than `token` (`§payment` -> `§<payment`)."""
-    return NARROWER_PREFIX + token[len(CONCEPT_PREFIX) :]
 
 
 _default: Lexicon | None = None

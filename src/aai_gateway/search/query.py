@@ -22,8 +22,9 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .concept_files import CONCEPT_PREFIX, narrower_term
 from .language import is_question
-from .lexicon import CONCEPT_PREFIX, Lexicon, narrower_term
+from .lexicon import Lexicon
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
 from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem

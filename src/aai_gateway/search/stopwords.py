@@ -3,6 +3,9 @@ a query's terms unless nothing else is left. Descriptors keep them (IDF weighs t
 `to do` must still become `todo`, which happens before this list applies). European languages
 only: a Chinese character such as 给 is a function word in one place and part of a word in
 another (发给), and Japanese particles of one kana are never terms at all (tokens.py).
+Spoken French, Spanish and German are in it too: clitic pronouns, auxiliaries and fillers
+(`lui`, `ça`, `necesito`, `podrías`, `hab`, `kannst`); a filler that is also a word of the
+concept lexicon stays a term (`hoy`, `heute`: today; `sous`: money).
 """
 
 from __future__ import annotations
@@ -28,17 +31,32 @@ _WORDS = (
     "will möchte möchten habe hast hat haben bin bist sein ihr ihre ihren ihrem mach machen "
     "nächste nächsten nächster nächstes letzte letzten letzter letztes morgen gestern früh "
     "woche monat jahr fürs vom beim ins "
+    "meinem meiner meines deinem deiner deines ihm ihn ihnen man eines dass wenn aber denn so auch "
+    "nur sehr ganz eben ja nee ne bisschen gern gerne kannst könntest könnten würdest würde muss "
+    "musst müssen sollte darf wollen willst hab hätte wär wird werden wurde um durch gegen ohne bis "
+    "seit hier da dort jemand nichts dies wer wen wem warum eigentlich irgendwie irgendwas hey hallo "
+    "danke okay ok kurz schnell "
     # French
     "le la les un une des de du et ou je me moi mon ma mes tu te toi ton ta tes nous notre vous votre "
     "est sont en dans pour avec sur au aux ce cette ces qui que quoi comment où il elle ils elles "
     "ne pas s'il stp svp "
     "tout toute mais veux voudrais peux peut faut fais faire suis ai as a été "
     "prochain prochaine prochains dernier dernière derniers demain hier matin soir semaine mois "
+    "lui leur leurs y on nos vos sa son ses cet ça ca c quel quelle quels quelles trop bien plus "
+    "moins aussi juste encore déjà vraiment genre truc bah ben hein bon alors donc voilà merci "
+    "aimerais pourrais pouvez pourriez veut vouloir besoin dois devrais faudrait faudra va vais vas "
+    "allez être avoir avons avez ont était sera serait chez par sans entre vers jusqu depuis "
+    "pendant quand comme si oui non rien quelque chose quelqu peu beaucoup là ici maintenant vite "
     # Spanish
     "el los las unos unas y o del para con por mi mis tu tus nos nuestro es son al que qué cómo "
     "donde dónde cuando cuándo se su sus lo le les favor "
     "este esta estos estas ese esa quiero quisiera puedes puede hay hace hacer tengo tiene "
-    "próximo próxima último última mañana ayer tarde semana mes año"
+    "próximo próxima último última mañana ayer tarde semana mes año "
+    "me te os mí ti un una muy más menos ya aún todavía también pero sí no algo alguien nada cosa "
+    "poco bien porfa porfis oye pues bueno necesito necesitaría quieres podrías puedo debo tienes "
+    "tenemos voy vas va vamos ir estoy está estás están estar ser soy eres fue he has ha hemos han "
+    "había sobre entre hasta desde sin hacia según cuál cuáles quién como así aquí allí ahí ahora "
+    "luego ahorita mío mía tuyo suyo esto eso cada gracias hola gustaría"
 )
 STOPWORDS: frozenset[str] = frozenset(_WORDS.split())
 
