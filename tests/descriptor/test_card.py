@@ -13,15 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
-from aai_gateway.descriptor.card import (
-    AppCard,
-    card_from_record,
-    card_of,
-    card_record,
-    texts_from_record,
-    texts_of,
-    texts_record,
-)
+from aai_gateway.descriptor.card import AppCard, card_of, texts_of
+from aai_gateway.descriptor.card_records import card_from_record, card_record, texts_from_record, texts_record
 from aai_gateway.descriptor.mcp_tools import server_probe
 from tests.builders import c_descriptor, mcp_descriptor
 

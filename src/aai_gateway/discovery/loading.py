@@ -22,16 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..descriptor import AppDescriptor, Platform, Source, host_platform
-from ..descriptor.card import (
-    AppCard,
-    OperationText,
-    card_from_record,
-    card_of,
-    card_record,
-    texts_from_record,
-    texts_of,
-    texts_record,
-)
+from ..descriptor.card import AppCard, OperationText, card_of, texts_of
+from ..descriptor.card_records import card_from_record, card_record, texts_from_record, texts_record
 from ..errors import AppChangedError, Problem
 from .card_cache import (
     CardCache,

@@ -1,0 +1,220 @@
+"""Cards and search texts as JSON records, for the persistent descriptor cache.
+
+Reading a record checks every field's type: a record that is not exactly what `card_record`
+writes raises `ValueError`, and the file it stood for is loaded again. Records read back from a
+snapshot whose digest matched (`card_from_record(..., checked=False)`) are only unpacked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .binding import binding_for
+from .card import ApiOrigin, AppCard, OperationRun, OperationText, ParameterText, SourceKind
+from .platforms import PLATFORMS, ExecutionType, Platform
+
+_SOURCE_KINDS: tuple[SourceKind, ...] = ("file", "web", "bundled", "inline")
+_EXECUTION_TYPES = frozenset(kind.value for kind in ExecutionType)
+
+
+def card_record(card: AppCard) -> list[Any]:
+    """`card` as JSON-able data (a list: compact, read back fast)."""
+    return [
+        card.id,
+        card.name_map,
+        card.default_lang,
+        list(card.all_names),
+        card.description,
+        list(card.aliases),
+        card.version,
+        card.source_kind,
+        card.location,
+        card.origin,
+        card.platform,
+        card.tools_declared,
+        card.server_tools_read,
+        list(card.operations),
+        list(card.operation_runs),
+        [_run_record(run) for run in card.runs],
+        None if card.server_run is None else _run_record(card.server_run),
+        [[o.scheme, o.host, o.port] for o in card.api_origins],
+    ]
+
+
+_RECORD_LENGTH = 18
+
+
+def _run_record(run: OperationRun) -> list[Any]:
+    return [run.execution, run.platform, run.channel, run.call, run.call_kind]
+
+
+def card_from_record(record: Any, *, checked: bool = True) -> AppCard:
+    """The card `card_record` wrote; ValueError for anything else. (Every start reads thousands:
+    the checks are written out, and run in C where they can.) `checked` False: `record` is known
+    to be what `card_record` wrote (read back from data whose digest matched), so only its
+    shape is relied on."""
+    if type(record) is not list or len(record) != _RECORD_LENGTH:
+        raise ValueError("not a card record")
+    if not checked:
+        return _trusted_card(record)
+    (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
+     platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
+    if not (
+        type(app_id) is str
+        and type(default_lang) is str
+        and type(description) is str
+        and type(version) is str
+        and type(location) is str
+        and (origin is None or type(origin) is str)
+        and (platform is None or (type(platform) is str and platform in PLATFORMS))
+        and type(declared) is bool
+        and type(read) is bool
+        and type(name_map) is dict
+        and name_map
+        and _all_of(str, name_map.values())
+        and type(all_names) is list
+        and _all_of(str, all_names)
+        and type(aliases) is list
+        and _all_of(str, aliases)
+        and type(operations) is list
+        and _all_of(str, operations)
+        and type(operation_runs) is list
+        and _all_of(int, operation_runs)
+        and type(runs) is list
+        and type(origins) is list
+    ):
+        raise ValueError("a card field of the wrong type")
+    source_kind = (
+        next((known for known in _SOURCE_KINDS if known == kind), None) if type(kind) is str else None
+    )
+    if source_kind is None:
+        raise ValueError("not a source kind")
+    run_list = tuple(map(_run, runs))
+    if len(operation_runs) != len(operations) or (
+        operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(run_list)
+    ):
+        raise ValueError("operations and runs do not match")
+    return AppCard(
+        app_id,
+        name_map,
+        default_lang,
+        tuple(all_names),
+        description,
+        tuple(aliases),
+        version,
+        source_kind,
+        location,
+        origin,
+        binding_for(source_kind, location, origin),
+        platform,
+        declared,
+        read,
+        tuple(operations),
+        tuple(operation_runs),
+        run_list,
+        None if server_run is None else _run(server_run),
+        tuple(map(_api_origin, origins)),
+    )
+
+
+def _trusted_card(record: list[Any]) -> AppCard:
+    (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
+     platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
+    return AppCard(
+        app_id,
+        name_map,
+        default_lang,
+        tuple(all_names),
+        description,
+        tuple(aliases),
+        version,
+        kind,
+        location,
+        origin,
+        binding_for(kind, location, origin),
+        platform,
+        declared,
+        read,
+        tuple(operations),
+        tuple(operation_runs),
+        tuple(OperationRun(*run) for run in runs),
+        None if server_run is None else OperationRun(*server_run),
+        tuple(ApiOrigin(*o) for o in origins),
+    )
+
+
+def _all_of(kind: type, values: Iterable[Any]) -> bool:
+    """Whether every value is of exactly `kind` (checked in C: `map`, `set`)."""
+    return set(map(type, values)) <= {kind}
+
+
+def texts_record(texts: tuple[OperationText, ...]) -> list[Any]:
+    return [
+        [t.name, t.title, t.description, [[p.name, p.title, p.description] for p in t.parameters]]
+        for t in texts
+    ]
+
+
+def texts_from_record(record: Any) -> tuple[OperationText, ...]:
+    """The texts `texts_record` wrote; ValueError for anything else."""
+    texts: list[OperationText] = []
+    for operation in _list(record):
+        name, title, description, parameters = _list(operation, 4)
+        texts.append(
+            OperationText(
+                _text(name),
+                _optional_text(title),
+                _text(description),
+                tuple(_parameter(p) for p in _list(parameters)),
+            )
+        )
+    return tuple(texts)
+
+
+def _parameter(value: Any) -> ParameterText:
+    name, title, description = _list(value, 3)
+    return ParameterText(_text(name), _optional_text(title), _optional_text(description))
+
+
+def _run(value: Any) -> OperationRun:
+    execution, platform, channel, call, kind = _list(value, 5)
+    if type(execution) is not str or execution not in _EXECUTION_TYPES:
+        raise ValueError("unknown execution type")
+    return OperationRun(
+        _text(execution), _platform(platform), _text(channel), _optional_text(call), _optional_text(kind)
+    )
+
+
+def _api_origin(value: Any) -> ApiOrigin:
+    scheme, host, port = _list(value, 3)
+    return ApiOrigin(_text(scheme), _text(host), _integer(port))
+
+
+def _list(value: Any, length: int | None = None) -> list[Any]:
+    if type(value) is not list or (length is not None and len(value) != length):
+        raise ValueError("not the list a card record holds")
+    return value
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise ValueError("not a string")
+    return value
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _integer(value: Any) -> int:
+    if type(value) is not int:
+        raise ValueError("not an integer")
+    return value
+
+
+def _platform(value: Any) -> Platform:
+    if type(value) is not str or value not in PLATFORMS:
+        raise ValueError("unknown platform")
+    platform: Platform = value
+    return platform
