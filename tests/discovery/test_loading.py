@@ -9,19 +9,9 @@ import sqlite3
 import time
 from pathlib import Path
 
-import pytest
-
 from aai_gateway.discovery.card_cache import DATABASE
 from tests.builders import write_json
-from tests.discovery.test_card_cache import start, write_app
-
-
-@pytest.fixture
-def apps(tmp_path: Path) -> Path:
-    folder = tmp_path / "apps"
-    for number in range(4):
-        write_app(folder, f"dev.test.app{number}")
-    return folder
+from tests.discovery.cache_support import start, write_app
 
 
 def snapshot_bodies(cache: Path) -> list[str]:
@@ -34,15 +24,15 @@ def test_a_start_after_a_change_writes_the_snapshot_again_and_the_next_reads_eve
 ) -> None:
     cache = tmp_path / "cache"
     start(apps, cache)
-    write_app(apps, "dev.test.app4")
+    write_app(apps, "dev.test.app5")
     _, loads = start(apps, cache)
-    assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 4)
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 5)
     [body] = snapshot_bodies(cache)
-    assert "dev.test.app4" in body
+    assert "dev.test.app5" in body
 
     catalog, loads = start(apps, cache)
-    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)
-    assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(5)]
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 6)
+    assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(6)]
 
 
 def test_a_snapshot_changed_behind_its_digest_is_not_used(apps: Path, tmp_path: Path) -> None:
@@ -52,7 +42,7 @@ def test_a_snapshot_changed_behind_its_digest_is_not_used(apps: Path, tmp_path: 
         db.execute("UPDATE snapshots SET body = replace(body, '\"Notes\"', '\"Forged\"')")
         db.execute("DELETE FROM outcomes")  # nor any row: every file is read again
     catalog, loads = start(apps, cache)
-    assert loads.last_counts.checked == 4
+    assert loads.last_counts.checked == 5
     assert {e.card.names.primary for e in catalog.entries} == {"Notes"}
 
 
@@ -61,17 +51,17 @@ def test_a_file_edited_since_the_snapshot_is_read_again(apps: Path, tmp_path: Pa
     start(apps, cache)
     edited = write_app(apps, "dev.test.app2", name="Renamed")
     catalog, loads = start(apps, cache)
-    assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 3)
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 4)
     assert next(e.card for e in catalog.entries if e.path == str(edited)).names.primary == "Renamed"
 
 
 def test_a_file_removed_since_the_snapshot_is_not_in_the_catalog(apps: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     start(apps, cache)
-    (apps / "dev.test.app3" / "aai.json").unlink()
+    (apps / "dev.test.app4" / "aai.json").unlink()
     catalog, _ = start(apps, cache)
-    assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(3)]
-    assert "dev.test.app3" not in snapshot_bodies(cache)[0]
+    assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(4)]
+    assert "dev.test.app4" not in snapshot_bodies(cache)[0]
 
 
 def test_a_file_written_within_the_last_two_seconds_is_left_out_of_the_snapshot(
@@ -94,4 +84,4 @@ def test_each_set_of_sources_has_its_own_snapshot(apps: Path, tmp_path: Path) ->
     start(other, cache)
     assert len(snapshot_bodies(cache)) == 2
     _, loads = start(apps, cache)
-    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 4)
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)

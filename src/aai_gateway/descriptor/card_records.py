@@ -7,7 +7,7 @@ snapshot whose digest matched (`card_from_record(..., checked=False)`) are only 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .binding import binding_for
@@ -59,7 +59,7 @@ def card_from_record(record: Any, *, checked: bool = True) -> AppCard:
     if not checked:
         return _trusted_card(record)
     (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
-     platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
+     platform, declared, read, operations, operation_runs, runs, _server_run, origins) = record  # fmt: skip
     if not (
         type(app_id) is str
         and type(default_lang) is str
@@ -90,35 +90,20 @@ def card_from_record(record: Any, *, checked: bool = True) -> AppCard:
     )
     if source_kind is None:
         raise ValueError("not a source kind")
-    run_list = tuple(map(_run, runs))
     if len(operation_runs) != len(operations) or (
-        operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(run_list)
+        operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(runs)
     ):
         raise ValueError("operations and runs do not match")
-    return AppCard(
-        app_id,
-        name_map,
-        default_lang,
-        tuple(all_names),
-        description,
-        tuple(aliases),
-        version,
-        source_kind,
-        location,
-        origin,
-        binding_for(source_kind, location, origin),
-        platform,
-        declared,
-        read,
-        tuple(operations),
-        tuple(operation_runs),
-        run_list,
-        None if server_run is None else _run(server_run),
-        tuple(map(_api_origin, origins)),
-    )
+    return _assemble(record, _run, _api_origin)
 
 
 def _trusted_card(record: list[Any]) -> AppCard:
+    return _assemble(record, _unpacked_run, _unpacked_origin)
+
+
+def _assemble(
+    record: list[Any], run: Callable[[Any], OperationRun], api_origin: Callable[[Any], ApiOrigin]
+) -> AppCard:
     (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
      platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
     return AppCard(
@@ -138,10 +123,18 @@ def _trusted_card(record: list[Any]) -> AppCard:
         read,
         tuple(operations),
         tuple(operation_runs),
-        tuple(OperationRun(*run) for run in runs),
-        None if server_run is None else OperationRun(*server_run),
-        tuple(ApiOrigin(*o) for o in origins),
+        tuple(map(run, runs)),
+        None if server_run is None else run(server_run),
+        tuple(map(api_origin, origins)),
     )
+
+
+def _unpacked_run(value: list[Any]) -> OperationRun:
+    return OperationRun(*value)
+
+
+def _unpacked_origin(value: list[Any]) -> ApiOrigin:
+    return ApiOrigin(*value)
 
 
 def _all_of(kind: type, values: Iterable[Any]) -> bool:
