@@ -220,3 +220,15 @@ def test_the_infinitives_of_a_german_verb_form_are_candidates_only() -> None:
     assert "anrufen" in german_verb_forms("angerufen")
     assert "buchen" in german_verb_forms("gebucht")
     assert german_verb_forms("haus") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my sister", "text mum", "Mama", "ma frangine", "mi hermano", "老妈", "お母さん", "roommate"],
+)
+def test_relatives_and_friends_are_people_and_people_are_contacts(text: str) -> None:
+    lexicon = default_lexicon()
+    found = concepts_of(text, lexicon)
+    assert "§person" in found
+    assert "§contact" in lexicon.broader(["§person"])
+    assert "§contact" not in found  # a word of a narrow concept is not also one of its broader ones

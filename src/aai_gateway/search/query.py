@@ -54,7 +54,7 @@ SIBLING_WEIGHT = 0.2
 _ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
 """A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
 MATH_CONCEPT = CONCEPT_PREFIX + "math"
-PERSON_CONCEPT = CONCEPT_PREFIX + "contact"
+PERSON_CONCEPT = CONCEPT_PREFIX + "person"
 PERSON_WEIGHT = 0.4
 """A capitalized word the index does not know, after the first (`pay Paul back`): a guess that it
 is a person, weighed as a guess."""
@@ -327,7 +327,7 @@ def _words(
             build.alternative(unit, stem(word), TYPO_WEIGHT, named=True, sure=False)
         if not parts and not corrections and not known and surface in names and lexicon is not None:
             # a name the index does not know: most often a person's, whom something is for
-            build.alternative(unit, PERSON_CONCEPT, PERSON_WEIGHT, sure=False)
+            build.concepts(unit, [PERSON_CONCEPT], scale=PERSON_WEIGHT / CONCEPT_WEIGHT)
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
             build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
