@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aai_gateway.discovery import build_catalog
-from aai_gateway.discovery.card_cache import DATABASE, CardCache
+from aai_gateway.discovery.card_cache import DATABASE, SNAPSHOTS_KEPT, CardCache
 from aai_gateway.discovery.loading import FileLoads
 from aai_gateway.errors import AppChangedError
 from tests.builders import c_descriptor, write_json
@@ -191,3 +191,11 @@ def test_the_cache_serves_a_rescan_and_a_search_in_other_threads_without_harm(
     assert "damaged" not in caplog.text and "failed" not in caplog.text
     _, again = start(apps, tmp_path / "cache")
     assert again.last_counts.cached == 6
+
+
+def test_only_the_most_recent_snapshots_are_kept(tmp_path: Path) -> None:
+    cache = CardCache(tmp_path / "cache", "linux", "build-1")
+    for number in range(SNAPSHOTS_KEPT + 3):
+        cache.store_snapshot(f"sources {number}", "[]")
+    kept = [key for key in (f"sources {n}" for n in range(SNAPSHOTS_KEPT + 3)) if cache.snapshot(key)]
+    assert kept == [f"sources {n}" for n in range(3, SNAPSHOTS_KEPT + 3)]

@@ -9,9 +9,15 @@ import sqlite3
 import time
 from pathlib import Path
 
-from aai_gateway.discovery.card_cache import DATABASE
-from tests.builders import write_json
-from tests.discovery.cache_support import start, write_app
+import pytest
+
+from aai_gateway.discovery import build_catalog
+from aai_gateway.discovery.card_cache import DATABASE, CardCache
+from aai_gateway.discovery.catalog import snapshot_key
+from aai_gateway.discovery.loading import FileLoads
+from aai_gateway.discovery.sources import Pattern, SourceSpec
+from tests.builders import c_descriptor, write_json
+from tests.discovery.cache_support import sources, start, write_app
 
 
 def snapshot_bodies(cache: Path) -> list[str]:
@@ -85,3 +91,59 @@ def test_each_set_of_sources_has_its_own_snapshot(apps: Path, tmp_path: Path) ->
     assert len(snapshot_bodies(cache)) == 2
     _, loads = start(apps, cache)
     assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)
+
+
+def test_a_file_read_while_it_may_still_change_is_read_again_and_never_reaches_the_snapshot(
+    apps: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    fresh = write_app(apps, "dev.test.fresh", aged=False)
+    loads = FileLoads("linux", CardCache(cache, "linux", "build-1"))
+    build_catalog(sources(apps), "linux", loads)
+    build_catalog(sources(apps), "linux", loads)  # unchanged since, but read while racy: read again
+    assert loads.last_counts.checked == 1
+    assert str(fresh) not in snapshot_bodies(cache)[0]
+
+
+def test_a_snapshot_whose_digest_matches_but_whose_cards_are_wrong_is_not_used(
+    apps: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    start(apps, cache)
+    [body] = snapshot_bodies(cache)
+    store = CardCache(cache, "linux", "build-1")
+    key = snapshot_key(sources(apps), "linux")
+    for wrong in (
+        body.replace('"dev.test.app0", {', "12345, {", 1),  # an id that is not a string
+        body.replace('"dev.test.app1", {', '"dev.test.app1", "names", {', 1),  # a field too many
+        body.replace(', "[]"]', ", 7]", 1),  # problems that are not JSON text
+    ):
+        assert wrong != body
+        store.store_snapshot(key, wrong)
+        catalog, loads = start(apps, cache)
+        assert sorted(e.card.id for e in catalog.entries) == [f"dev.test.app{n}" for n in range(5)]
+        assert loads.last_counts.checked == 0  # the rows stood in for it
+
+
+def test_a_snapshot_is_named_by_where_its_folders_are_not_how_they_were_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    relative = [SourceSpec("--path", Path("apps"), Pattern.FILES_AND_APP_DIRS, explicit=True)]
+    monkeypatch.chdir(tmp_path)
+    here = snapshot_key(relative, "linux")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert snapshot_key(relative, "linux") != here
+
+
+def test_a_descriptor_whose_file_name_is_not_utf8_loads_and_the_cache_still_works(
+    apps: Path, tmp_path: Path
+) -> None:
+    odd = os.fsdecode(bytes(apps) + b"/\xff.json")
+    write_json(Path(odd), c_descriptor("dev.test.odd"))
+    os.utime(odd, (time.time() - 3600,) * 2)
+    catalog, _ = start(apps, tmp_path / "cache")
+    assert "dev.test.odd" in {e.card.id for e in catalog.entries}
+    catalog, loads = start(apps, tmp_path / "cache")
+    assert "dev.test.odd" in {e.card.id for e in catalog.entries}
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 5)  # it alone is read again

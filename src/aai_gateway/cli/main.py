@@ -51,6 +51,7 @@ def build_parser(
     """The parser of every command, or of the command `only`."""
     parser = kind(
         prog="aai-gateway",
+        add_help=kind is not _TryingParser,  # help, however abbreviated, is the full parser's
         parents=[LOGGING_OPTIONS],
         description=(
             "AAI Gateway: discover applications from aai.json descriptors and expose them to agents "

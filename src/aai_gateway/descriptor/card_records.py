@@ -1,13 +1,12 @@
 """Cards and search texts as JSON records, for the persistent descriptor cache.
 
 Reading a record checks every field's type: a record that is not exactly what `card_record`
-writes raises `ValueError`, and the file it stood for is loaded again. Records read back from a
-snapshot whose digest matched (`card_from_record(..., checked=False)`) are only unpacked.
+writes raises `ValueError`, and the file it stood for is loaded again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .binding import binding_for
@@ -49,17 +48,13 @@ def _run_record(run: OperationRun) -> list[Any]:
     return [run.execution, run.platform, run.channel, run.call, run.call_kind]
 
 
-def card_from_record(record: Any, *, checked: bool = True) -> AppCard:
+def card_from_record(record: Any) -> AppCard:
     """The card `card_record` wrote; ValueError for anything else. (Every start reads thousands:
-    the checks are written out, and run in C where they can.) `checked` False: `record` is known
-    to be what `card_record` wrote (read back from data whose digest matched), so only its
-    shape is relied on."""
+    the checks are written out, and run in C where they can.)"""
     if type(record) is not list or len(record) != _RECORD_LENGTH:
         raise ValueError("not a card record")
-    if not checked:
-        return _trusted_card(record)
     (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
-     platform, declared, read, operations, operation_runs, runs, _server_run, origins) = record  # fmt: skip
+     platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
     if not (
         type(app_id) is str
         and type(default_lang) is str
@@ -94,18 +89,6 @@ def card_from_record(record: Any, *, checked: bool = True) -> AppCard:
         operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(runs)
     ):
         raise ValueError("operations and runs do not match")
-    return _assemble(record, _run, _api_origin)
-
-
-def _trusted_card(record: list[Any]) -> AppCard:
-    return _assemble(record, _unpacked_run, _unpacked_origin)
-
-
-def _assemble(
-    record: list[Any], run: Callable[[Any], OperationRun], api_origin: Callable[[Any], ApiOrigin]
-) -> AppCard:
-    (app_id, name_map, default_lang, all_names, description, aliases, version, kind, location, origin,
-     platform, declared, read, operations, operation_runs, runs, server_run, origins) = record  # fmt: skip
     return AppCard(
         app_id,
         name_map,
@@ -114,27 +97,19 @@ def _assemble(
         description,
         tuple(aliases),
         version,
-        kind,
+        source_kind,
         location,
         origin,
-        binding_for(kind, location, origin),
+        binding_for(source_kind, location, origin),
         platform,
         declared,
         read,
         tuple(operations),
         tuple(operation_runs),
-        tuple(map(run, runs)),
-        None if server_run is None else run(server_run),
-        tuple(map(api_origin, origins)),
+        tuple(map(_run, runs)),
+        None if server_run is None else _run(server_run),
+        tuple(map(_api_origin, origins)),
     )
-
-
-def _unpacked_run(value: list[Any]) -> OperationRun:
-    return OperationRun(*value)
-
-
-def _unpacked_origin(value: list[Any]) -> ApiOrigin:
-    return ApiOrigin(*value)
 
 
 def _all_of(kind: type, values: Iterable[Any]) -> bool:

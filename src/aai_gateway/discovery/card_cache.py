@@ -33,6 +33,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,11 +46,12 @@ from .mcp_snapshots import private_directory
 logger = logging.getLogger(__name__)
 
 DATABASE: Final = "descriptor-cards.sqlite3"
-FORMAT: Final = 2  # of the tables: a change makes every row of an older format unused
+FORMAT: Final = 3  # of the tables: a change makes every row of an older format unused
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""
 _LOCK_WAIT_SECONDS: Final = 2.0
+SNAPSHOTS_KEPT: Final = 8  # the most recently stored; a start over other sources makes its own
 _CHUNK: Final = 500  # paths per query (SQLite's limit on parameters is 999 on old builds)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -166,9 +168,16 @@ class CardCache:
         return body
 
     def store_snapshot(self, key: str, body: str) -> None:
+        """Store the snapshot of `key`, and drop all but the `SNAPSHOTS_KEPT` most recent."""
         self._change(
-            "INSERT OR REPLACE INTO snapshots (key, host, build, digest, body) VALUES (?, ?, ?, ?, ?)",
-            [(key, self.host, self.build, _digest(body), body)],
+            "INSERT OR REPLACE INTO snapshots (key, host, build, digest, body, stored_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(key, self.host, self.build, _digest(body), body, time.time())],
+        )
+        self._change(
+            "DELETE FROM snapshots WHERE key NOT IN "
+            "(SELECT key FROM snapshots ORDER BY stored_at DESC, rowid DESC LIMIT ?)",
+            [(SNAPSHOTS_KEPT,)],
         )
 
     def size(self) -> tuple[int, int]:
@@ -239,6 +248,11 @@ class CardCache:
             return
         try:
             yield connection
+        except UnicodeEncodeError:  # a path that is not UTF-8 (`loading.storable`): not kept
+            logger.debug(
+                "descriptor cache: a path that is not UTF-8 is not %s",
+                "read" if doing == "read" else "written",
+            )
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 logger.info(
@@ -298,7 +312,8 @@ class CardCache:
                     )
                     connection.execute(
                         "CREATE TABLE snapshots (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
-                        "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL)"
+                        "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL, "
+                        "stored_at REAL NOT NULL)"
                     )
                     connection.execute(f"PRAGMA user_version = {FORMAT}")
         except BaseException:

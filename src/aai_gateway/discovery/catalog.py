@@ -173,7 +173,7 @@ def build_catalog(
 
 def snapshot_key(sources: Iterable[SourceSpec], host: Platform) -> str:
     """What names a set of sources' snapshot in the card cache."""
-    described = [[s.label, str(s.root), s.pattern.value, s.explicit, s.bundled] for s in sources]
+    described = [[s.label, os.path.abspath(s.root), s.pattern.value, s.explicit, s.bundled] for s in sources]
     return json.dumps([host, described])
 
 

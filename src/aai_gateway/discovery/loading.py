@@ -20,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..descriptor import AppDescriptor, Platform, Source, host_platform
 from ..descriptor.card import AppCard, OperationText, card_of, texts_of
@@ -78,7 +79,6 @@ class LoadBuild:
     snapshot: str = ""  # the key of the sources' snapshot in the card cache ("": none)
     first: bool = False  # the first build of its `FileLoads`
     seen: set[str] = field(default_factory=set)
-    racy: set[str] = field(default_factory=set)  # loaded while they may still change: not kept
     new: list[NewOutcome] = field(default_factory=list)
     counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # unchanged, cached, checked
 
@@ -98,6 +98,7 @@ class FileLoads:
         self._texts: dict[str, tuple[OperationText, ...]] = {}  # without a cache only
         self._held: OrderedDict[str, tuple[str, AppDescriptor]] = OrderedDict()
         self._restored: set[str] = set()  # outcomes a first build took from the snapshot
+        self._racy: set[str] = set()  # outcomes read while their file may still change: read again
         self._in_snapshot: frozenset[tuple[str, str]] | None = None  # what the stored one holds
         self.last_counts = LoadCounts()
 
@@ -110,28 +111,32 @@ class FileLoads:
         build.seen.add(path)
         with self._lock:
             known = self._loads.get(path)
-        if known is not None and known.stamp == stamp and known.bundled == bundled:
+            racy_before = path in self._racy
+        if known is not None and known.stamp == stamp and known.bundled == bundled and not racy_before:
             build.counts[1 if path in self._restored else 0] += 1
             return known
         found = self._from_cache(build, path, stamp, bundled)
+        racy = False
         if found is None:
             racy = is_racy(info, time.time_ns())
-            if racy:
-                build.racy.add(path)
             found = self._from_file(build, path, stamp, bundled, racy=racy)
             build.counts[2] += 1
         else:
             build.counts[1] += 1
         with self._lock:
             self._loads[path] = found
+            if racy:
+                self._racy.add(path)
+            else:
+                self._racy.discard(path)
         return found
 
     def _from_cache(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> FileLoad | None:
         if self.cache is None:
             return None
         with self._lock:
-            first = build.first and self._stored is None
-        if first:  # a first build: every row at once
+            first = build.first and self._stored is None and not self._restored
+        if first:  # a first build without a snapshot: every row at once
             stored = self.cache.outcomes()
             with self._lock:
                 self._stored = stored
@@ -140,14 +145,13 @@ class FileLoads:
         if row is None or row.stamp != stamp or row.bundled != bundled:
             return None
         try:
-            problems = problems_from_json(row.problems, path)
-            card = None if row.card is None else card_from_record(json.loads(row.card))
+            record = None if row.card is None else json.loads(row.card)
+            return checked_outcome(
+                path, stamp, bundled=bundled, record=record, reason=row.reason, problems=row.problems
+            )
         except (ValueError, TypeError, RecursionError):
             logger.debug("descriptor cache row of %s does not read back; loading the file", path)
             return None
-        if card is not None and (card.location != path or (card.source_kind == "bundled") != bundled):
-            return None
-        return FileLoad(path, stamp, bundled, card, problems, row.reason or "")
 
     def _from_file(self, build: LoadBuild, path: str, stamp: str, bundled: bool, *, racy: bool) -> FileLoad:
         loaded = self._read(path, bundled)
@@ -165,7 +169,7 @@ class FileLoads:
             if texts is not None:
                 with self._lock:
                     self._texts[path] = texts
-        elif not racy:
+        elif not racy and storable(path):
             build.new.append(
                 NewOutcome(
                     path,
@@ -213,15 +217,18 @@ class FileLoads:
         with self._lock:
             self.last_counts = LoadCounts(*build.counts)
             self._stored = None  # later builds ask for the few files that changed
-            self._restored.clear()
             gone = [path for path in self._loads if path not in build.seen]
             for path in gone:
                 del self._loads[path]
                 self._texts.pop(path, None)
                 self._held.pop(path, None)
-            kept = {p: load for p, load in self._loads.items() if p not in build.racy}
-        if self.cache is not None and gone:
-            self.cache.forget(gone)
+                self._racy.discard(path)
+            # The rows of a file restored but not seen (its folder unmounted for now) are kept.
+            forgotten = [path for path in gone if path not in self._restored and storable(path)]
+            self._restored.clear()
+            kept = {p: load for p, load in self._loads.items() if p not in self._racy and storable(p)}
+        if self.cache is not None and forgotten:
+            self.cache.forget(forgotten)
         marks = frozenset((path, load.stamp) for path, load in kept.items())
         if self.cache is not None and build.snapshot and marks != self._in_snapshot:
             self.cache.store_snapshot(build.snapshot, snapshot_body(kept.values()))
@@ -323,12 +330,46 @@ def snapshot_body(loads: Iterable[FileLoad]) -> str:
 
 
 def outcomes_of_snapshot(body: str) -> dict[str, FileLoad]:
-    """What `snapshot_body` wrote, by path (its digest matched: the cards are read unchecked)."""
+    """What `snapshot_body` wrote, by path; ValueError or TypeError for anything else."""
     outcomes: dict[str, FileLoad] = {}
-    for path, stamp, bundled, record, reason, problems in json.loads(body):
-        card = None if record is None else card_from_record(record, checked=False)
-        outcomes[path] = FileLoad(path, stamp, bundled, card, problems_from_json(problems, path), reason)
+    entries = json.loads(body)
+    if type(entries) is not list:
+        raise ValueError("not a snapshot")
+    for entry in entries:
+        if type(entry) is not list or len(entry) != 6:
+            raise ValueError("not a snapshot entry")
+        path, stamp, bundled, record, reason, problems = entry
+        if not (type(path) is str and type(stamp) is str and type(bundled) is bool):
+            raise ValueError("not a snapshot entry")
+        outcomes[path] = checked_outcome(
+            path, stamp, bundled=bundled, record=record, reason=reason, problems=problems
+        )
     return outcomes
+
+
+def checked_outcome(
+    path: str, stamp: str, *, bundled: bool, record: Any, reason: Any, problems: Any
+) -> FileLoad:
+    """A stored outcome of the file at `path`, checked as a row or a snapshot entry holds it:
+    ValueError or TypeError when any part is not what this module writes (or names another
+    file, or another kind of source)."""
+    if type(problems) is not str or not (reason is None or type(reason) is str):
+        raise ValueError("not an outcome")
+    card = None if record is None else card_from_record(record)
+    if card is None and not reason:
+        raise ValueError("an outcome with neither an app nor a reason")
+    if card is not None and (card.location != path or (card.source_kind == "bundled") != bundled):
+        raise ValueError("an outcome of another file")
+    return FileLoad(path, stamp, bundled, card, problems_from_json(problems, path), reason or "")
+
+
+def storable(path: str) -> bool:
+    """Whether the card cache can keep `path` (a name that is not UTF-8 cannot be stored)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def invalid_reason(problems: Sequence[Problem]) -> str:

@@ -114,7 +114,7 @@ def _distribution(point: EntryPoint) -> str:
     return _distribution_name(point.dist) if point.dist is not None else ""
 
 
-@functools.cache  # by identity: the entry points of one distribution share its object
+@functools.lru_cache(maxsize=64)  # by identity: the entry points of one distribution share it
 def _distribution_name(dist: Distribution) -> str:
     """Reading a name parses the distribution's whole METADATA file (ours holds the README:
     ~10 ms a read), so each is read once."""

@@ -46,6 +46,7 @@ from .stdio_transport import stdio_transport
 logger = logging.getLogger(__name__)
 
 CLOSE_SECONDS = 20.0  # how long a signalled shutdown waits for agents and adapters to stop
+MAX_RETRY_SECONDS = 300.0  # the longest wait before a failed rescan is tried again
 SETTLE_SECONDS = 2.0
 """Background work of a start (watching the sources, asking the OS keyring) waits for the
 client's first tools/list answer, or this long, so as not to slow the answers a client waits for."""
@@ -59,6 +60,12 @@ def caller_of(ctx: ServerRequestContext[Any, Any]) -> Caller:
     if info is None:
         return Caller()
     return Caller(caller_name(info.name), info.version or None)
+
+
+def retry_delay(poll_interval: float, failures: int) -> float:
+    """When to rescan again after `failures` failed rescans in a row: the poll interval, doubled
+    after each, at most `MAX_RETRY_SECONDS`."""
+    return float(min(poll_interval * 2 ** (failures - 1), MAX_RETRY_SECONDS))
 
 
 class ListChangedNotifier:
@@ -166,17 +173,21 @@ class GatewayServer:
         assert self.watcher is not None
         await self._settled()  # what changes meanwhile, the first rescan sees
         async with self.notices:  # never raises: notifications that fail give way to polling
-            retry = False
+            failures = 0
             while True:
-                with anyio.move_on_after(self.poll_interval if retry else math.inf):
+                with anyio.move_on_after(retry_delay(self.poll_interval, failures) if failures else math.inf):
                     await self.notices.wait()
                 try:
                     catalog = await anyio.to_thread.run_sync(self.watcher.poll)
                 except Exception:  # a scan failure must not stop the server
-                    logger.exception("rescanning descriptors failed")
-                    retry = True
+                    failures += 1
+                    delay = retry_delay(self.poll_interval, failures)
+                    if failures == 1:
+                        logger.exception("rescanning descriptors failed; trying again in %g s", delay)
+                    else:  # the same failure again: its traceback once is enough
+                        logger.debug("rescanning failed again; next try in %g s", delay, exc_info=True)
                     continue
-                retry = False
+                failures = 0
                 if catalog is not None and self.gateway.set_catalog(catalog):
                     logger.info("app list changed: %d apps", len(self.gateway.entries))
                     await self.notifier.tools_changed()
