@@ -27,9 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING, Final
 
 from ..auth.secrets import SecretStore
 from ..errors import DecisionFileError, SecretStoreUnavailableError
@@ -37,6 +35,9 @@ from ..errors import DecisionFileError, SecretStoreUnavailableError
 logger = logging.getLogger(__name__)
 
 FILE_NAME: Final = "consent.json"
+if TYPE_CHECKING:
+    from filelock import FileLock
+
 LOCK_SECONDS: Final = 10.0
 
 
@@ -45,7 +46,7 @@ class DecisionFile:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._lock = FileLock(str(self.path) + ".lock", timeout=LOCK_SECONDS, mode=0o600, thread_local=False)
+        self._file_lock: FileLock | None = None  # made at the first read or write of a decision
         self._warned: float | None = None  # the mtime of an untrusted file already reported
 
     def get(self, key: str) -> str | None:
@@ -123,9 +124,15 @@ class DecisionFile:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[dict[str, str]]:
+        from filelock import FileLock, Timeout  # noqa: PLC0415 (~10 ms: not at every start)
+
+        if self._file_lock is None:
+            self._file_lock = FileLock(
+                str(self.path) + ".lock", timeout=LOCK_SECONDS, mode=0o600, thread_local=False
+            )
         try:
             self._make_folder()
-            with self._lock:
+            with self._file_lock:
                 values, problem = self._load()
                 if problem is not None:
                     self._move_aside(problem)

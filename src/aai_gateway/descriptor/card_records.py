@@ -7,6 +7,7 @@ writes raises `ValueError`, and the file it stood for is loaded again.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from .binding import binding_for
@@ -67,13 +68,10 @@ def card_from_record(record: Any) -> AppCard:
         and type(read) is bool
         and type(name_map) is dict
         and name_map
-        and _all_of(str, name_map.values())
         and type(all_names) is list
-        and _all_of(str, all_names)
         and type(aliases) is list
-        and _all_of(str, aliases)
         and type(operations) is list
-        and _all_of(str, operations)
+        and _all_of(str, chain(name_map.values(), all_names, aliases, operations))
         and type(operation_runs) is list
         and _all_of(int, operation_runs)
         and type(runs) is list

@@ -365,6 +365,8 @@ def checked_outcome(
 
 def storable(path: str) -> bool:
     """Whether the card cache can keep `path` (a name that is not UTF-8 cannot be stored)."""
+    if path.isascii():
+        return True
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:

@@ -30,15 +30,17 @@ import secrets
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..descriptor import AppDescriptor
 from ..descriptor.mcp_wire import visible_text
 from .mcp_snapshots import private_directory, read_regular_file
 from .web_cache import write_atomic
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 logger = logging.getLogger(__name__)
 
@@ -191,6 +193,8 @@ class ServerStateRecorder:
         self._write()
 
     def _write(self) -> None:
+        from filelock import FileLock, Timeout  # noqa: PLC0415 (with the first state kept)
+
         try:
             if self._lock is None:
                 private_directory(self.root)
@@ -262,6 +266,8 @@ def _is_alive(lock_path: Path) -> bool:
     counts as ended: nothing would hold it."""
     if not lock_path.is_file() or lock_path.is_symlink():
         return False
+    from filelock import FileLock, Timeout  # noqa: PLC0415
+
     probe = FileLock(lock_path, thread_local=False)
     try:
         probe.acquire(timeout=0)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from dbus_fast import Message
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..descriptor.dbus_signature import complete_types
 from ..descriptor.model import DbusCall, DbusChannel
@@ -29,6 +27,9 @@ from .answer_json import loads_answer
 from .base import Invocation
 from .dbus_types import DbusValueError, reply_to_json, to_dbus
 from .wire import decode_response, encode_request
+
+if TYPE_CHECKING:
+    from dbus_fast import Message
 
 BUS_DAEMON = "org.freedesktop.DBus"
 _NAME_NOT_ON_BUS = frozenset(
