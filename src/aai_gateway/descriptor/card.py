@@ -55,7 +55,9 @@ class AppIdentity(Protocol):
     def binding(self) -> Binding: ...
 
 
-@dataclass(frozen=True, slots=True)
+# Cards, runs, loads and catalog entries are never changed once made, but are not `frozen`: a
+# start makes ten thousand of each, and a frozen dataclass's __init__ costs three times as much.
+@dataclass(slots=True, unsafe_hash=True)
 class OperationRun:
     """What decides whether an operation can run here: its platform, its channel and its call's
     kind (executors look at nothing else, see `Executor.unavailable_reason`). Operations that
@@ -92,10 +94,10 @@ class ApiOrigin:
     port: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AppCard:
-    """Plain data, no pydantic model: a start with thousands of apps makes thousands of these.
-    `names` is the descriptor's model, made when first asked for."""
+    """Plain data, no pydantic model: a start with thousands of apps makes thousands of these
+    (never changed once made). `names` is the descriptor's model, made when first asked for."""
 
     id: str
     name_map: dict[str, str]
@@ -125,7 +127,7 @@ class AppCard:
     _names: list[LocalizedName] = field(init=False, default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", (str(self.binding), self.id))
+        self.key = (str(self.binding), self.id)
 
     @property
     def names(self) -> LocalizedName:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .binding import binding_for
 from .card import ApiOrigin, AppCard, OperationRun, OperationText, ParameterText, SourceKind
-from .platforms import PLATFORMS, ExecutionType, Platform
+from .platforms import PLATFORMS, ExecutionType
 
 _SOURCE_KINDS: tuple[SourceKind, ...] = ("file", "web", "bundled", "inline")
 _EXECUTION_TYPES = frozenset(kind.value for kind in ExecutionType)
@@ -78,13 +78,13 @@ def card_from_record(record: Any) -> AppCard:
         and type(origins) is list
     ):
         raise ValueError("a card field of the wrong type")
-    source_kind = (
-        next((known for known in _SOURCE_KINDS if known == kind), None) if type(kind) is str else None
-    )
-    if source_kind is None:
+    if type(kind) is not str or kind not in _SOURCE_KINDS:
         raise ValueError("not a source kind")
-    if len(operation_runs) != len(operations) or (
-        operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(runs)
+    source_kind: SourceKind = kind
+    if (
+        len(operation_runs) != len(operations)
+        or (operation_runs and not 0 <= min(operation_runs) <= max(operation_runs) < len(runs))
+        or len(set(operation_runs)) != len(runs)  # every run is some operation's
     ):
         raise ValueError("operations and runs do not match")
     return AppCard(
@@ -145,11 +145,17 @@ def _parameter(value: Any) -> ParameterText:
 
 def _run(value: Any) -> OperationRun:
     execution, platform, channel, call, kind = _list(value, 5)
-    if type(execution) is not str or execution not in _EXECUTION_TYPES:
-        raise ValueError("unknown execution type")
-    return OperationRun(
-        _text(execution), _platform(platform), _text(channel), _optional_text(call), _optional_text(kind)
-    )
+    if not (
+        type(execution) is str
+        and execution in _EXECUTION_TYPES
+        and type(platform) is str
+        and platform in PLATFORMS
+        and type(channel) is str
+        and (call is None or type(call) is str)
+        and (kind is None or type(kind) is str)
+    ):
+        raise ValueError("not the run a card record holds")
+    return OperationRun(execution, platform, channel, call, kind)
 
 
 def _api_origin(value: Any) -> ApiOrigin:
@@ -177,10 +183,3 @@ def _integer(value: Any) -> int:
     if type(value) is not int:
         raise ValueError("not an integer")
     return value
-
-
-def _platform(value: Any) -> Platform:
-    if type(value) is not str or value not in PLATFORMS:
-        raise ValueError("unknown platform")
-    platform: Platform = value
-    return platform

@@ -42,7 +42,7 @@ class ServerToolsState:
     listed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass  # never changed once made (not frozen: see descriptor/card.py)
 class CatalogEntry:
     """One app of the catalog: its card, always at hand, and its full descriptor, `held` in
     memory (an app with its MCP server's tools applied, or one made in memory) or loaded from

@@ -58,7 +58,7 @@ class LoadCounts:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # never changed once made (not frozen: see descriptor/card.py)
 class FileLoad:
     """What one descriptor file held when it had `stamp`: an app (`card`, with its warnings), or
     nothing usable (`reason`, and every problem in `problems`)."""

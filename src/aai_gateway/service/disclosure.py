@@ -195,13 +195,16 @@ class RunsHere:
 
     def reason(self, run: OperationRun, name: str) -> str | None:
         """Why the operations of `run` cannot run here (None: they can); `name`, one of them."""
-        if run.key in self._by_run:
-            return self._by_run[run.key]
+        run_key = run.key
+        try:
+            return self._by_run[run_key]
+        except KeyError:
+            pass
         key = self._key(run)
         if key not in self._answers:
             self._answers[key] = self.registry.unavailable_reason(run.stand_in(name))
-        self._by_run[run.key] = self._answers[key]
-        return self._answers[key]
+        answer = self._by_run[run_key] = self._answers[key]
+        return answer
 
     def _key(self, run: OperationRun) -> tuple[str | None, ...]:
         try:
@@ -218,9 +221,11 @@ class RunsHere:
 
     def operations(self, app: AppCard) -> tuple[str, ...]:
         """The names of `app`'s operations that can run here."""
-        if not app.runs:
-            return ()
         runs = app.runs
+        if not runs:
+            return ()
+        if len(runs) == 1:  # most apps: one way of running for all their operations
+            return app.operations if self.reason(runs[0], app.operations[0]) is None else ()
         can = [
             self.reason(run, app.operations[app.operation_runs.index(n)]) is None
             for n, run in enumerate(runs)
