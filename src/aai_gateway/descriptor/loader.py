@@ -18,6 +18,7 @@ from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
 from .checks import DEEP_CHECK_KEYS, schemas_known_plain
 from .limits import MAX_DESCRIPTOR_BYTES, MAX_NESTING
+from .mcp_wire import is_unicode
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
 from .quoting import MAX_MESSAGE, clip, quoted
@@ -255,7 +256,7 @@ def _parse_exactly(data: str | bytes) -> tuple[Any, list[Problem]]:
     if nesting(document) > MAX_NESTING:
         return None, [too_deep]
     # Only then can the document hold an infinite number or a lone surrogate.
-    if saw_infinity or _SURROGATE_ESCAPE.search(text) or not (isinstance(data, bytes) or _is_unicode(text)):
+    if saw_infinity or _SURROGATE_ESCAPE.search(text) or not (isinstance(data, bytes) or is_unicode(text)):
         unusable = _unrepresentable(document)
         if unusable:
             return None, unusable
@@ -345,7 +346,7 @@ def _unrepresentable(document: Any) -> list[Problem]:
                     "floating-point number (at most about 1.8e308)",
                 )
             )
-        elif isinstance(value, str) and not _is_unicode(value):
+        elif isinstance(value, str) and not is_unicode(value):
             problems.append(
                 Problem(
                     json_pointer(*path), f"string is not valid Unicode text: {quoted(value, ascii_only=True)}"
@@ -353,28 +354,18 @@ def _unrepresentable(document: Any) -> list[Problem]:
             )
         elif isinstance(value, dict):
             for key in value:
-                if not _is_unicode(key):
+                if not is_unicode(key):
                     problems.append(
                         Problem(
                             json_pointer(*path),
                             f"key {quoted(key, ascii_only=True)} is not valid Unicode text",
                         )
                     )
-            items = [(v, (*path, k)) for k, v in value.items() if _is_unicode(k)]
+            items = [(v, (*path, k)) for k, v in value.items() if is_unicode(k)]
             stack.extend(reversed(items))
         elif isinstance(value, list):
             stack.extend(reversed([(v, (*path, i)) for i, v in enumerate(value)]))
     return problems
-
-
-def _is_unicode(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _pointers_by_id(document: Any) -> dict[int, tuple[str | int, ...]]:

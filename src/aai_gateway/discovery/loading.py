@@ -25,6 +25,7 @@ from typing import Any
 from ..descriptor import AppDescriptor, Platform, Source, host_platform
 from ..descriptor.card import AppCard, OperationText, card_of, texts_of
 from ..descriptor.card_records import card_from_record, card_record, texts_from_record, texts_record
+from ..descriptor.mcp_wire import is_unicode
 from ..errors import AppChangedError, Problem
 from .card_cache import (
     CardCache,
@@ -365,13 +366,7 @@ def checked_outcome(
 
 def storable(path: str) -> bool:
     """Whether the card cache can keep `path` (a name that is not UTF-8 cannot be stored)."""
-    if path.isascii():
-        return True
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return is_unicode(path)
 
 
 def invalid_reason(problems: Sequence[Problem]) -> str:
