@@ -151,20 +151,14 @@ def in_process_gateway(folder: Path, environ: Mapping[str, str]) -> Gateway:
     )
 
 
-def gateway_server(folder: Path, environ: Mapping[str, str]) -> StdioServerParameters:
-    """`aai-gateway serve` over the descriptors in `folder`, without polling for changes."""
+def gateway_server(
+    folder: Path, environ: Mapping[str, str], serve_args: Sequence[str] = ("--poll-interval", "0")
+) -> StdioServerParameters:
+    """`aai-gateway serve` over the descriptors in `folder` with `serve_args` (by default without
+    polling for changes), its config.toml in `folder`."""
     return StdioServerParameters(
         command=sys.executable,
-        args=[
-            "-m",
-            "aai_gateway",
-            "serve",
-            "--no-default-paths",
-            "--path",
-            str(folder),
-            "--poll-interval",
-            "0",
-        ],
+        args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(folder), *serve_args],
         env={**environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
     )
 

@@ -73,7 +73,7 @@ from mcp import Client, StdioServerParameters
 
 from aai_gateway.service.naming import app_tool_names
 from call_overhead import APP_ID, PAYLOAD, free_port, start_endpoint, write_descriptor
-from harness import Measurement, Timing, add_repeat_option, interleaved
+from harness import Measurement, Timing, add_repeat_option, gateway_server, interleaved
 from process_cpu import TICKS_PER_SECOND, child_pids, tree_cpu
 from scan_validate import gateway_scan
 
@@ -186,19 +186,6 @@ def gateway_environment(folder: Path, cache: Path) -> dict[str, str]:
         "AAI_GATEWAY_CONFIG": str(folder / "config.toml"),
         "AAI_GATEWAY_CACHE_DIR": str(cache),
     }
-
-
-def gateway_command(folder: Path, serve_args: Sequence[str]) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "aai_gateway",
-        "serve",
-        "--no-default-paths",
-        "--path",
-        str(folder),
-        *serve_args,
-    ]
 
 
 def rss_bytes(pid: int) -> int:
@@ -369,11 +356,7 @@ async def gateway_run(
     """One gateway process: seconds from spawn to the first tools/list answer, then the figures
     of the session (with `full`: idle CPU, calls and guide reads, RSS after them)."""
     names = app_tool_names([ECHO_ID, *([space.guide_app] if space.guide_app else [])])
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=gateway_command(space.folder, options.serve_args)[1:],
-        env=gateway_environment(space.folder, cache),
-    )
+    server = gateway_server(space.folder, gateway_environment(space.folder, cache), options.serve_args)
     before = child_pids()
     pid = None
     try:
