@@ -15,6 +15,7 @@ Cards travel as JSON records (`card_records.py`) in the persistent descriptor ca
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -136,14 +137,14 @@ class AppCard:
         return self._names[0]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen, as cards (above): made by the ten thousand
 class ParameterText:
     name: str
     title: str | None
     description: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class OperationText:
     """What search reads of one operation."""
 
@@ -161,8 +162,11 @@ def card_of(app: AppDescriptor) -> AppCard:
     runs: dict[tuple[Platform, str, str | None], int] = {}
     chosen: list[OperationRun] = []
     operation_runs: list[int] = []
+    dumped: dict[int, str] = {}  # by id: a section's operations share one channel object
     for tool in app.tools:
-        channel = tool.channel.model_dump_json()
+        channel = dumped.get(id(tool.channel))
+        if channel is None:
+            channel = dumped[id(tool.channel)] = tool.channel.model_dump_json()
         kind = tool.call.kind if tool.call is not None else None
         number = runs.get((tool.platform, channel, kind))
         if number is None:
@@ -215,18 +219,17 @@ def texts_of(app: AppDescriptor) -> tuple[OperationText, ...]:
 def _operation_text(tool: Tool) -> OperationText:
     title = tool.annotations.title if tool.annotations and tool.annotations.title else None
     properties = tool.parameters.get("properties")
-    parameters: list[ParameterText] = []
+    parameters: tuple[ParameterText, ...] = ()
     if isinstance(properties, dict):
-        for name, schema in list(properties.items())[:MAX_PARAMETER_TEXTS]:
-            described = schema if isinstance(schema, dict) else {}
-            parameters.append(
-                ParameterText(
-                    str(name),
-                    _text_or_none(described.get("title")),
-                    _text_or_none(described.get("description")),
-                )
+        parameters = tuple(
+            ParameterText(
+                str(name), _text_or_none(schema.get("title")), _text_or_none(schema.get("description"))
             )
-    return OperationText(tool.name, title, tool.description, tuple(parameters))
+            if isinstance(schema, dict)
+            else ParameterText(str(name), None, None)
+            for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS)
+        )
+    return OperationText(tool.name, title, tool.description, parameters)
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -135,10 +135,10 @@ ALLOWED_EXTRA_KEYS = frozenset({"$schema", "$comment"})
 
 def unknown_field_warnings(model: BaseModel, prefix: tuple[str | int, ...] = ()) -> Iterator[Problem]:
     """Warn about fields a raw model does not know, recursively, with a spelling suggestion."""
-    known = [info.alias or name for name, info in type(model).model_fields.items()]
     for key in model.model_extra or {}:
         if key in ALLOWED_EXTRA_KEYS or key.startswith("x-"):
             continue
+        known = [info.alias or name for name, info in type(model).model_fields.items()]
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
         yield Problem(json_pointer(*prefix, key), f"unknown field {quoted(key)} is ignored{hint}", "warning")

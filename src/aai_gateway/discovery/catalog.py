@@ -17,7 +17,8 @@ from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import AppChangedError, Problem
 from .card_cache import file_stamp
-from .loading import FileLoads, LoadBuild, invalid_reason
+from .file_outcomes import invalid_reason
+from .loading import FileLoads, LoadBuild
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
 from .sources import SourceSpec
@@ -188,8 +189,20 @@ def _add_sources(
     by_id: dict[str, CatalogEntry] = {}
     seen_files: set[tuple[int, int]] = set()
     files, unreadable = marks
-    for spec in sources:
-        status = root_status(spec)
+    walked = [
+        (spec, status, list(walk_source(spec)) if status.exists else [])
+        for spec, status in ((spec, root_status(spec)) for spec in sources)
+    ]
+    loads.read_ahead(
+        build,
+        [
+            (os.path.abspath(item.path), file_stamp(item.info), spec.bundled)
+            for spec, _status, items in walked
+            for item in items
+            if not isinstance(item, Unreadable)
+        ],
+    )
+    for spec, status, items in walked:
         if not status.exists:
             unreadable.add((str(spec.root), status.reason))
             catalog.sources.append(
@@ -199,7 +212,7 @@ def _add_sources(
                 catalog.skipped.append(Skipped(str(spec.root), spec.label, f"path {status.reason}"))
             continue
         found = 0
-        for item in walk_source(spec):
+        for item in items:
             if isinstance(item, Unreadable):
                 unreadable.add((str(item.path), item.reason))
                 catalog.skipped.append(Skipped(str(item.path), spec.label, item.reason))

@@ -5,7 +5,8 @@ when an app is used.
 app's card and warnings, or why it is skipped) from, in order: what this process loaded before
 (the same file, unchanged), the persistent card cache (`card_cache.py`, rows of the same file,
 build and host), or the file itself, parsed and checked, whose outcome then goes to the cache
-(`flush`). `descriptor` gives an app's full `AppDescriptor` from its file, keeping the most
+(`finish`). A build with many files to read reads them first, on every core (`read_ahead`,
+`load_workers.py`). `descriptor` gives an app's full `AppDescriptor` from its file, keeping the most
 recently used ones (`HELD_DESCRIPTORS`); `texts` gives what search indexes of each app.
 """
 
@@ -17,26 +18,27 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from ..descriptor import AppDescriptor, Platform, Source, host_platform
-from ..descriptor.card import AppCard, OperationText, card_of, texts_of
-from ..descriptor.card_records import card_from_record, card_record, texts_from_record, texts_record
-from ..descriptor.mcp_wire import is_unicode
-from ..errors import AppChangedError, Problem
-from .card_cache import (
-    CardCache,
-    NewOutcome,
-    StoredOutcome,
-    file_stamp,
-    is_racy,
-    problems_from_json,
-    problems_json,
+from ..descriptor import AppDescriptor, Platform, host_platform
+from ..descriptor.card import AppCard, OperationText, texts_of
+from ..descriptor.card_records import texts_from_record
+from ..errors import AppChangedError
+from .card_cache import CardCache, NewOutcome, StoredOutcome, file_stamp, is_racy
+from .file_outcomes import (
+    FileLoad,
+    ReadAhead,
+    checked_outcome,
+    outcome_row_of,
+    outcomes_of_snapshot,
+    read_file,
+    read_outcome,
+    snapshot_body,
+    storable,
 )
-from .scanner import describe_os_error, read_descriptor_bytes
+from .load_workers import PARALLEL_FROM, read_on_every_core, worker_count
+from .scanner import describe_os_error
 
 logger = logging.getLogger(__name__)
 
@@ -51,25 +53,14 @@ class LoadCounts:
     unchanged: int = 0  # loaded earlier by this process
     cached: int = 0  # from the card cache
     checked: int = 0  # read, parsed and checked
+    by_workers: int = 0  # of those, by worker processes (`load_workers`)
 
     def describe(self) -> str:
+        shared = f" ({self.by_workers} of them by worker processes)" if self.by_workers else ""
         return (
-            f"{self.checked} descriptor files read and checked, {self.cached} from the descriptor cache, "
-            f"{self.unchanged} unchanged"
+            f"{self.checked} descriptor files read and checked{shared}, {self.cached} from the "
+            f"descriptor cache, {self.unchanged} unchanged"
         )
-
-
-@dataclass(slots=True)  # never changed once made (not frozen: see descriptor/card.py)
-class FileLoad:
-    """What one descriptor file held when it had `stamp`: an app (`card`, with its warnings), or
-    nothing usable (`reason`, and every problem in `problems`)."""
-
-    path: str
-    stamp: str
-    bundled: bool
-    card: AppCard | None
-    problems: tuple[Problem, ...]
-    reason: str = ""
 
 
 @dataclass
@@ -81,7 +72,9 @@ class LoadBuild:
     first: bool = False  # the first build of its `FileLoads`
     seen: set[str] = field(default_factory=set)
     new: list[NewOutcome] = field(default_factory=list)
-    counts: list[int] = field(default_factory=lambda: [0, 0, 0])  # unchanged, cached, checked
+    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # as LoadCounts
+    read_ahead: dict[str, ReadAhead] = field(default_factory=dict)  # by `FileLoads.read_ahead`
+    read_ahead_ns: int = 0  # when reading ahead began
 
 
 class FileLoads:
@@ -90,9 +83,16 @@ class FileLoads:
     thread while the server loads descriptors for guides and calls and search reads texts. The
     lock is held only around this object's dictionaries, never while a file is read."""
 
-    def __init__(self, host: Platform | None = None, cache: CardCache | None = None) -> None:
+    def __init__(
+        self,
+        host: Platform | None = None,
+        cache: CardCache | None = None,
+        *,
+        parallel_from: int = PARALLEL_FROM,
+    ) -> None:
         self.host = host
         self.cache = cache
+        self.parallel_from = parallel_from  # files to read from which worker processes help
         self._lock = threading.Lock()
         self._loads: dict[str, FileLoad] = {}
         self._stored: dict[str, StoredOutcome] | None = None
@@ -119,9 +119,15 @@ class FileLoads:
         found = self._from_cache(build, path, stamp, bundled)
         racy = False
         if found is None:
-            racy = is_racy(info, time.time_ns())
-            found = self._from_file(build, path, stamp, bundled, racy=racy)
+            ahead = build.read_ahead.pop(path, None)
+            if ahead is None or ahead.load.stamp != stamp or ahead.load.bundled != bundled:
+                racy = is_racy(info, time.time_ns())
+                ahead = read_outcome(path, stamp, bundled, self.host)
+            else:  # racy as of before it was read (the later the time, the fewer files are)
+                racy = is_racy(info, build.read_ahead_ns)
+            found = self._keep(build, ahead, racy=racy)
             build.counts[2] += 1
+            build.counts[3] += ahead.row is not None
         else:
             build.counts[1] += 1
         with self._lock:
@@ -154,50 +160,70 @@ class FileLoads:
             logger.debug("descriptor cache row of %s does not read back; loading the file", path)
             return None
 
-    def _from_file(self, build: LoadBuild, path: str, stamp: str, bundled: bool, *, racy: bool) -> FileLoad:
-        loaded = self._read(path, bundled)
-        if isinstance(loaded, FileLoad):
-            return loaded
-        app, problems = loaded
-        if app is None:
-            outcome = FileLoad(path, stamp, bundled, None, problems, invalid_reason(problems))
-            texts = None
-        else:
-            outcome = FileLoad(path, stamp, bundled, card_of(app), problems)
-            texts = texts_of(app)
-            self._hold(path, stamp, app)
-        if self.cache is None:
-            if texts is not None:
-                with self._lock:
-                    self._texts[path] = texts
-        elif not racy and storable(path):
-            build.new.append(
-                NewOutcome(
+    def read_ahead(self, build: LoadBuild, files: Sequence[tuple[str, str, bool]]) -> None:
+        """`files` (path, stamp, bundled) that `build` is about to load: when many must be read,
+        they are read now, on every core (`load_workers`), and `load` takes them in turn."""
+        wanted = [
+            (p, stamp, bundled) for p, stamp, bundled in files if self._must_read(build, p, stamp, bundled)
+        ]
+        workers = worker_count(len(wanted), self.parallel_from)
+        if not workers:
+            return
+        stamps = {p: stamp for p, stamp, _bundled in wanted}
+        build.read_ahead_ns = time.time_ns()
+
+        def read_here(path: str, bundled: bool) -> None:
+            build.read_ahead[path] = read_outcome(path, stamps[path], bundled, self.host)
+
+        rows = read_on_every_core(
+            [(p, bundled) for p, _stamp, bundled in wanted], self.platform, read_here, workers
+        )
+        for path, bundled, card, reason, problems, texts in rows:
+            row = NewOutcome(path, stamps[path], bundled, card, reason, problems, texts)
+            try:
+                load = checked_outcome(
                     path,
-                    stamp,
-                    bundled,
-                    None
-                    if outcome.card is None
-                    else json.dumps(card_record(outcome.card), ensure_ascii=False),
-                    outcome.reason or None,
-                    problems_json(problems),
-                    None if texts is None else json.dumps(texts_record(texts), ensure_ascii=False),
+                    row.stamp,
+                    bundled=bundled,
+                    record=None if card is None else json.loads(card),
+                    reason=reason,
+                    problems=problems,
                 )
-            )
+                kept = None if texts is None else texts_from_record(json.loads(texts))
+            except (ValueError, TypeError, RecursionError):
+                logger.debug("a worker's outcome of %s does not read back; loading the file here", path)
+                continue
+            build.read_ahead[path] = ReadAhead(load, None, kept, row)
+
+    def _must_read(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> bool:
+        with self._lock:
+            known = self._loads.get(path)
+            if (
+                known is not None
+                and known.stamp == stamp
+                and known.bundled == bundled
+                and path not in self._racy
+            ):
+                return False
+        if self.cache is None:
+            return True
+        if build.first and self._stored is None and not self._restored:
+            self._stored = self.cache.outcomes()
+        row = self._stored.get(path) if self._stored is not None else self.cache.outcome(path)
+        return row is None or row.stamp != stamp or row.bundled != bundled
+
+    def _keep(self, build: LoadBuild, ahead: ReadAhead, *, racy: bool) -> FileLoad:
+        """A file's outcome read now: its app held, its texts kept, its row for the card cache."""
+        outcome, path = ahead.load, ahead.load.path
+        if ahead.app is not None:
+            self._hold(path, outcome.stamp, ahead.app)
+        if self.cache is None:
+            if ahead.texts is not None:
+                with self._lock:
+                    self._texts[path] = ahead.texts
+        elif not racy and outcome.stamp and storable(path):
+            build.new.append(ahead.row if ahead.row is not None else outcome_row_of(outcome, ahead.texts))
         return outcome
-
-    def _read(self, path: str, bundled: bool) -> FileLoad | tuple[AppDescriptor | None, tuple[Problem, ...]]:
-        try:
-            data = read_descriptor_bytes(Path(path))
-        except OSError as exc:
-            return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
-        from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
-
-        result = load_text(data, Source(kind="bundled" if bundled else "file", location=path), self.host)
-        problems = tuple(p.located(path) for p in result.problems)
-        if result.descriptor is None:
-            return None, problems
-        return result.descriptor, tuple(p for p in problems if p.severity == "warning")
 
     def begin(self, snapshot: str = "") -> LoadBuild:
         """A build over the sources whose snapshot key is `snapshot`; the first build of this
@@ -267,7 +293,7 @@ class FileLoads:
             if held is not None and held[0] == stamp:
                 self._held.move_to_end(path)
                 return held[1]
-        loaded = self._read(path, card.source_kind == "bundled")
+        loaded = read_file(path, card.source_kind == "bundled", self.host)
         if isinstance(loaded, FileLoad):
             raise AppChangedError(card.id, path, f"cannot be read ({loaded.reason})")
         app = loaded[0]
@@ -311,67 +337,3 @@ class FileLoads:
     @property
     def platform(self) -> Platform:
         return self.host or host_platform()
-
-
-def snapshot_body(loads: Iterable[FileLoad]) -> str:
-    return json.dumps(
-        [
-            [
-                load.path,
-                load.stamp,
-                load.bundled,
-                None if load.card is None else card_record(load.card),
-                load.reason,
-                problems_json(load.problems),
-            ]
-            for load in loads
-        ],
-        ensure_ascii=False,
-    )
-
-
-def outcomes_of_snapshot(body: str) -> dict[str, FileLoad]:
-    """What `snapshot_body` wrote, by path; ValueError or TypeError for anything else."""
-    outcomes: dict[str, FileLoad] = {}
-    entries = json.loads(body)
-    if type(entries) is not list:
-        raise ValueError("not a snapshot")
-    for entry in entries:
-        if type(entry) is not list or len(entry) != 6:
-            raise ValueError("not a snapshot entry")
-        path, stamp, bundled, record, reason, problems = entry
-        if not (type(path) is str and type(stamp) is str and type(bundled) is bool):
-            raise ValueError("not a snapshot entry")
-        outcomes[path] = checked_outcome(
-            path, stamp, bundled=bundled, record=record, reason=reason, problems=problems
-        )
-    return outcomes
-
-
-def checked_outcome(
-    path: str, stamp: str, *, bundled: bool, record: Any, reason: Any, problems: Any
-) -> FileLoad:
-    """A stored outcome of the file at `path`, checked as a row or a snapshot entry holds it:
-    ValueError or TypeError when any part is not what this module writes (or names another
-    file, or another kind of source)."""
-    if type(problems) is not str or not (reason is None or type(reason) is str):
-        raise ValueError("not an outcome")
-    card = None if record is None else card_from_record(record)
-    if card is None and not reason:
-        raise ValueError("an outcome with neither an app nor a reason")
-    if card is not None and (card.location != path or (card.source_kind == "bundled") != bundled):
-        raise ValueError("an outcome of another file")
-    return FileLoad(path, stamp, bundled, card, problems_from_json(problems, path), reason or "")
-
-
-def storable(path: str) -> bool:
-    """Whether the card cache can keep `path` (a name that is not UTF-8 cannot be stored)."""
-    return is_unicode(path)
-
-
-def invalid_reason(problems: Sequence[Problem]) -> str:
-    """Why a file with these problems is skipped, in one line: the first error and how many."""
-    errors = [p for p in problems if p.severity == "error"]
-    first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
-    summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
-    return f"invalid descriptor: {summary}"

@@ -1,0 +1,169 @@
+"""What one descriptor file holds (`FileLoad`), read from the file or written and read back: a
+row of the card cache, an entry of a snapshot, a worker's answer (`load_workers`).
+
+Every stored or received outcome is checked the same way (`checked_outcome`) before it is taken:
+a cache file or a worker is never trusted blindly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..descriptor import AppDescriptor, Platform, Source
+from ..descriptor.card import AppCard, OperationText, card_of, texts_of
+from ..descriptor.card_records import card_from_record, card_record, texts_record
+from ..descriptor.mcp_wire import is_unicode
+from ..errors import Problem
+from .card_cache import NewOutcome, problems_from_json, problems_json
+from .load_workers import WorkerRow
+from .scanner import describe_os_error, read_descriptor_bytes
+
+
+@dataclass(slots=True)  # never changed once made (not frozen: see descriptor/card.py)
+class FileLoad:
+    """What one descriptor file held when it had `stamp`: an app (`card`, with its warnings), or
+    nothing usable (`reason`, and every problem in `problems`)."""
+
+    path: str
+    stamp: str
+    bundled: bool
+    card: AppCard | None
+    problems: tuple[Problem, ...]
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class ReadAhead:
+    """A file read before its turn: its outcome, the app when read here, and, from a worker, the
+    row for the card cache (so its JSON is not written twice)."""
+
+    load: FileLoad
+    app: AppDescriptor | None
+    texts: tuple[OperationText, ...] | None
+    row: NewOutcome | None = None
+
+
+def read_file(
+    path: str, bundled: bool, host: Platform | None
+) -> FileLoad | tuple[AppDescriptor | None, tuple[Problem, ...]]:
+    """The app in the file at `path` and its warnings, or (None, its problems), or, when it cannot
+    be read, an outcome saying why (with no stamp)."""
+    try:
+        data = read_descriptor_bytes(Path(path))
+    except OSError as exc:
+        return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
+    from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
+
+    result = load_text(data, Source(kind="bundled" if bundled else "file", location=path), host)
+    problems = tuple(p.located(path) for p in result.problems)
+    if result.descriptor is None:
+        return None, problems
+    return result.descriptor, tuple(p for p in problems if p.severity == "warning")
+
+
+def outcome_row_of(outcome: FileLoad, texts: tuple[OperationText, ...] | None) -> NewOutcome:
+    """What the card cache stores of an outcome."""
+    return NewOutcome(
+        outcome.path,
+        outcome.stamp,
+        outcome.bundled,
+        None if outcome.card is None else json.dumps(card_record(outcome.card), ensure_ascii=False),
+        outcome.reason or None,
+        problems_json(outcome.problems),
+        None if texts is None else json.dumps(texts_record(texts), ensure_ascii=False),
+    )
+
+
+def read_outcome(path: str, stamp: str, bundled: bool, host: Platform | None) -> ReadAhead:
+    """The file at `path`, read now; `stamp` is what its `stat` said before."""
+    loaded = read_file(path, bundled, host)
+    if isinstance(loaded, FileLoad):  # unreadable: no stamp, so the next build tries again
+        return ReadAhead(loaded, None, None)
+    return _outcome_of(path, stamp, bundled, loaded)
+
+
+def _outcome_of(
+    path: str, stamp: str, bundled: bool, loaded: tuple[AppDescriptor | None, tuple[Problem, ...]]
+) -> ReadAhead:
+    app, problems = loaded
+    if app is None:
+        return ReadAhead(FileLoad(path, stamp, bundled, None, problems, invalid_reason(problems)), None, None)
+    return ReadAhead(FileLoad(path, stamp, bundled, card_of(app), problems), app, texts_of(app))
+
+
+def outcome_row(path: str, bundled: bool, host: Platform | None) -> WorkerRow:
+    """A worker's answer for one file (`load_workers.serve`): its outcome as the cache stores it."""
+    loaded = read_file(path, bundled, host)
+    if isinstance(loaded, FileLoad):  # unreadable: an answer `read_ahead` refuses, so it is read there
+        return (path, bundled, None, None, "[]", None)
+    ahead = _outcome_of(path, "", bundled, loaded)
+    row = outcome_row_of(ahead.load, ahead.texts)
+    return (path, bundled, row.card, row.reason, row.problems, row.texts)
+
+
+def snapshot_body(loads: Iterable[FileLoad]) -> str:
+    return json.dumps(
+        [
+            [
+                load.path,
+                load.stamp,
+                load.bundled,
+                None if load.card is None else card_record(load.card),
+                load.reason,
+                problems_json(load.problems),
+            ]
+            for load in loads
+        ],
+        ensure_ascii=False,
+    )
+
+
+def outcomes_of_snapshot(body: str) -> dict[str, FileLoad]:
+    """What `snapshot_body` wrote, by path; ValueError or TypeError for anything else."""
+    outcomes: dict[str, FileLoad] = {}
+    entries = json.loads(body)
+    if type(entries) is not list:
+        raise ValueError("not a snapshot")
+    for entry in entries:
+        if type(entry) is not list or len(entry) != 6:
+            raise ValueError("not a snapshot entry")
+        path, stamp, bundled, record, reason, problems = entry
+        if not (type(path) is str and type(stamp) is str and type(bundled) is bool):
+            raise ValueError("not a snapshot entry")
+        outcomes[path] = checked_outcome(
+            path, stamp, bundled=bundled, record=record, reason=reason, problems=problems
+        )
+    return outcomes
+
+
+def checked_outcome(
+    path: str, stamp: str, *, bundled: bool, record: Any, reason: Any, problems: Any
+) -> FileLoad:
+    """A stored outcome of the file at `path`, checked as a row or a snapshot entry holds it:
+    ValueError or TypeError when any part is not what this module writes (or names another
+    file, or another kind of source)."""
+    if type(problems) is not str or not (reason is None or type(reason) is str):
+        raise ValueError("not an outcome")
+    card = None if record is None else card_from_record(record)
+    if card is None and not reason:
+        raise ValueError("an outcome with neither an app nor a reason")
+    if card is not None and (card.location != path or (card.source_kind == "bundled") != bundled):
+        raise ValueError("an outcome of another file")
+    return FileLoad(path, stamp, bundled, card, problems_from_json(problems, path), reason or "")
+
+
+def storable(path: str) -> bool:
+    """Whether the card cache can keep `path` (a name that is not UTF-8 cannot be stored)."""
+    return is_unicode(path)
+
+
+def invalid_reason(problems: Sequence[Problem]) -> str:
+    """Why a file with these problems is skipped, in one line: the first error and how many."""
+    errors = [p for p in problems if p.severity == "error"]
+    first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
+    summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
+    return f"invalid descriptor: {summary}"

@@ -1,0 +1,182 @@
+"""Reading many descriptor files on every core: a first start over thousands of files.
+
+Parsing and checking a descriptor costs ~0.7 ms of one core; ten thousand cost seven seconds the
+first time (later starts take every outcome from the card cache). When a build has more than
+`PARALLEL_FROM` files to read and the machine has cores to spare, `read_on_every_core` shares
+them, in chunks, between this process and worker processes. A worker is this same Python and this
+same `aai_gateway` (`python -P -c`: never a module that happens to lie in the working directory);
+it reads the paths it is sent on stdin and answers each file's outcome on stdout, as the card
+cache stores one (`card_cache.NewOutcome`'s JSON texts), which this process checks like a cache
+row before taking it. A worker that cannot start, dies, or answers anything else costs nothing
+but time: its chunk goes back to the queue and this process reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ..bulk import without_cyclic_gc
+from ..descriptor import Platform
+
+logger = logging.getLogger(__name__)
+
+PARALLEL_FROM = 1000
+"""Files to read from which workers start: a worker's start (~0.45 s of imports) costs about what
+650 files do."""
+MAX_WORKERS = 7
+CHUNK = 32  # files per message: large enough that a message costs little, small to share well
+IN_FLIGHT = 2  # chunks sent to a worker before its answers are read
+
+WorkerRow = tuple[str, bool, str | None, str | None, str, str | None]
+"""A file's outcome from a worker: path, bundled, card record, reason, problems and texts (JSON)."""
+
+
+def worker_count(files: int, parallel_from: int = PARALLEL_FROM) -> int:
+    """How many workers to read `files` files with: none below `parallel_from`, else one per
+    spare core (this process reads too)."""
+    if files < parallel_from:
+        return 0
+    return max(0, min(available_cores() - 1, MAX_WORKERS, files // max(parallel_from // 2, 1)))
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity, where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def worker_command(host: Platform) -> list[str]:
+    package_root = str(Path(__file__).resolve().parents[2])
+    bootstrap = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from aai_gateway.discovery.load_workers import serve; serve(sys.argv[2])"
+    )
+    return [sys.executable, "-P", "-c", bootstrap, package_root, host]
+
+
+def read_on_every_core(
+    files: Sequence[tuple[str, bool]],
+    host: Platform,
+    read_here: Callable[[str, bool], None],
+    workers: int,
+) -> list[WorkerRow]:
+    """Every file of `files` (path, bundled) read once: by `read_here` in this process, or by one
+    of `workers` worker processes, whose outcomes are returned."""
+    chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
+    rows: list[WorkerRow] = []
+    threads = [
+        threading.Thread(target=_feed, args=(chunks, rows, host), name=f"aai-load-worker-{n}", daemon=True)
+        for n in range(workers)
+    ]
+    for thread in threads:
+        thread.start()
+    while True:
+        while chunks:
+            try:
+                chunk = chunks.pop()  # from the back: the workers take from the front
+            except IndexError:
+                break
+            for path, bundled in chunk:
+                read_here(path, bundled)
+        for thread in threads:
+            thread.join()
+        if not chunks:  # a worker that failed gave its chunk back after this process was done
+            return rows
+
+
+def _feed(chunks: deque[list[tuple[str, bool]]], rows: list[WorkerRow], host: Platform) -> None:
+    """One worker's life: chunks from the front of the queue until it is empty."""
+    try:
+        process = subprocess.Popen(worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as exc:
+        logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
+        return
+    assert process.stdin is not None and process.stdout is not None
+    sent: deque[list[tuple[str, bool]]] = deque()  # in the order the worker answers them
+    try:
+        while True:
+            # Two chunks ahead: the worker never waits while this thread waits for the GIL.
+            while len(sent) < IN_FLIGHT and chunks:
+                try:
+                    chunk = chunks.popleft()
+                except IndexError:
+                    break
+                sent.append(chunk)
+                if not _send(process.stdin, chunk):
+                    break
+            if not sent:
+                return
+            answer = _answer(process.stdout, sent[0])
+            if answer is None:
+                chunks.extendleft(sent)  # this process reads them
+                logger.info("a descriptor-reading worker stopped answering; reading its files here")
+                return
+            rows.extend(answer)
+            sent.popleft()
+    finally:
+        _stop(process)
+
+
+def _send(to_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> bool:
+    try:
+        to_worker.write(json.dumps(chunk).encode() + b"\n")
+        to_worker.flush()
+    except OSError:
+        return False
+    return True
+
+
+def _answer(from_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> list[WorkerRow] | None:
+    try:
+        answer = json.loads(from_worker.readline())
+    except (OSError, ValueError):
+        return None
+    asked = dict(chunk)
+    if type(answer) is not list or len(answer) != len(chunk) or not all(_is_row(r, asked) for r in answer):
+        return None
+    return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in answer]  # each checked by _is_row
+
+
+def _is_row(row: Any, asked: dict[str, bool]) -> bool:
+    if type(row) is not list or len(row) != 6:
+        return False
+    path, bundled, card, reason, problems, texts = row
+    return (
+        type(path) is str
+        and asked.get(path) is bundled
+        and all(value is None or type(value) is str for value in (card, reason, texts))
+        and type(problems) is str
+    )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    try:
+        assert process.stdin is not None
+        process.stdin.close()  # the worker's stdin ends: it exits
+        process.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        process.kill()
+        process.wait()
+
+
+def serve(host: str) -> None:
+    """A worker's main loop: one JSON line of [path, bundled] pairs in, one of their rows out."""
+    from .file_outcomes import outcome_row  # noqa: PLC0415 (imported in the worker only)
+
+    logging.basicConfig(level=logging.WARNING, format="aai-gateway load worker: %(levelname)s %(message)s")
+    platform: Platform = host  # type: ignore[assignment]  # the parent passes its own host
+    with without_cyclic_gc():
+        for line in sys.stdin.buffer:
+            chunk = json.loads(line)
+            answer = [outcome_row(str(path), bool(bundled), platform) for path, bundled in chunk]
+            # ASCII both ways: a path that is not UTF-8 travels as its surrogate escapes
+            sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
+            sys.stdout.buffer.flush()

@@ -1,0 +1,161 @@
+"""A build with many files to read shares them with worker processes (real ones, this Python): it
+finds exactly what reading every file here finds, and a worker that cannot start, dies, or
+answers anything else costs only time."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aai_gateway.discovery import build_catalog, load_workers
+from aai_gateway.discovery.card_cache import CardCache
+from aai_gateway.discovery.catalog import Catalog
+from aai_gateway.discovery.loading import FileLoads
+from tests.builders import c_descriptor, write_json
+from tests.discovery.cache_support import HOUR_AGO, sources
+
+FILES = 96  # three chunks for the worker, the rest here
+READ_AHEAD_FROM = 40
+
+
+@pytest.fixture
+def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder of apps (some not valid, one not JSON, one not an app), on a machine of 2 cores."""
+    monkeypatch.setattr(load_workers, "available_cores", lambda: 2)
+    folder = tmp_path / "apps"
+    for number in range(FILES):
+        descriptor: dict[str, Any] = c_descriptor(f"dev.test.app{number}", name=f"App {number} 应用")
+        if number % 17 == 5:
+            descriptor["tools"][0]["name"] = "no spaces allowed"
+        write_json(folder / f"app{number}" / "aai.json", descriptor)
+    (folder / "broken" / "aai.json").parent.mkdir()
+    (folder / "broken" / "aai.json").write_text('{"schemaVersion": ', encoding="utf-8")
+    write_json(folder / "list" / "aai.json", [1, 2])
+    for path in folder.rglob("aai.json"):
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+    return folder
+
+
+def build(folder: Path, read_ahead_from: int, cache: CardCache | None = None) -> tuple[Catalog, FileLoads]:
+    loads = FileLoads("linux", cache, parallel_from=read_ahead_from)
+    return build_catalog(sources(folder), "linux", loads), loads
+
+
+def outcome(catalog: Catalog, loads: FileLoads) -> tuple[Any, ...]:
+    cards = sorted(((e.card.id, e.card, e.warnings) for e in catalog.entries), key=lambda c: c[0])
+    skipped = sorted((s.path, s.reason, s.problems) for s in catalog.skipped)
+    texts = loads.texts([(e.card, e.stamp) for e in catalog.entries])
+    return cards, skipped, sorted(texts.items())
+
+
+def test_files_read_by_a_worker_give_what_reading_every_file_here_gives(many: Path) -> None:
+    here = build(many, 10**9)
+    shared = build(many, READ_AHEAD_FROM)
+    assert here[1].last_counts.by_workers == 0
+    assert 0 < shared[1].last_counts.by_workers < FILES
+    assert shared[1].last_counts.checked == FILES + 2
+    assert outcome(*shared) == outcome(*here)
+
+
+def test_outcomes_a_worker_read_go_to_the_card_cache_and_the_next_start_takes_them(
+    many: Path, tmp_path: Path
+) -> None:
+    _, first = build(many, READ_AHEAD_FROM, CardCache(tmp_path / "cache", "linux", "build-1"))
+    assert first.last_counts.by_workers > 0
+    catalog, second = build(many, READ_AHEAD_FROM, CardCache(tmp_path / "cache", "linux", "build-1"))
+    assert (second.last_counts.checked, second.last_counts.cached) == (0, FILES + 2)
+    assert outcome(catalog, second) == outcome(*build(many, 10**9))
+
+
+def test_files_written_just_before_a_worker_read_them_are_not_cached(many: Path, tmp_path: Path) -> None:
+    for path in many.rglob("aai.json"):
+        os.utime(path)  # now: the file may still change within its timestamp's resolution
+    _, first = build(many, READ_AHEAD_FROM, CardCache(tmp_path / "cache", "linux", "build-1"))
+    assert first.last_counts.by_workers > 0
+    _, second = build(many, READ_AHEAD_FROM, CardCache(tmp_path / "cache", "linux", "build-1"))
+    assert second.last_counts.cached == 0
+
+
+WORKERS_THAT_FAIL = {
+    "cannot start": ["/nonexistent/python3"],
+    "exits at once": [sys.executable, "-c", "raise SystemExit(3)"],
+    "answers nonsense": [
+        sys.executable,
+        "-c",
+        "import sys\nfor line in sys.stdin: print('nonsense', flush=True)",
+    ],
+    "answers for another file": [
+        sys.executable,
+        "-c",
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    rows = [['/etc/passwd', False, None, 'forged', '[]', None] for _ in json.loads(line)]\n"
+        "    print(json.dumps(rows), flush=True)",
+    ],
+    "answers a forged card": [
+        sys.executable,
+        "-c",
+        "import sys, json\n"
+        "for line in sys.stdin:\n"
+        "    rows = [[path, bundled, '[1, 2]', None, '[]', None] for path, bundled in json.loads(line)]\n"
+        "    print(json.dumps(rows), flush=True)",
+    ],
+    "stops halfway": [
+        sys.executable,
+        "-c",
+        "import sys\nsys.stdin.readline()\nsys.stdout.write('[')\nsys.stdout.flush()\nraise SystemExit(0)",
+    ],
+}
+
+
+@pytest.mark.parametrize("command", WORKERS_THAT_FAIL.values(), ids=WORKERS_THAT_FAIL.keys())
+def test_a_worker_that_fails_in_any_way_has_its_files_read_here_and_nothing_is_lost(
+    many: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    monkeypatch.setattr(load_workers, "worker_command", lambda host: command)
+    catalog, loads = build(many, READ_AHEAD_FROM)
+    assert loads.last_counts.by_workers == 0
+    assert loads.last_counts.checked == FILES + 2
+    assert outcome(catalog, loads) == outcome(*build(many, 10**9))
+
+
+def test_a_worker_never_imports_a_module_of_the_working_directory(
+    many: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planted = tmp_path / "cwd" / "aai_gateway"
+    planted.mkdir(parents=True)
+    marker = tmp_path / "planted-code-ran"
+    (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    monkeypatch.chdir(planted.parent)
+    _, loads = build(many, READ_AHEAD_FROM)
+    assert loads.last_counts.by_workers > 0
+    assert not marker.exists()
+
+
+def test_a_worker_answers_each_path_it_is_sent_even_one_that_is_not_utf_8(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.json")
+    write_json(tmp_path / name, c_descriptor("dev.test.latin1"))
+    process = load_workers.subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=load_workers.subprocess.PIPE,
+        stdout=load_workers.subprocess.PIPE,
+    )
+    answer, _ = process.communicate(json.dumps([[str(tmp_path / name), False]]).encode() + b"\n", timeout=60)
+    [[path, bundled, card, reason, _problems, texts]] = json.loads(answer)
+    assert (path, bundled, reason) == (str(tmp_path / name), False, None)
+    assert card is not None and "dev.test.latin1" in card and texts is not None
+
+
+@pytest.mark.parametrize(
+    ("files", "cores", "workers"), [(999, 8, 0), (1000, 1, 0), (1000, 2, 1), (10_000, 4, 3)]
+)
+def test_workers_start_only_for_many_files_and_only_on_spare_cores(
+    monkeypatch: pytest.MonkeyPatch, files: int, cores: int, workers: int
+) -> None:
+    monkeypatch.setattr(load_workers, "available_cores", lambda: cores)
+    assert load_workers.worker_count(files) == workers
