@@ -248,7 +248,7 @@ class CardCache:
             return
         try:
             yield connection
-        except UnicodeEncodeError:  # a path that is not UTF-8 (`loading.storable`): not kept
+        except UnicodeEncodeError:  # a path that is not UTF-8 (`file_outcomes.storable`): not kept
             logger.debug(
                 "descriptor cache: a path that is not UTF-8 is not %s",
                 "read" if doing == "read" else "written",
