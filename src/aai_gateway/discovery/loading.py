@@ -189,7 +189,9 @@ class FileLoads:
                     reason=reason,
                     problems=problems,
                 )
-                kept = None if texts is None else texts_from_record(json.loads(texts))
+                # With a cache the texts go there as they came (checked when read back).
+                in_memory = texts is not None and self.cache is None
+                kept = texts_from_record(json.loads(texts)) if in_memory and texts else None
             except (ValueError, TypeError, RecursionError):
                 logger.debug("a worker's outcome of %s does not read back; loading the file here", path)
                 continue
