@@ -232,3 +232,11 @@ def test_relatives_and_friends_are_people_and_people_are_contacts(text: str) -> 
     assert "§person" in found
     assert "§contact" in lexicon.broader(["§person"])
     assert "§contact" not in found  # a word of a narrow concept is not also one of its broader ones
+
+
+def test_a_word_of_a_query_in_a_known_language_names_what_it_means_in_that_language_or_english() -> None:
+    lexicon = default_lexicon()
+    assert "§read" in lexicon.concepts_of_word("leer", "leer")  # Spanish: to read
+    assert "§read" in lexicon.concepts_of_word("leer", "leer", "es")
+    assert "§read" not in lexicon.concepts_of_word("leer", "leer", "de")  # German: empty
+    assert "§calendar" in lexicon.concepts_of_word("calendar", "calendar", "de")  # English: everywhere

@@ -127,3 +127,15 @@ def test_a_word_the_lexicon_knows_is_split_only_in_parts_that_say_what_it_says()
     [(literal, alternatives)] = terms("Freitag")
     assert "§date" in alternatives
     assert "§label" not in alternatives and "tag" not in literal
+
+
+def test_what_a_word_means_in_another_language_than_the_query_is_only_a_guess() -> None:
+    # `leer` reads in Spanish; in this German query it says the car is empty
+    weighted, names = units_of("Die Karre ist fast leer, wo krieg ich Strom?")
+    guesses = {names[t] for unit in weighted.units if unit.guessed for t in unit.alternatives}
+    sure = {names[t] for unit in weighted.units if not unit.guessed for t in unit.alternatives}
+    assert "§read" in guesses
+    assert "§read" not in sure
+    weighted, names = units_of("léeme el mensaje")
+    sure = {names[t] for unit in weighted.units if not unit.guessed for t in unit.alternatives}
+    assert "§read" in sure

@@ -143,3 +143,13 @@ def test_a_compound_with_an_unknown_first_part_is_its_last_part() -> None:
     speller = Speller([])
     assert speller.compound_head("fernbus", lambda word: word == "bus") == ["bus"]
     assert speller.compound_head("bus", lambda word: word == "bus") == []  # too short to be a compound
+
+
+def test_an_app_name_spelt_by_ear_is_corrected_when_one_name_sounds_so() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["gig", "event"], names=["fiverr", "eventbrite", "fever"])
+    assert speller.corrections("eventbright") == ["eventbrite"]  # gh not said, ite/ight alike
+    assert speller.corrections("fivver") == []  # fiverr and fever sound alike: no guess
+    assert Speller([], names=["fiverr"]).corrections("fivver") == ["fiverr"]
+    assert Speller([], names=["fiverr"]).corrections("forever") == []

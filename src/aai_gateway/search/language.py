@@ -41,6 +41,8 @@ _LETTERS = {
 _KANA = re.compile("[\u3041-\u3096\u30a1-\u30fa]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W\d_]+")
+QUERY_LANGUAGES = frozenset({"en", "de", "fr", "es"})
+"""The languages whose queries' words are matched as words of that language or English only."""
 MIN_LEAD = 1
 """How many more signs the winning language must have than the next."""
 
@@ -92,3 +94,26 @@ _QUESTION = re.compile(
 def is_question(text: str) -> bool:
     """Whether a query asks something (and is no polite request for an action)."""
     return _QUESTION.search(text) is not None and _REQUEST.search(text) is None
+
+
+class SpokenIn:
+    """For each word of the concept lexicon and concept it names, the languages in which the word
+    names it: `leer` reads in Spanish, and is empty in German."""
+
+    def __init__(self) -> None:
+        self._languages: dict[tuple[str, str], set[str]] = {}
+
+    def add(self, word: str, concept: str, language: str) -> None:
+        self._languages.setdefault((word, concept), set()).add(language)
+
+    def filter(self, word: str, concepts: set[str], language: str | None) -> set[str]:
+        """The `concepts` that `word` names in `language` or in English (which the words of every
+        language borrow); all of them when the language is not one of QUERY_LANGUAGES."""
+        if language not in QUERY_LANGUAGES:
+            return concepts
+        spoken = self._languages
+        return {
+            concept
+            for concept in concepts
+            if (said := spoken.get((word, concept))) is None or language in said or "en" in said
+        }

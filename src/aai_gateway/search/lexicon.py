@@ -42,6 +42,7 @@ from .concept_files import (
     load_source,
     narrower_term,
 )
+from .language import QUERY_LANGUAGES, SpokenIn
 from .normalize import clip_field
 from .stopwords import STOPWORDS
 from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
@@ -75,9 +76,10 @@ class Lexicon:
         self._longest_phrase = 2
         self._foreign_prefixes: set[str] = set()
         self._query_words: Table = {}
+        """Single words that name a concept in queries only, as written, inflected and stemmed."""
         self._languages: Table = {}
         """A single word of the lexicon (folded) -> the languages it is a word of."""
-        """Single words that name a concept in queries only, as written, inflected and stemmed."""
+        self._spoken = SpokenIn()
         concepts = list(concepts)
         self.actions = frozenset(CONCEPT_PREFIX + concept.id for concept in concepts if concept.action)
         """The concept terms of actions (what is done, not what it is done to)."""
@@ -119,12 +121,14 @@ class Lexicon:
         self._surfaces.setdefault(surface, set()).add(token)
         if len(analyzed.words) == 1:
             self._languages.setdefault(surface, set()).add(language)
+            self._spoken.add(surface, token, language)
         if english:
             self._english.add(surface)
             self._stems.setdefault("".join(analyzed.words), set()).add(token)
         if len(analyzed.words) == 1 and surface.isalpha():
             for ending in INFLECTIONS.get(language, ()) if len(surface) >= MIN_INFLECTED else ():
                 self._inflected.setdefault(surface + ending, set()).add(token)
+                self._spoken.add(surface + ending, token, language)
             stemmer = FOREIGN_STEMMERS.get(language)
             if stemmer is not None and len(stemmed := stemmer(surface)) >= MIN_FOREIGN_STEM:
                 self._foreign[language].setdefault(stemmed, set()).add(token)
@@ -156,15 +160,16 @@ class Lexicon:
             forms.update(surface + ending for ending in INFLECTIONS.get(language, ()))
         for form in forms:
             self._query_words.setdefault(form, set()).add(token)
+            self._spoken.add(form, token, language)
         self._languages.setdefault(surface, set()).add(language)
 
     # ------------------------------------------------------------------- matching
 
-    def query_concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
+    def query_concepts_of_word(self, surface: str, stemmed: str, language: str | None = None) -> list[str]:
         """The concept terms a word of a query names besides those of `concepts_of_word`: the
         query-only words (as written, inflected or by English stem)."""
         found = self._query_words.get(surface) or self._query_words.get(stemmed)
-        return sorted(found) if found else []
+        return sorted(self._spoken.filter(surface, found, language)) if found else []
 
     def concepts(self, analyzed: Analyzed, *, phrases: bool = True) -> list[str]:
         """The concept terms `analyzed` contains, each once; `phrases=False`: single words and CJK
@@ -191,9 +196,11 @@ class Lexicon:
             found.update(self._cjk_concepts(stretch))
         return sorted(found)
 
-    def concepts_of_word(self, surface: str, stemmed: str) -> list[str]:
-        """The concept terms of one word, as written (case- and accent-folded) and stemmed."""
+    def concepts_of_word(self, surface: str, stemmed: str, language: str | None = None) -> list[str]:
+        """The concept terms of one word, as written (folded) and stemmed; in `language` or English only."""
         found = self._surfaces.get(surface) or self._inflected.get(surface)
+        if found and language is not None:
+            found = self._spoken.filter(surface, found, language)
         if found:
             return sorted(found)
         english = self._stems.get(stemmed)
@@ -204,13 +211,15 @@ class Lexicon:
             and surface[:MIN_FOREIGN_STEM] in self._foreign_prefixes
             and surface.isalpha()
         ):
-            for language, stemmer in FOREIGN_STEMMERS.items():
-                hit = self._foreign[language].get(stemmer(surface))
+            for other, stemmer in FOREIGN_STEMMERS.items():
+                if language in QUERY_LANGUAGES and other != language:
+                    continue
+                hit = self._foreign[other].get(stemmer(surface))
                 if hit:
                     hits |= hit
         return sorted(hits)
 
-    def verb_form_concepts(self, surface: str) -> list[str]:
+    def verb_form_concepts(self, surface: str, language: str | None = None) -> list[str]:
         """The concepts of the infinitive a verb form may be, for a query's word that nothing else
         matched (descriptors write infinitives): German participles and forms in `t`
         (`geschlafen`, `gebucht`) and imperatives (`schick`, `such`), French and Spanish
@@ -221,30 +230,32 @@ class Lexicon:
             return []
         german = german_verb_forms(surface) if len(surface) >= MIN_PARTICIPLE else []
         found: set[str] = set()
-        for language, forms in (
+        for kind, forms in (
             ("de", german),
             ("de!", german_imperatives(surface)),
             ("fr", french_verb_forms(surface)),
             ("es", spanish_verb_forms(surface)),
         ):
+            if language in QUERY_LANGUAGES and language != kind.rstrip("!"):
+                continue
             for form in forms:
-                if language == "de!":  # an imperative: as written only, as stems meet too much
+                if kind == "de!":  # an imperative: as written only, as stems meet too much
                     hit = self._surfaces.get(form) or self._inflected.get(form)
-                elif language == "de":
+                elif kind == "de":
                     hit = self._surfaces.get(form) or self._inflected.get(form)
-                    hit = hit or self._foreign[language].get(FOREIGN_STEMMERS[language](form))
+                    hit = hit or self._foreign[kind].get(FOREIGN_STEMMERS[kind](form))
                 else:
-                    hit = self._surfaces.get(form) if language in self._languages.get(form, ()) else None
+                    hit = self._surfaces.get(form) if kind in self._languages.get(form, ()) else None
                 if hit:
                     found |= hit
                     break
         return sorted(found)
 
-    def concepts_of_words(self, surfaces: Iterable[str]) -> list[str]:
+    def concepts_of_words(self, surfaces: Iterable[str], language: str | None = None) -> list[str]:
         """The concept terms of single words (case- and accent-folded, as written)."""
         found: set[str] = set()
         for surface in surfaces:
-            found.update(self.concepts_of_word(surface, stem(surface)))
+            found.update(self.concepts_of_word(surface, stem(surface), language))
         return sorted(found)
 
     @property

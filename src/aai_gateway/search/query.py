@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .concept_files import CONCEPT_PREFIX, narrower_term
-from .language import is_question
+from .language import is_question, language_of
 from .lexicon import Lexicon
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
+from .query_forms import concepts_of_form
 from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem
 
@@ -51,9 +52,9 @@ BROADER_WEIGHT = 0.3
 """A broader concept of one the query names (`payment` for `refund`)."""
 SIBLING_WEIGHT = 0.2
 """A text with another concept under the same broader one (an invoice, for `refund`)."""
-_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
-"""A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
-MATH_CONCEPT = CONCEPT_PREFIX + "math"
+OTHER_LANGUAGE_WEIGHT = 0.5
+"""The concepts a query's word names in another language than the query's (`leer` is Spanish
+for reading, German for empty), relative to those it names in the query's language."""
 PERSON_CONCEPT = CONCEPT_PREFIX + "person"
 PERSON_WEIGHT = 0.4
 """A capitalized word the index does not know, after the first (`pay Paul back`): a guess that it
@@ -61,16 +62,6 @@ is a person, weighed as a guess."""
 _NAME_WITH_NUMBER = re.compile(r"[^\W\d_]{4,}\d{1,4}")
 """A word of letters then digits (`imoscout24`): a name, corrected as a typo like a word."""
 _CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
-_FILE_NAME = re.compile(
-    r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
-    r"conf|cfg|env|sh|sql|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz)\b",
-    re.IGNORECASE,
-)
-"""A file name (`config.yaml`, `報告.pdf`): the query is about a file, whatever the words."""
-FILE_CONCEPT = CONCEPT_PREFIX + "file"
-_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai)(?:/|\b)", re.IGNORECASE)
-"""A web address (`https://…`, `example.com`): the query is about a web page."""
-ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
 
 
 @dataclass(slots=True)
@@ -228,7 +219,9 @@ def query_weights(
     clipped = clip_query(text)
     analyzed = analyze(names.rewrite(clipped, vocabulary) if names is not None else clipped, pairs=True)
     build = _Builder(vocabulary, lexicon)
-    units = _words(analyzed, build, speller, surfaces, _person_names(clipped, lexicon))
+    language = language_of(clipped, lexicon.languages) if lexicon is not None else None
+    names_of_people = _person_names(clipped) if lexicon is not None and language != "de" else frozenset()
+    units = _words(analyzed, build, speller, surfaces, names_of_people, language=language)
     _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
@@ -237,22 +230,15 @@ def query_weights(
                 unit = build.unit()
                 for word in loanwords.match(kana):
                     build.alternative(unit, stem(word), TYPO_WEIGHT, named=True)
-    if lexicon is not None and _ARITHMETIC.search(text[:MAX_QUERY_CHARACTERS]):
-        build.concepts(build.unit(), [MATH_CONCEPT])
-    if lexicon is not None and _FILE_NAME.search(clipped):
-        build.concepts(build.unit(), [FILE_CONCEPT])
-    if lexicon is not None and _ADDRESS.search(clipped):
-        build.concepts(build.unit(), list(ADDRESS_CONCEPTS))
+    if lexicon is not None:
+        for concepts in concepts_of_form(text[:MAX_QUERY_CHARACTERS], clipped):
+            build.concepts(build.unit(), concepts)
     return build.result(question=is_question(clipped))
 
 
-def _person_names(text: str, lexicon: Lexicon | None) -> frozenset[str]:
-    """Capitalized words after the first of a query not in German (which capitalizes every noun):
-    names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
-    from .language import language_of  # noqa: PLC0415
-
-    if lexicon is None or language_of(text, lexicon.languages) == "de":
-        return frozenset()
+def _person_names(text: str) -> frozenset[str]:
+    """Capitalized words after the first of a query (not in German, which capitalizes every
+    noun): names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
     return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
 
 
@@ -262,9 +248,12 @@ def _words(
     speller: Speller | None,
     surfaces: Container[str],
     names: Container[str] = (),
+    *,
+    language: str | None = None,
 ) -> dict[int, Unit]:
     """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
-    lexicon phrase for its words. Answers the unit of each word."""
+    lexicon phrase for its words. Answers the unit of each word. `language`: the query's, when
+    clear; a word names the concepts it names in that language or in English only."""
     lexicon = build.lexicon
     stop = query_stop_terms()
     words, written = analyzed.words, analyzed.surfaces
@@ -290,9 +279,12 @@ def _words(
         if term in stop and not only_stopwords:
             continue
         if lexicon is not None and not in_phrase:
-            named = lexicon.concepts_of_word(surface, term) + lexicon.query_concepts_of_word(surface, term)
-            named = named or lexicon.verb_form_concepts(surface)
+            named = _word_concepts(lexicon, surface, term, language)
             build.concepts(unit, named)
+            if language is not None:
+                # what the word means in another language: a guess (`dollars` is French too)
+                elsewhere = _word_concepts(lexicon, surface, term, None)
+                build.concepts(unit, [c for c in elsewhere if c not in named], scale=OTHER_LANGUAGE_WEIGHT)
         # a German, French or Spanish word of the lexicon that no descriptor has as written is
         # not looked up by its English stem (`Termin` is no form of `terminate`)
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
@@ -315,7 +307,12 @@ def _words(
         # no typo
         known = lexicon is not None and lexicon.knows(surface)
         parts = speller.compound_parts(surface)
-        if known and parts and lexicon is not None and not _says_the_same(lexicon, surface, term, parts):
+        if (
+            known
+            and parts
+            and lexicon is not None
+            and not _says_the_same(lexicon, surface, term, parts, language)
+        ):
             parts = []
         corrections = [] if parts or known else speller.corrections(surface)
         if not parts and not known and not corrections and lexicon is not None:
@@ -330,15 +327,25 @@ def _words(
             build.concepts(unit, [PERSON_CONCEPT], scale=PERSON_WEIGHT / CONCEPT_WEIGHT)
         if lexicon is not None:
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
-            build.concepts(unit, lexicon.concepts_of_words(parts or corrections), scale=scale)
+            build.concepts(unit, lexicon.concepts_of_words(parts or corrections, language), scale=scale)
     return unit_of
 
 
-def _says_the_same(lexicon: Lexicon, surface: str, term: str, parts: list[str]) -> bool:
+def _word_concepts(lexicon: Lexicon, surface: str, term: str, language: str | None) -> list[str]:
+    """The concepts a word of a query names (in `language` and English, or in any language when
+    None): as a word of the lexicon, a query-only word, or else a verb form."""
+    named = lexicon.concepts_of_word(surface, term, language)
+    named += lexicon.query_concepts_of_word(surface, term, language)
+    return named or lexicon.verb_form_concepts(surface, language)
+
+
+def _says_the_same(
+    lexicon: Lexicon, surface: str, term: str, parts: list[str], language: str | None = None
+) -> bool:
     """Whether the parts of a word the lexicon knows say what it says (`Zugverbindung`: Zug, a
     train); `Freitag`, a day, is no `frei` + `Tag`."""
-    whole = lexicon.concepts_of_word(surface, term)
-    return not whole or not set(whole).isdisjoint(lexicon.concepts_of_words(parts))
+    whole = lexicon.concepts_of_word(surface, term, language)
+    return not whole or not set(whole).isdisjoint(lexicon.concepts_of_words(parts, language))
 
 
 def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Unit]) -> None:

@@ -12,7 +12,8 @@ insertion, a deletion, a substitution or a swap of two neighbours (optimal strin
 through rapidfuzz). Failing that, a word whose letters are those of a known word, one moved
 (`lidya`: lydia), and for words of six letters or more a single known word one edit away at the
 first letter (`fithub`). A word of four letters is corrected only when two neighbours are swapped
-(`snfc`: sncf).
+(`snfc`: sncf). Last, a word spelt by ear: the one app name whose consonants sound the same
+(`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below).
 
 Only the index's own words are candidates, so a correction can only lead to something that exists;
 a word of fewer than four letters is never corrected (too many words are one edit from it), nor
@@ -69,6 +70,11 @@ class Speller:
             if len(word) >= MIN_LENGTH - 1:
                 self._by_length.setdefault((word[0], len(word)), []).append(word)
         self._firsts = sorted({first for first, _length in self._by_length})
+        self._name_sounds: dict[str, set[str]] = {}
+        for name in self._names:
+            if name.isascii() and name.isalpha():
+                for key in sound_keys(name):
+                    self._name_sounds.setdefault(key, set()).add(name)
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (compounds.py), or none."""
@@ -94,7 +100,18 @@ class Speller:
             self._nearest(word, limit)
             or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
             or (self._first_letter(word) if len(word) >= MIN_FIRST_LETTER else [])
+            or self._sounds_like_name(word)
         )
+
+    def _sounds_like_name(self, word: str) -> list[str]:
+        """The one app name that `word` is spelt by ear (`fivver`: fiverr, `eventbright`:
+        eventbrite): the same consonants, said the same way (`latin_key`), three or more."""
+        if not (word.isascii() and word.isalpha()):
+            return []
+        found: set[str] = set()
+        for key in sound_keys(word):
+            found |= self._name_sounds.get(key, set())
+        return sorted(found) if len(found) == 1 else []
 
     def _first_letter(self, word: str) -> list[str]:
         """The one known word that a typo of the first letter makes `word` (`fithub`, `kalendar` for
@@ -224,6 +241,19 @@ def latin_key(word: str, *, silent_r: bool = True) -> str:
         if silent_r or pattern is not _SILENT_R:
             word = pattern.sub(replacement, word)
     return _skeleton(word)
+
+
+MIN_SOUND_KEY = 3
+_SILENT_GH = re.compile(r"gh(?![aeiou])")
+"""`gh` not before a vowel is not said (`bright`, `night`)."""
+
+
+def sound_keys(word: str) -> set[str]:
+    """The skeletons of a (case-folded) Latin word as said, with and without an r after a vowel,
+    that have MIN_SOUND_KEY consonants or more: what a name misspelt by ear keeps."""
+    word = _SILENT_GH.sub("", word)
+    keys = {latin_key(word), latin_key(word, silent_r=False)}
+    return {key for key in keys if len(key) >= MIN_SOUND_KEY}
 
 
 def katakana_key(word: str) -> str | None:

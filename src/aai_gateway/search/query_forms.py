@@ -1,0 +1,35 @@
+"""What a query says by its form, whatever its words: a calculation (`17.5% of 2340`), a file
+name (`config.yaml`), a web address (`example.com`). Each gives the query a unit of concepts
+(query.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .concept_files import CONCEPT_PREFIX
+
+_ARITHMETIC = re.compile(r"\d\s*[-+*/×÷^%=]|[-+*/×÷^=]\s*\d|√\s*\d")
+"""A number next to an arithmetic sign (`17.5% of 2340`, `3*7`): a calculation, whatever the words."""
+MATH_CONCEPT = CONCEPT_PREFIX + "math"
+_FILE_NAME = re.compile(
+    r"[\w-]\.(?:ya?ml|json|txt|md|csv|tsv|pdf|docx?|xlsx?|pptx?|py|js|ts|go|rs|java|html?|xml|log|ini|toml|"
+    r"conf|cfg|env|sh|sql|png|jpe?g|gif|svg|webp|mp3|mp4|mov|wav|zip|tar|gz)\b",
+    re.IGNORECASE,
+)
+"""A file name (`config.yaml`, `報告.pdf`): the query is about a file, whatever the words."""
+FILE_CONCEPT = CONCEPT_PREFIX + "file"
+_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai)(?:/|\b)", re.IGNORECASE)
+"""A web address (`https://…`, `example.com`): the query is about a web page."""
+ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
+
+
+def concepts_of_form(text: str, clipped: str) -> Iterator[list[str]]:
+    """The concepts `text` names by its form, one list per unit: `text` as typed (signs kept, for
+    arithmetic), `clipped` as normalized (normalize.py)."""
+    if _ARITHMETIC.search(text):
+        yield [MATH_CONCEPT]
+    if _FILE_NAME.search(clipped):
+        yield [FILE_CONCEPT]
+    if _ADDRESS.search(clipped):
+        yield list(ADDRESS_CONCEPTS)
