@@ -52,7 +52,8 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_text
-from aai_gateway.descriptor.model import HttpChannel, OAuth2Auth
+from aai_gateway.descriptor.model import HttpChannel
+from aai_gateway.descriptor.model_auth import OAuth2Auth
 
 PRE_CLIENT_ID = "aai-test-client"
 PRE_CLIENT_SECRET = "pre-registered-client-secret-4f1d"

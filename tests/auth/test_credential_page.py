@@ -19,14 +19,11 @@ from aai_gateway.auth.credentials import CredentialStore
 from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.descriptor import AppDescriptor, LocalizedName, Source
 from aai_gateway.descriptor.model import (
-    ApiKeyAuth,
-    AppCredentialAuth,
-    CookieAuth,
     HttpChannel,
-    Instructions,
     PlatformSection,
     Tool,
 )
+from aai_gateway.descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth, Instructions
 from aai_gateway.errors import SecretStoreUnavailableError
 from aai_gateway.pages import local_page
 from aai_gateway.pages.local_page import CSP, PageClosedError
@@ -623,7 +620,7 @@ async def test_submitted_secrets_never_reach_the_logs(caplog: pytest.LogCaptureF
 
 
 def test_only_api_keys_app_credentials_and_cookies_are_asked_for_on_the_page() -> None:
-    from aai_gateway.descriptor.model import OAuth2Auth
+    from aai_gateway.descriptor.model_auth import OAuth2Auth
 
     oauth = OAuth2Auth(authorization_endpoint="https://x/a", token_endpoint="https://x/t")
     with pytest.raises(TypeError):

@@ -23,7 +23,7 @@ import pytest
 from aai_gateway.auth.credentials import Credential, OAuthTokens
 from aai_gateway.auth.oauth import login
 from aai_gateway.auth.token_flows import AppCredentialFlow, OAuth2Flow
-from aai_gateway.descriptor.model import AppCredentialAuth, OAuth2Auth
+from aai_gateway.descriptor.model_auth import AppCredentialAuth, OAuth2Auth
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.http import HttpExecutor
 from tests.auth.oauth_server import c_app, oauth2_settings

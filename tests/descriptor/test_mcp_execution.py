@@ -17,11 +17,10 @@ from pydantic import ValidationError
 
 from aai_gateway.descriptor import ExecutionType, Platform
 from aai_gateway.descriptor.model import (
-    EnvironmentReference,
     McpChannel,
-    SecretReference,
     ToolAnnotations,
 )
+from aai_gateway.descriptor.model_auth import EnvironmentReference, SecretReference
 from aai_gateway.descriptor.schema_export import descriptor_json_schema
 
 from .helpers import (

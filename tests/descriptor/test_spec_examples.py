@@ -10,19 +10,16 @@ import pytest
 from aai_gateway.descriptor import AppDescriptor, ExecutionType, Platform, Tool
 from aai_gateway.descriptor.model import (
     AcpChannel,
-    ApiKeyAuth,
-    AppCredentialAuth,
     AppleEventsChannel,
     ComChannel,
-    CookieAuth,
     DbusCall,
     DbusChannel,
     HttpCall,
     HttpChannel,
-    OAuth2Auth,
     ScriptCall,
     StdioChannel,
 )
+from aai_gateway.descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth, OAuth2Auth
 
 from .helpers import (
     HOSTS,

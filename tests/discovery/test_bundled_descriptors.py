@@ -13,7 +13,8 @@ import jsonschema_rs
 import pytest
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_text
-from aai_gateway.descriptor.model import ApiKeyAuth, HttpCall, HttpChannel, Tool
+from aai_gateway.descriptor.model import HttpCall, HttpChannel, Tool
+from aai_gateway.descriptor.model_auth import ApiKeyAuth
 from aai_gateway.discovery.sources import BUNDLED_DIR
 from aai_gateway.executors.http_request import HttpRequestSpec, build_request
 from aai_gateway.guide import example_arguments

@@ -21,7 +21,7 @@ import pytest
 from aai_gateway.auth.credentials import AppToken, Credential, OAuthTokens
 from aai_gateway.auth.flows import ApiKeyFlow, CookieFlow
 from aai_gateway.auth.token_flows import AppCredentialFlow, OAuth2Flow
-from aai_gateway.descriptor.model import AppCredentialAuth, OAuth2Auth
+from aai_gateway.descriptor.model_auth import AppCredentialAuth, OAuth2Auth
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.http import HttpExecutor
 from aai_gateway.executors.http_response import BODY_PREVIEW_CHARS

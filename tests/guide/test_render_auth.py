@@ -8,16 +8,18 @@ from typing import Any
 import pytest
 
 from aai_gateway.descriptor.model import (
-    ApiKeyAuth,
-    AppCredentialAuth,
     AppleEventsChannel,
     Channel,
-    CookieAuth,
     HttpChannel,
-    Instructions,
-    OAuth2Auth,
     ScriptChannel,
     StdioChannel,
+)
+from aai_gateway.descriptor.model_auth import (
+    ApiKeyAuth,
+    AppCredentialAuth,
+    CookieAuth,
+    Instructions,
+    OAuth2Auth,
 )
 from aai_gateway.descriptor.platforms import ExecutionType
 from aai_gateway.guide import render_guide

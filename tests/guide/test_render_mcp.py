@@ -10,11 +10,10 @@ import pytest
 from aai_gateway.descriptor import Source, load_text
 from aai_gateway.descriptor.model import (
     AppDescriptor,
-    EnvironmentReference,
     McpChannel,
-    SecretReference,
     ToolAnnotations,
 )
+from aai_gateway.descriptor.model_auth import EnvironmentReference, SecretReference
 from aai_gateway.guide import render_guide
 
 from .helpers import EXAMPLES_DIR, load, make_app, make_tool, section

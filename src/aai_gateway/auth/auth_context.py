@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..descriptor import AppDescriptor, app_reference, parse_binding
-from ..descriptor.model import ApiKeyAuth, Auth, CookieAuth
+from ..descriptor.model_auth import ApiKeyAuth, Auth, CookieAuth
 from ..errors import AaiError, AuthRequiredError
 from .credentials import Credential
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, CookieAuth, Instructions
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth, Instructions
 from ..pages.html import CSRF_FIELD, FieldError, document, link
 from ..pages.html import escape_html as _e
 

@@ -24,7 +24,8 @@ from typing import ClassVar
 import anyio
 from starlette.responses import Response
 
-from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, AppDescriptor, CookieAuth
+from ..descriptor.model import AppDescriptor
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth
 from ..descriptor.names import normalize_tag
 from ..errors import AaiError
 from ..pages.html import FieldError

@@ -24,7 +24,7 @@ from typing import Literal
 import httpx
 
 from ..descriptor.http_headers import header_name_problem, header_value_problem
-from ..descriptor.model import ApiKeyAuth
+from ..descriptor.model_auth import ApiKeyAuth
 
 
 def _check_header_value(value: str, what: str) -> None:

@@ -36,7 +36,7 @@ import httpx
 from anyio.abc import SocketAttribute
 
 from ..descriptor import AppDescriptor
-from ..descriptor.model import OAuth2Auth
+from ..descriptor.model_auth import OAuth2Auth
 from ..discovery.web import WebFetchPolicy
 from .auth_context import AuthContext
 from .credentials import AuthorizationServer, Credential, OAuthTokens

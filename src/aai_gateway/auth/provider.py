@@ -34,14 +34,10 @@ import httpx
 
 from ..descriptor import AppDescriptor, Tool, app_reference
 from ..descriptor.model import (
-    ApiKeyAuth,
-    AppCredentialAuth,
-    Auth,
-    CookieAuth,
     HttpChannel,
     McpChannel,
-    OAuth2Auth,
 )
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, OAuth2Auth
 from ..discovery.web import Resolver, WebFetchPolicy
 from ..errors import AuthRequiredError, SecretMissingError
 from ..executors.redaction import MIN_SECRET_CHARS, too_short_to_scrub

@@ -21,7 +21,8 @@ from typing import ClassVar
 import anyio
 
 from ..descriptor import AppDescriptor
-from ..descriptor.model import HttpChannel, OAuth2Auth
+from ..descriptor.model import HttpChannel
+from ..descriptor.model_auth import OAuth2Auth
 from ..errors import AaiError
 from .auth_context import AuthContext
 from .credentials import Credential, CredentialStore, OAuthTokens

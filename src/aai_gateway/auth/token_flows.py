@@ -30,7 +30,7 @@ import anyio
 import httpx
 
 from ..descriptor.http_headers import header_value_problem
-from ..descriptor.model import AppCredentialAuth, OAuth2Auth
+from ..descriptor.model_auth import AppCredentialAuth, OAuth2Auth
 from ..discovery.web_transport import public_url
 from ..errors import ServiceUnavailableError
 from .auth_context import AuthContext

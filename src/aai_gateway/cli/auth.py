@@ -18,7 +18,8 @@ from ..auth.auth_context import login_command, set_command
 from ..auth.credential_page import parse_cookie_header
 from ..auth.credentials import Credential
 from ..descriptor import AppDescriptor, app_reference
-from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, HttpChannel, OAuth2Auth
+from ..descriptor.model import HttpChannel
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, OAuth2Auth
 from ..errors import UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options
 

@@ -21,7 +21,8 @@ from ..auth.mcp_login import NoSignInNeededError, login_mcp
 from ..descriptor import AppDescriptor
 from ..descriptor.http_headers import header_value_problem
 from ..descriptor.mcp_tools import mcp_channel
-from ..descriptor.model import EnvironmentReference, McpChannel, SecretReference
+from ..descriptor.model import McpChannel
+from ..descriptor.model_auth import EnvironmentReference, SecretReference
 from ..errors import UsageError
 
 

@@ -21,11 +21,11 @@ from .model import (
     DbusChannel,
     HttpCall,
     HttpChannel,
-    OAuth2Auth,
     PlatformSection,
     Source,
     Tool,
 )
+from .model_auth import OAuth2Auth
 from .names import from_pipe_string
 from .platforms import ExecutionType, Platform
 from .raw import RawModel

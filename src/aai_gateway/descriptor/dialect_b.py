@@ -12,9 +12,7 @@ from pydantic import BeforeValidator, Field
 
 from .checks import timeout_ms
 from .model import (
-    ApiKeyAuth,
     AppDescriptor,
-    Auth,
     Call,
     Channel,
     ComAction,
@@ -26,7 +24,6 @@ from .model import (
     HttpChannel,
     IntentCall,
     IntentChannel,
-    OAuth2Auth,
     PlatformSection,
     ScriptCall,
     ScriptChannel,
@@ -35,6 +32,7 @@ from .model import (
     UrlSchemeCall,
     UrlSchemeChannel,
 )
+from .model_auth import ApiKeyAuth, Auth, OAuth2Auth
 from .names import from_pipe_string
 from .platforms import ExecutionType, Platform
 from .raw import RawModel

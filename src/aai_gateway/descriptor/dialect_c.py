@@ -11,25 +11,20 @@ from . import checks, dialect_c_mcp
 from .dialect_c_mcp import CValue
 from .model import (
     AcpChannel,
-    ApiKeyAuth,
-    AppCredentialAuth,
     AppDescriptor,
     AppleEventsChannel,
-    Auth,
     Channel,
     ComChannel,
-    CookieAuth,
     DbusChannel,
     HttpCall,
     HttpChannel,
-    Instructions,
-    OAuth2Auth,
     PlatformSection,
     Source,
     StdioChannel,
     Tool,
     ToolAnnotations,
 )
+from .model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, Instructions, OAuth2Auth
 from .names import from_tag_map
 from .platforms import DESKTOP_PLATFORMS, Platform
 from .raw import CamelRawModel

@@ -21,7 +21,8 @@ from pydantic_core import PydanticCustomError
 from ..errors import Problem, json_pointer
 from .checks import APP_ID
 from .http_headers import header_name_problem, header_value_problem
-from .model import EnvironmentReference, McpChannel, McpValue, SecretReference
+from .model import McpChannel
+from .model_auth import EnvironmentReference, McpValue, SecretReference
 from .quoting import WHOLE_UP_TO, quoted
 from .raw import CamelRawModel, describe_json
 from .secret_shapes import looks_like_secret

@@ -7,13 +7,13 @@ this one tool sends: HTTP path, script template, DBus method...). Timeouts are m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cache, cached_property
-from typing import Annotated, Any, Literal, Self
+from functools import cached_property
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from .binding import Binding, binding_for
+from .model_auth import Auth, CanonicalModel, EnvironmentReference, McpValue, SecretReference
 from .names import LocalizedName
 from .platforms import ExecutionType, Platform
 
@@ -23,83 +23,10 @@ ACP_DEFAULT_TIMEOUT_MS = 600_000
 """ACP agents work for minutes; for them the timeout is an inactivity limit (see executors/acp.py)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy; what `cached_property`s computed of the original is not carried over (pydantic
-        copies it with the fields, and `update` may have changed what it was computed from)."""
-        copied = super().model_copy(update=update, deep=deep)
-        for name in _cached_properties(type(self)):
-            copied.__dict__.pop(name, None)
-        return copied
-
-
-@cache
-def _cached_properties(model: type) -> tuple[str, ...]:
-    return tuple(
-        name
-        for klass in model.__mro__
-        for name, value in vars(klass).items()
-        if isinstance(value, cached_property)
-    )
-
-
-# --------------------------------------------------------------------------- auth
-
-
-class Instructions(_Model):
-    short: str
-    detailed: str | None = None
-    help_url: str | None = None
-    screenshot_url: str | None = None
-
-
-class OAuth2Auth(_Model):
-    type: Literal["oauth2"] = "oauth2"
-    authorization_endpoint: str
-    token_endpoint: str
-    scopes: tuple[str, ...] = ()
-    pkce_method: Literal["S256"] | None = None
-    token_placement: Literal["header", "query"] = "header"  # noqa: S105 (a location, not a secret)
-    token_prefix: str = "Bearer"  # noqa: S105
-    instructions: Instructions | None = None
-
-
-class ApiKeyAuth(_Model):
-    type: Literal["apiKey"] = "apiKey"
-    location: Literal["header", "query"] = "header"
-    name: str = "Authorization"
-    prefix: str | None = None
-    obtain_url: str | None = None
-    instructions: Instructions | None = None
-    env_var: str | None = None
-    declared_type: str = "apiKey"
-
-
-class AppCredentialAuth(_Model):
-    type: Literal["appCredential"] = "appCredential"
-    token_endpoint: str
-    token_type: Literal["tenantAccessToken", "appAccessToken", "userAccessToken"]
-    expires_in: int = 7200
-    instructions: Instructions | None = None
-
-
-class CookieAuth(_Model):
-    type: Literal["cookie"] = "cookie"
-    login_url: str
-    required_cookies: tuple[str, ...]
-    domain: str
-    instructions: Instructions | None = None
-
-
-Auth = Annotated[OAuth2Auth | ApiKeyAuth | AppCredentialAuth | CookieAuth, Field(discriminator="type")]
-
-
 # --------------------------------------------------------------------------- channels
 
 
-class HttpChannel(_Model):
+class HttpChannel(CanonicalModel):
     type: Literal[ExecutionType.HTTP] = ExecutionType.HTTP
     base_url: str
     default_headers: dict[str, str] = {}
@@ -107,7 +34,7 @@ class HttpChannel(_Model):
     timeout_ms: int | None = None
 
 
-class StdioChannel(_Model):
+class StdioChannel(CanonicalModel):
     type: Literal[ExecutionType.STDIO] = ExecutionType.STDIO
     command: str
     args: tuple[str, ...] = ()
@@ -115,7 +42,7 @@ class StdioChannel(_Model):
     timeout_ms: int | None = None
 
 
-class AcpChannel(_Model):
+class AcpChannel(CanonicalModel):
     type: Literal[ExecutionType.ACP] = ExecutionType.ACP
     command: str
     args: tuple[str, ...] = ()
@@ -123,7 +50,7 @@ class AcpChannel(_Model):
     timeout_ms: int | None = None
 
 
-class AppleEventsChannel(_Model):
+class AppleEventsChannel(CanonicalModel):
     type: Literal[ExecutionType.APPLE_EVENTS] = ExecutionType.APPLE_EVENTS
     bundle_id: str
     event_class: str = "AAI "
@@ -131,14 +58,14 @@ class AppleEventsChannel(_Model):
     timeout_ms: int | None = None
 
 
-class ScriptChannel(_Model):
+class ScriptChannel(CanonicalModel):
     """macOS AppleScript or JXA templates (dialect B)."""
 
     type: Literal[ExecutionType.APPLESCRIPT, ExecutionType.JXA]
     timeout_ms: int | None = None
 
 
-class DbusChannel(_Model):
+class DbusChannel(CanonicalModel):
     type: Literal[ExecutionType.DBUS] = ExecutionType.DBUS
     service: str
     object_path: str
@@ -147,32 +74,13 @@ class DbusChannel(_Model):
     timeout_ms: int | None = None
 
 
-class ComChannel(_Model):
+class ComChannel(CanonicalModel):
     type: Literal[ExecutionType.COM] = ExecutionType.COM
     prog_id: str | None = None
     timeout_ms: int | None = None
 
 
-class SecretReference(_Model):
-    """A value kept in the OS keyring, under this descriptor's binding, by the name `name`."""
-
-    kind: Literal["secret"] = "secret"
-    name: str
-
-
-class EnvironmentReference(_Model):
-    """A value read from the variable `name` of the gateway's own environment."""
-
-    kind: Literal["env"] = "env"
-    name: str
-
-
-Reference = Annotated[SecretReference | EnvironmentReference, Field(discriminator="kind")]
-McpValue = str | Reference
-"""An MCP server's environment variable or header: a literal string, or where to find the value."""
-
-
-class McpChannel(_Model):
+class McpChannel(CanonicalModel):
     """An MCP server: started with `command` (stdio: `args`, `env`, `cwd`) or reached at `url`
     (Streamable HTTP: `headers`), exactly one of the two."""
 
@@ -212,13 +120,13 @@ class McpChannel(_Model):
         return tuple(dict.fromkeys(v.name for v in values if isinstance(v, EnvironmentReference)))
 
 
-class IntentChannel(_Model):
+class IntentChannel(CanonicalModel):
     type: Literal[ExecutionType.INTENT] = ExecutionType.INTENT
     package: str
     timeout_ms: int | None = None
 
 
-class UrlSchemeChannel(_Model):
+class UrlSchemeChannel(CanonicalModel):
     type: Literal[ExecutionType.URL_SCHEME] = ExecutionType.URL_SCHEME
     scheme: str
     timeout_ms: int | None = None
@@ -244,7 +152,7 @@ Channel = Annotated[
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 
-class HttpCall(_Model):
+class HttpCall(CanonicalModel):
     kind: Literal["http"] = "http"
     path: str | None = None
     method: HttpMethod | None = None
@@ -254,13 +162,13 @@ class HttpCall(_Model):
     output_parser: Literal["json", "text"] | None = None
 
 
-class ScriptCall(_Model):
+class ScriptCall(CanonicalModel):
     kind: Literal["script"] = "script"
     script: str
     output_parser: Literal["result as text", "result as record"] | None = None
 
 
-class ComAction(_Model):
+class ComAction(CanonicalModel):
     action: Literal["create", "call", "set", "get", "return"]
     var: str | None = None
     object: str | None = None
@@ -271,13 +179,13 @@ class ComAction(_Model):
     args: tuple[Any, ...] = ()
 
 
-class ComCall(_Model):
+class ComCall(CanonicalModel):
     kind: Literal["com"] = "com"
     actions: tuple[ComAction, ...]
     output_parser: Literal["last_result"] | None = None
 
 
-class DbusCall(_Model):
+class DbusCall(CanonicalModel):
     """`signature` None: the method takes the JSON request as its one string argument. Otherwise
     the method takes typed arguments: `args` names the parameter passed for each complete type of
     `signature`, in order (`""`: no arguments)."""
@@ -289,7 +197,7 @@ class DbusCall(_Model):
     args: tuple[str, ...] = ()
 
 
-class IntentCall(_Model):
+class IntentCall(CanonicalModel):
     kind: Literal["intent"] = "intent"
     action: str
     extras: JsonObject = {}
@@ -297,7 +205,7 @@ class IntentCall(_Model):
     result_uri: str | None = None
 
 
-class UrlSchemeCall(_Model):
+class UrlSchemeCall(CanonicalModel):
     kind: Literal["url_scheme"] = "url_scheme"
     url_template: str
     result_type: Literal["app_group", "clipboard"] | None = None
@@ -313,7 +221,7 @@ Call = Annotated[
 # --------------------------------------------------------------------------- tools and apps
 
 
-class ToolAnnotations(_Model):
+class ToolAnnotations(CanonicalModel):
     """MCP's tool annotations: hints about what a tool does, as its app declares them (not
     guarantees). None: not declared (MCP's defaults are read-only false, destructive true,
     idempotent false, open-world true)."""
@@ -325,7 +233,7 @@ class ToolAnnotations(_Model):
     open_world_hint: bool | None = None
 
 
-class Tool(_Model):
+class Tool(CanonicalModel):
     name: str
     description: str = ""
     parameters: JsonObject
@@ -349,7 +257,7 @@ class Tool(_Model):
         return ACP_DEFAULT_TIMEOUT_MS if isinstance(self.channel, AcpChannel) else DEFAULT_TIMEOUT_MS
 
 
-class PlatformSection(_Model):
+class PlatformSection(CanonicalModel):
     """Everything one platform of a descriptor declares (dialects A and C have exactly one)."""
 
     platform: Platform
@@ -358,7 +266,7 @@ class PlatformSection(_Model):
     tools: tuple[Tool, ...]
 
 
-class Source(_Model):
+class Source(CanonicalModel):
     kind: Literal["file", "web", "bundled", "inline"]
     location: str
     origin: str | None = None
@@ -375,7 +283,7 @@ class Source(_Model):
 Dialect = Literal["A", "B", "C"]
 
 
-class AppDescriptor(_Model):
+class AppDescriptor(CanonicalModel):
     dialect: Dialect
     schema_version: str
     version: str

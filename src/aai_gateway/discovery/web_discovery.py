@@ -43,7 +43,8 @@ import anyio
 import httpx
 
 from ..descriptor import AppDescriptor, Platform, Source
-from ..descriptor.model import AppCredentialAuth, Auth, HttpChannel, OAuth2Auth
+from ..descriptor.model import HttpChannel
+from ..descriptor.model_auth import AppCredentialAuth, Auth, OAuth2Auth
 from ..descriptor.origin import ip_literal, normalize_origin, split_origin
 from ..descriptor.quoting import quoted
 from ..errors import AaiError, DescriptorError, ErrorCode, Problem, UsageError, WebAppNotFoundError

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..descriptor import AppDescriptor, app_reference
-from ..descriptor.model import EnvironmentReference, McpChannel, McpValue, SecretReference
+from ..descriptor.model import McpChannel
+from ..descriptor.model_auth import EnvironmentReference, McpValue, SecretReference
 from ..errors import SecretMissingError, ServiceUnavailableError, UnsendableRequestError
 from .base import descriptor_dir
 from .programs import child_environment, find_program

@@ -8,24 +8,19 @@ from urllib.parse import urlsplit
 
 from ..descriptor.model import (
     AcpChannel,
-    ApiKeyAuth,
-    AppCredentialAuth,
     AppDescriptor,
     AppleEventsChannel,
-    Auth,
     Channel,
     ComChannel,
-    CookieAuth,
     DbusChannel,
     HttpChannel,
-    Instructions,
     IntentChannel,
     McpChannel,
-    OAuth2Auth,
     ScriptChannel,
     StdioChannel,
     UrlSchemeChannel,
 )
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, Instructions, OAuth2Auth
 from ..descriptor.platforms import ExecutionType
 
 CONSENT = "Before an operation runs for the first time, the gateway asks the user to allow it."

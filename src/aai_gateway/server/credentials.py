@@ -21,7 +21,8 @@ from ..auth.credentials import Credential, CredentialStore
 from ..auth.provider import AuthProvider
 from ..auth.sign_in_page import browser_sign_in
 from ..descriptor import AppDescriptor
-from ..descriptor.model import ApiKeyAuth, AppCredentialAuth, CookieAuth, HttpChannel
+from ..descriptor.model import HttpChannel
+from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth
 from ..errors import AaiError
 from .ask import Ask
 from .pages import PAGE_TIMEOUT_SECONDS, Pages
