@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,7 @@ def test_a_worker_never_imports_a_module_of_the_working_directory(
 def test_a_worker_answers_each_path_it_is_sent_even_one_that_is_not_utf_8(tmp_path: Path) -> None:
     name = os.fsdecode(b"caf\xe9.json")
     write_json(tmp_path / name, c_descriptor("dev.test.latin1"))
-    process = load_workers.subprocess.Popen(
+    process = subprocess.Popen(
         load_workers.worker_command("linux"),
         stdin=load_workers.subprocess.PIPE,
         stdout=load_workers.subprocess.PIPE,
