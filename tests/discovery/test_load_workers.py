@@ -143,8 +143,8 @@ def test_a_worker_answers_each_path_it_is_sent_even_one_that_is_not_utf_8(tmp_pa
     write_json(tmp_path / name, c_descriptor("dev.test.latin1"))
     process = subprocess.Popen(
         load_workers.worker_command("linux"),
-        stdin=load_workers.subprocess.PIPE,
-        stdout=load_workers.subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
     answer, _ = process.communicate(json.dumps([[str(tmp_path / name), False]]).encode() + b"\n", timeout=60)
     [[path, bundled, card, reason, _problems, texts]] = json.loads(answer)
