@@ -4,9 +4,11 @@ answers anything else costs only time."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +161,43 @@ def test_workers_start_only_for_many_files_and_only_on_spare_cores(
 ) -> None:
     monkeypatch.setattr(load_workers, "available_cores", lambda: cores)
     assert load_workers.worker_count(files) == workers
+
+
+def test_a_worker_takes_every_chunk_it_is_sent_while_its_answers_wait_to_be_read(tmp_path: Path) -> None:
+    """The gateway sends a worker two chunks before it reads an answer: a worker that read no more
+    until its answer was taken would leave both waiting on each other (long paths fill a pipe)."""
+    long_name = "x" * 250
+    chunks = [
+        [
+            [str(tmp_path.joinpath(*[long_name] * 40, f"{n}-{k}.json")), False]
+            for k in range(load_workers.CHUNK)
+        ]
+        for n in range(load_workers.IN_FLIGHT)
+    ]
+    process = load_workers.subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=load_workers.subprocess.PIPE,
+        stdout=load_workers.subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    to_worker = process.stdin
+
+    def send() -> None:
+        with contextlib.suppress(OSError):  # the worker killed below, when it never read them
+            for chunk in chunks:
+                to_worker.write(json.dumps(chunk).encode() + b"\n")
+                to_worker.flush()
+
+    sender = threading.Thread(target=send, daemon=True)
+    try:
+        sender.start()
+        sender.join(timeout=60)
+        assert not sender.is_alive(), "the worker stopped reading what it was sent"
+        answers = [json.loads(process.stdout.readline()) for _ in chunks]
+        assert [[row[0] for row in answer] for answer in answers] == [[p for p, _ in c] for c in chunks]
+        to_worker.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+        process.wait()
+        sender.join(timeout=60)

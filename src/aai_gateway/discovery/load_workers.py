@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -173,10 +174,21 @@ def serve(host: str) -> None:
 
     logging.basicConfig(level=logging.WARNING, format="aai-gateway load worker: %(levelname)s %(message)s")
     platform: Platform = host  # type: ignore[assignment]  # the parent passes its own host
+    # Every chunk taken as it comes: the parent sends the next before it reads an answer, so a
+    # worker that stopped reading while its answer waited would leave both waiting (a pipe holds
+    # 4-64 KiB; 32 long paths, or paths of non-ASCII names, escaped, are more).
+    lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    threading.Thread(target=_take_lines, args=(lines,), name="aai-load-worker-stdin", daemon=True).start()
     with without_cyclic_gc():
-        for line in sys.stdin.buffer:
+        while (line := lines.get()) is not None:
             chunk = json.loads(line)
             answer = [outcome_row(str(path), bool(bundled), platform) for path, bundled in chunk]
             # ASCII both ways: a path that is not UTF-8 travels as its surrogate escapes
             sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
             sys.stdout.buffer.flush()
+
+
+def _take_lines(lines: queue.SimpleQueue[bytes | None]) -> None:
+    for line in sys.stdin.buffer:
+        lines.put(line)
+    lines.put(None)  # the parent is done
