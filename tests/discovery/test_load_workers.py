@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -201,3 +202,44 @@ def test_a_worker_takes_every_chunk_it_is_sent_while_its_answers_wait_to_be_read
         process.kill()
         process.wait()
         sender.join(timeout=60)
+
+
+@pytest.mark.parametrize("executable", [None, ""], ids=["none", "empty"])
+def test_a_python_that_cannot_name_its_executable_reads_every_file_here_without_a_failing_thread(
+    many: Path, monkeypatch: pytest.MonkeyPatch, executable: str | None
+) -> None:
+    """`sys.executable` is None or "" where Python cannot tell (an embedding application)."""
+    failures: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    monkeypatch.setattr(load_workers.sys, "executable", executable)
+    catalog, loads = build(many, READ_AHEAD_FROM)
+    assert failures == []
+    assert (loads.last_counts.by_workers, loads.last_counts.checked) == (0, FILES + 2)
+    assert outcome(catalog, loads) == outcome(*build(many, 10**9))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal reaches the worker too: the gateway decides (it ends its workers by
+    closing their stdin), and the gateway's stderr gets no worker's traceback."""
+    write_json(tmp_path / "aai.json", c_descriptor("dev.test.ctrl-c"))
+    chunk = json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n"
+    process = load_workers.subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=load_workers.subprocess.PIPE,
+        stdout=load_workers.subprocess.PIPE,
+        stderr=load_workers.subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for _ in range(2):
+            process.stdin.write(chunk)
+            process.stdin.flush()
+            [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(process.stdout.readline())
+            assert card is not None and "dev.test.ctrl-c" in card
+            process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+        assert (process.returncode, errors) == (0, b"")
+    finally:
+        process.kill()
+        process.wait()
