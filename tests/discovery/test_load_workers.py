@@ -243,3 +243,31 @@ def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.parametrize(
+    ("files", "cores"),
+    [
+        ({"cpu.max": "100000 100000\n"}, 1),
+        ({"cpu.max": "250000 100000\n"}, 2),
+        ({"cpu.max": "50000 100000\n"}, 1),
+        ({"cpu.max": "max 100000\n"}, None),
+        ({"cpu/cpu.cfs_quota_us": "100000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+        ({}, None),
+        ({"cpu.max": "nonsense"}, None),
+    ],
+)
+def test_a_container_s_cpu_quota_bounds_the_cores_workers_start_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], cores: int | None
+) -> None:
+    """A container limited to one CPU on a machine of many cores starts no worker: each would cost
+    its imports out of the same quota."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="ascii")
+    monkeypatch.setattr(load_workers, "CGROUP", tmp_path)
+    monkeypatch.setattr(load_workers.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    assert load_workers.cpu_quota() == cores
+    assert load_workers.available_cores() == (64 if cores is None else cores)
+    assert (load_workers.worker_count(10_000) == 0) == (cores == 1)

@@ -52,8 +52,31 @@ def worker_count(files: int, parallel_from: int = PARALLEL_FROM) -> int:
 
 
 def available_cores() -> int:
-    """The cores this process may run on (its affinity, where the system has one)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The cores this process may run on (its affinity, where the system has one), no more than
+    its container's CPU quota allows: a container of one CPU on a machine of 64 sees 64 cores."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cpu_quota()
+    return cores if quota is None else max(1, min(cores, quota))
+
+
+CGROUP = Path("/sys/fs/cgroup")  # a container's own cgroup, where Linux mounts it
+
+
+def cpu_quota() -> int | None:
+    """The whole CPUs the cgroup CPU quota (v2 `cpu.max`, v1 `cpu.cfs_quota_us`) allows, or None."""
+    try:
+        quota, period = (CGROUP / "cpu.max").read_text(encoding="ascii").split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota = (CGROUP / "cpu" / "cpu.cfs_quota_us").read_text(encoding="ascii")
+            period = (CGROUP / "cpu" / "cpu.cfs_period_us").read_text(encoding="ascii")
+        except (OSError, ValueError):
+            return None
+    try:  # "max" (v2) or -1 (v1): no quota
+        allowed, per = int(quota), int(period)
+    except ValueError:
+        return None
+    return max(1, allowed // per) if allowed > 0 and per > 0 else None
 
 
 def worker_command(host: Platform) -> list[str]:
