@@ -4,10 +4,13 @@ answers anything else costs only time."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +163,112 @@ def test_workers_start_only_for_many_files_and_only_on_spare_cores(
 ) -> None:
     monkeypatch.setattr(load_workers, "available_cores", lambda: cores)
     assert load_workers.worker_count(files) == workers
+
+
+def test_a_worker_takes_every_chunk_it_is_sent_while_its_answers_wait_to_be_read(tmp_path: Path) -> None:
+    """The gateway sends a worker two chunks before it reads an answer: a worker that read no more
+    until its answer was taken would leave both waiting on each other (long paths fill a pipe)."""
+    long_name = "x" * 250
+    chunks = [
+        [
+            [str(tmp_path.joinpath(*[long_name] * 40, f"{n}-{k}.json")), False]
+            for k in range(load_workers.CHUNK)
+        ]
+        for n in range(load_workers.IN_FLIGHT)
+    ]
+    process = subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    to_worker = process.stdin
+
+    def send() -> None:
+        with contextlib.suppress(OSError):  # the worker killed below, when it never read them
+            for chunk in chunks:
+                to_worker.write(json.dumps(chunk).encode() + b"\n")
+                to_worker.flush()
+
+    sender = threading.Thread(target=send, daemon=True)
+    try:
+        sender.start()
+        sender.join(timeout=60)
+        assert not sender.is_alive(), "the worker stopped reading what it was sent"
+        answers = [json.loads(process.stdout.readline()) for _ in chunks]
+        assert [[row[0] for row in answer] for answer in answers] == [[p for p, _ in c] for c in chunks]
+        to_worker.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+        process.wait()
+        sender.join(timeout=60)
+
+
+@pytest.mark.parametrize("executable", [None, ""], ids=["none", "empty"])
+def test_a_python_that_cannot_name_its_executable_reads_every_file_here_without_a_failing_thread(
+    many: Path, monkeypatch: pytest.MonkeyPatch, executable: str | None
+) -> None:
+    """`sys.executable` is None or "" where Python cannot tell (an embedding application)."""
+    failures: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    monkeypatch.setattr(load_workers.sys, "executable", executable)
+    catalog, loads = build(many, READ_AHEAD_FROM)
+    assert failures == []
+    assert (loads.last_counts.by_workers, loads.last_counts.checked) == (0, FILES + 2)
+    assert outcome(catalog, loads) == outcome(*build(many, 10**9))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal reaches the worker too: the gateway decides (it ends its workers by
+    closing their stdin), and the gateway's stderr gets no worker's traceback."""
+    write_json(tmp_path / "aai.json", c_descriptor("dev.test.ctrl-c"))
+    chunk = json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n"
+    process = subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for _ in range(2):
+            process.stdin.write(chunk)
+            process.stdin.flush()
+            [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(process.stdout.readline())
+            assert card is not None and "dev.test.ctrl-c" in card
+            process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=60)
+        assert (process.returncode, errors) == (0, b"")
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize(
+    ("files", "cores"),
+    [
+        ({"cpu.max": "100000 100000\n"}, 1),
+        ({"cpu.max": "250000 100000\n"}, 2),
+        ({"cpu.max": "50000 100000\n"}, 1),
+        ({"cpu.max": "max 100000\n"}, None),
+        ({"cpu/cpu.cfs_quota_us": "100000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),
+        ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+        ({}, None),
+        ({"cpu.max": "nonsense"}, None),
+    ],
+)
+def test_a_container_s_cpu_quota_bounds_the_cores_workers_start_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], cores: int | None
+) -> None:
+    """A container limited to one CPU on a machine of many cores starts no worker: each would cost
+    its imports out of the same quota."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="ascii")
+    monkeypatch.setattr(load_workers, "CGROUP", tmp_path)
+    monkeypatch.setattr(load_workers.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    assert load_workers.cpu_quota() == cores
+    assert load_workers.available_cores() == (64 if cores is None else cores)
+    assert (load_workers.worker_count(10_000) == 0) == (cores == 1)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -42,15 +44,39 @@ WorkerRow = tuple[str, bool, str | None, str | None, str, str | None]
 
 def worker_count(files: int, parallel_from: int = PARALLEL_FROM) -> int:
     """How many workers to read `files` files with: none below `parallel_from`, else one per
-    spare core (this process reads too)."""
-    if files < parallel_from:
+    spare core (this process reads too), and none where this Python cannot be started again (it
+    cannot name its executable, or is a frozen application, whose executable is not Python)."""
+    if files < parallel_from or not sys.executable or getattr(sys, "frozen", False):
         return 0
     return max(0, min(available_cores() - 1, MAX_WORKERS, files // max(parallel_from // 2, 1)))
 
 
 def available_cores() -> int:
-    """The cores this process may run on (its affinity, where the system has one)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The cores this process may run on (its affinity, where the system has one), no more than
+    its container's CPU quota allows: a container of one CPU on a machine of 64 sees 64 cores."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cpu_quota()
+    return cores if quota is None else max(1, min(cores, quota))
+
+
+CGROUP = Path("/sys/fs/cgroup")  # a container's own cgroup, where Linux mounts it
+
+
+def cpu_quota() -> int | None:
+    """The whole CPUs the cgroup CPU quota (v2 `cpu.max`, v1 `cpu.cfs_quota_us`) allows, or None."""
+    try:
+        quota, period = (CGROUP / "cpu.max").read_text(encoding="ascii").split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota = (CGROUP / "cpu" / "cpu.cfs_quota_us").read_text(encoding="ascii")
+            period = (CGROUP / "cpu" / "cpu.cfs_period_us").read_text(encoding="ascii")
+        except (OSError, ValueError):
+            return None
+    try:  # "max" (v2) or -1 (v1): no quota
+        allowed, per = int(quota), int(period)
+    except ValueError:
+        return None
+    return max(1, allowed // per) if allowed > 0 and per > 0 else None
 
 
 def worker_command(host: Platform) -> list[str]:
@@ -78,18 +104,22 @@ def read_on_every_core(
     ]
     for thread in threads:
         thread.start()
-    while True:
-        while chunks:
-            try:
-                chunk = chunks.pop()  # from the back: the workers take from the front
-            except IndexError:
-                break
-            for path, bundled in chunk:
-                read_here(path, bundled)
-        for thread in threads:
-            thread.join()
-        if not chunks:  # a worker that failed gave its chunk back after this process was done
-            return rows
+    try:
+        while True:
+            while chunks:
+                try:
+                    chunk = chunks.pop()  # from the back: the workers take from the front
+                except IndexError:
+                    break
+                for path, bundled in chunk:
+                    read_here(path, bundled)
+            for thread in threads:
+                thread.join()
+            if not chunks:  # a worker that failed gave its chunk back after this process was done
+                return rows
+    except BaseException:  # Ctrl-C, or `read_here` failing: the workers end after their chunks
+        chunks.clear()
+        raise
 
 
 def _feed(chunks: deque[list[tuple[str, bool]]], rows: list[WorkerRow], host: Platform) -> None:
@@ -171,12 +201,44 @@ def serve(host: str) -> None:
     """A worker's main loop: one JSON line of [path, bundled] pairs in, one of their rows out."""
     from .file_outcomes import outcome_row  # noqa: PLC0415 (imported in the worker only)
 
+    # Ctrl-C in a terminal reaches every process of its group: the gateway's to handle, which
+    # ends its workers by closing their stdin.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="aai-gateway load worker: %(levelname)s %(message)s")
     platform: Platform = host  # type: ignore[assignment]  # the parent passes its own host
+    # Every chunk taken as it comes: the parent sends the next before it reads an answer, so a
+    # worker that stopped reading while its answer waited would leave both waiting (a pipe holds
+    # 4-64 KiB; 32 long paths, or paths of non-ASCII names, escaped, are more).
+    lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+    reader = threading.Thread(target=_take_lines, args=(sys.stdin.fileno(), lines), daemon=True)
+    reader.start()
     with without_cyclic_gc():
-        for line in sys.stdin.buffer:
+        while (line := lines.get()) is not None:
             chunk = json.loads(line)
             answer = [outcome_row(str(path), bool(bundled), platform) for path, bundled in chunk]
-            # ASCII both ways: a path that is not UTF-8 travels as its surrogate escapes
-            sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
-            sys.stdout.buffer.flush()
+            try:  # ASCII both ways: a path that is not UTF-8 travels as its surrogate escapes
+                sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
+                sys.stdout.buffer.flush()
+            except OSError:  # the gateway is gone: nothing to say, nor anyone to say it to
+                os._exit(0)
+
+
+def _take_lines(fd: int, lines: queue.SimpleQueue[bytes | None]) -> None:
+    """The lines read from `fd` as they come, then None. Plain reads: a thread holding the
+    buffered `sys.stdin` would make the interpreter's shutdown abort if the worker ended otherwise."""
+    pending: list[bytes] = []
+    while True:
+        try:
+            data = os.read(fd, 1 << 16)
+        except OSError:
+            data = b""
+        if not data:
+            lines.put(None)  # the parent is done (or gone)
+            return
+        *ended, rest = data.split(b"\n")
+        for line in ended:
+            pending.append(line)
+            lines.put(b"".join(pending))
+            pending.clear()
+        if rest:
+            pending.append(rest)
