@@ -126,9 +126,13 @@ class _Builder:
         if self._put(unit.alternatives, term, weight, named=named) and sure:
             unit.guessed = False
 
-    def concepts(self, unit: Unit, concepts: Iterable[str], scale: float = 1.0) -> None:
+    def concepts(
+        self, unit: Unit, concepts: Iterable[str], scale: float = 1.0, *, sure: bool | None = None
+    ) -> None:
         """A piece's concepts, with their narrower, broader and sibling terms; `scale`: less for
-        the concepts of a word the query only may have meant (a typo's correction). A piece that
+        the concepts of a word the query only may have meant (a typo's correction). `sure`: whether
+        the query says them (by default when `scale` is 1); a guess leaves its unit out of
+        coordination (scoring.py). A piece that
         names a concept another piece named already joins that piece's unit (`全員` and `一斉送信`
         both say broadcast: one unit, its terms counted once)."""
         concepts = list(concepts)
@@ -142,6 +146,7 @@ class _Builder:
                 self._merge(unit, owner.resolved())
                 unit = unit.resolved()
         wider = self.lexicon.broader(concepts)
+        says = scale == 1.0 if sure is None else sure
         for terms, weight in (
             (concepts, CONCEPT_WEIGHT),
             ([narrower_term(concept) for concept in concepts], NARROWER_WEIGHT),
@@ -150,7 +155,7 @@ class _Builder:
         ):
             for term in terms:
                 self.alternative(
-                    unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=scale == 1.0
+                    unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=says
                 )
 
     def phrase(self, unit: Unit, concepts: Iterable[str]) -> None:
@@ -326,8 +331,11 @@ def _words(
             # a name the index does not know: most often a person's, whom something is for
             build.concepts(unit, [PERSON_CONCEPT], scale=PERSON_WEIGHT / CONCEPT_WEIGHT)
         if lexicon is not None:
+            # a compound's parts are what the word says (`Rücksendeetikett`: a return, a label);
+            # a correction is what it may say
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
-            build.concepts(unit, lexicon.concepts_of_words(parts or corrections, language), scale=scale)
+            concepts = lexicon.concepts_of_words(parts or corrections, language)
+            build.concepts(unit, concepts, scale=scale, sure=bool(parts))
     return unit_of
 
 
