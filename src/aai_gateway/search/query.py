@@ -154,9 +154,7 @@ class _Builder:
             ([narrower_term(concept) for concept in wider], SIBLING_WEIGHT),
         ):
             for term in terms:
-                self.alternative(
-                    unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=says
-                )
+                self.alternative(unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=says)
 
     def phrase(self, unit: Unit, concepts: Iterable[str]) -> None:
         """The concepts of a phrase or CJK word of the lexicon: one that says both what is done and
