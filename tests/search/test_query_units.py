@@ -147,3 +147,14 @@ def test_the_concepts_of_a_compound_s_parts_are_what_the_query_says_not_a_guess(
     weighted, names = units_of("Rücksendeetikett drucken")
     [unit] = [unit for unit in weighted.units if any(names[t] == "§label" for t in unit.alternatives)]
     assert not unit.guessed
+
+
+def test_what_a_question_s_phrase_asks_for_is_a_guess_and_the_same_verb_said_is_not() -> None:
+    # `wo ist` asks where something is: tracking a parcel, or the nearest cash machine
+    weighted, names = units_of("Wo ist mein Paket?")
+    guessed = {names[t]: unit.guessed for unit in weighted.units for t in unit.alternatives}
+    assert guessed["§track"] and not guessed["§parcel"]
+    weighted, names = units_of("Paket verfolgen")
+    assert not any(
+        unit.guessed for unit in weighted.units if any(names[t] == "§track" for t in unit.alternatives)
+    )
