@@ -20,6 +20,7 @@ INDEX = SearchIndex(
         app("music", {"en": "Music"}, "Songs and playback", [tool("next", "Skip to the next track")]),
         app("chat", {"zh-CN": "聊天"}, "发送消息给好友", [tool("send", "发送一条消息")]),
         app("pay", {"en": "Pay"}, "Money between friends", [tool("send_money", "Send money to a friend")]),
+        app("post", {"en": "Post"}, "Parcels", [tool("return_label", "Print a return label for a parcel")]),
     ]
 )
 
@@ -139,3 +140,21 @@ def test_what_a_word_means_in_another_language_than_the_query_is_only_a_guess() 
     weighted, names = units_of("léeme el mensaje")
     sure = {names[t] for unit in weighted.units if not unit.guessed for t in unit.alternatives}
     assert "§read" in sure
+
+
+def test_the_concepts_of_a_compound_s_parts_are_what_the_query_says_not_a_guess() -> None:
+    # `Rücksendeetikett` is no word of the index: its parts say a return and a label
+    weighted, names = units_of("Rücksendeetikett drucken")
+    [unit] = [unit for unit in weighted.units if any(names[t] == "§label" for t in unit.alternatives)]
+    assert not unit.guessed
+
+
+def test_what_a_question_s_phrase_asks_for_is_a_guess_and_the_same_verb_said_is_not() -> None:
+    # `wo ist` asks where something is: tracking a parcel, or the nearest cash machine
+    weighted, names = units_of("Wo ist mein Paket?")
+    guessed = {names[t]: unit.guessed for unit in weighted.units for t in unit.alternatives}
+    assert guessed["§track"] and not guessed["§parcel"]
+    weighted, names = units_of("Paket verfolgen")
+    assert not any(
+        unit.guessed for unit in weighted.units if any(names[t] == "§track" for t in unit.alternatives)
+    )

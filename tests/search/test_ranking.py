@@ -7,7 +7,7 @@ import pytest
 
 from aai_gateway.search import SearchHit, SearchIndex
 
-from .catalog import catalog
+from .catalog import app, catalog, tool
 
 INDEX = SearchIndex(catalog())
 
@@ -134,3 +134,18 @@ def test_a_misspelt_word_whose_stem_another_word_has_is_still_corrected() -> Non
     ]
     found = [hit.app.id for hit in SearchIndex(apps).search("calender", 5)]
     assert "cal" in found  # `calender` stems as `calendly` does; it means calendar
+
+
+def test_in_german_a_word_the_query_says_outranks_the_corrections_of_one_it_does_not() -> None:
+    # `Stell` (set up) is German, no misspelt `Star`: the app it sounds like is a far guess
+    index = SearchIndex(
+        [
+            app("kicker", {"de": "Kicker"}, "Fußball, das Managerspiel", [tool("lineup", "Managerspiel")]),
+            app("star", {"en": "Star"}, "Saved articles", [tool("star", "Star an article")]),
+            app("notes", {"en": "Notes"}, "Notes", [tool("spell", "Spell check a note")]),
+        ]
+    )
+    found = [(hit.app.id, hit.tool) for hit in index.search("Stell im Managerspiel Musiala und Kane auf", 5)]
+    assert found[0] == ("kicker", "lineup")
+    # in English, a word the index does not know is more often a misspelt name
+    assert index.search("starr article", 1)[0].app.id == "star"

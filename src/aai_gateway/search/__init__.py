@@ -31,6 +31,12 @@ LOCAL_LEAD = 1.1
 """How much an app described in the query's language (not English) and its operations gain: people
 use the apps of their country (language.py)."""
 LANGUAGES = ("de", "fr", "es", "zh", "ja")
+GUESSES_ONLY_SHARE = 0.5
+"""What an entry that matches only the query's guesses (the corrections of words the index does
+not know) keeps of its score beside a word the query surely says, when the query is in one of
+LANGUAGES: there, a word the index does not know is most often a word of that language that no
+descriptor writes (`Stell`, `Kiste`), not a typo, and its corrections (`star`) are far guesses.
+(In English, the catalog's language, it is more often a typo of a name: `letterbox app`.)"""
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 MAX_LIMIT = 50
@@ -154,10 +160,14 @@ class SearchIndex:
         )
         if not weighted.units:
             return []
-        scores = self._scorer.unit_scores(weighted.units, weighted.words)
+        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages if self._lexicon else None)
+        scores = self._scorer.unit_scores(
+            weighted.units,
+            weighted.words,
+            guesses_only=GUESSES_ONLY_SHARE if language in LANGUAGES else 1.0,
+        )
         if weighted.looks:
             scores[self._looking] *= LOOKING_LEAD
-        language = language_of(query[:MAX_LANGUAGE_TEXT], self._lexicon.languages if self._lexicon else None)
         if language in LANGUAGES:
             scores[self._entry_languages() == LANGUAGES.index(language)] *= LOCAL_LEAD
         if within is None:

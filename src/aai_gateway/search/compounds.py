@@ -19,6 +19,10 @@ Verb forms: a participle without its `ge` (`geschlafen`, `angerufen`) and a form
 from __future__ import annotations
 
 from collections.abc import Callable, Container
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .lexicon import Lexicon
 
 MIN_COMPOUND = 7
 MIN_PART = 3
@@ -119,3 +123,12 @@ def german_verb_forms(word: str) -> list[str]:
         if candidate.endswith("t") and not candidate.endswith("tt"):
             forms += [candidate[:-1] + "en", candidate[:-1] + "n"]
     return forms
+
+
+def parts_say_the_same(
+    lexicon: Lexicon, surface: str, term: str, parts: list[str], language: str | None = None
+) -> bool:
+    """Whether the parts of a word the lexicon knows say what it says (`Zugverbindung`: Zug, a
+    train); `Freitag`, a day, is no `frei` + `Tag`."""
+    whole = lexicon.concepts_of_word(surface, term, language)
+    return not whole or not set(whole).isdisjoint(lexicon.concepts_of_words(parts, language))

@@ -91,6 +91,14 @@ _QUESTION = re.compile(
 """A question: what the user wants is to be told something (a status, a list, a detail)."""
 
 
+_QUESTION_WORDS = (
+    "how where when what which who why wie wo wann was welche welcher welches wer combien ou quand "
+    "quoi quel quelle qui cuanto cuanta cuantos cuantas donde cuando que cual quien"
+)
+QUESTION_WORDS = frozenset(_QUESTION_WORDS.split())
+"""The words a question starts with, case- and accent-folded (`où`: ou, `cuánto`: cuanto)."""
+
+
 def is_question(text: str) -> bool:
     """Whether a query asks something (and is no polite request for an action)."""
     return _QUESTION.search(text) is not None and _REQUEST.search(text) is None

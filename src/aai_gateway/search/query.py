@@ -22,8 +22,9 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .compounds import parts_say_the_same
 from .concept_files import CONCEPT_PREFIX, narrower_term
-from .language import is_question, language_of
+from .language import QUESTION_WORDS, is_question, language_of
 from .lexicon import Lexicon
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
 from .query_forms import concepts_of_form
@@ -126,11 +127,14 @@ class _Builder:
         if self._put(unit.alternatives, term, weight, named=named) and sure:
             unit.guessed = False
 
-    def concepts(self, unit: Unit, concepts: Iterable[str], scale: float = 1.0) -> None:
+    def concepts(
+        self, unit: Unit, concepts: Iterable[str], scale: float = 1.0, *, sure: bool | None = None
+    ) -> None:
         """A piece's concepts, with their narrower, broader and sibling terms; `scale`: less for
-        the concepts of a word the query only may have meant (a typo's correction). A piece that
-        names a concept another piece named already joins that piece's unit (`全員` and `一斉送信`
-        both say broadcast: one unit, its terms counted once)."""
+        the concepts of a word the query only may have meant (a typo's correction); `sure`: the
+        query says them (by default when `scale` is 1), else its unit is out of coordination
+        (scoring.py). A piece that names a concept another piece named already joins that piece's
+        unit (`全員` and `一斉送信` both say broadcast: one unit, its terms counted once)."""
         concepts = list(concepts)
         if not concepts or self.lexicon is None:
             return
@@ -142,6 +146,7 @@ class _Builder:
                 self._merge(unit, owner.resolved())
                 unit = unit.resolved()
         wider = self.lexicon.broader(concepts)
+        says = scale == 1.0 if sure is None else sure
         for terms, weight in (
             (concepts, CONCEPT_WEIGHT),
             ([narrower_term(concept) for concept in concepts], NARROWER_WEIGHT),
@@ -149,24 +154,22 @@ class _Builder:
             ([narrower_term(concept) for concept in wider], SIBLING_WEIGHT),
         ):
             for term in terms:
-                self.alternative(
-                    unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=scale == 1.0
-                )
+                self.alternative(unit, term, weight * scale, named=weight == CONCEPT_WEIGHT, sure=says)
 
-    def phrase(self, unit: Unit, concepts: Iterable[str]) -> None:
+    def phrase(self, unit: Unit, concepts: Iterable[str], *, sure: bool = True) -> None:
         """The concepts of a phrase or CJK word of the lexicon: one that says both what is done and
         to what (`jot down`: write a note; `メモを取る`; `开发票`: an invoice, issued) names the
         action in a unit of its own, so that the operation with both (`create_note`) leads the
         ones with the thing only (`delete_note`). A single word stays one unit (`order` is a
-        purchase and the thing bought, and would count twice)."""
+        purchase and the thing bought, and would count twice). `sure`: as for `concepts`."""
         concepts = list(concepts)
         actions = [c for c in concepts if self.lexicon is not None and c in self.lexicon.actions]
         things = [c for c in concepts if c not in actions]
         if actions and things:
-            self.concepts(unit, things)
-            self.concepts(self.unit(), actions)
+            self.concepts(unit, things, sure=sure)
+            self.concepts(self.unit(), actions, sure=sure)
         else:
-            self.concepts(unit, concepts)
+            self.concepts(unit, concepts, sure=sure)
 
     def _put(self, terms: dict[int, float], term: str, weight: float, *, named: bool) -> bool:
         """Whether `term` is now in `terms`."""
@@ -267,7 +270,9 @@ def _words(
         unit = unit_of.get(start) or build.unit()
         for index in range(start, end):
             unit_of[index] = unit
-        build.phrase(unit, tokens)
+        # a question's phrase (`wo ist`, `how much`, `wann kommt`) says what kind of answer is
+        # wanted, which may be (tracking, a price) or not be what the question is about: a guess
+        build.phrase(unit, tokens, sure=written[start] not in QUESTION_WORDS)
     phrased = set(unit_of)
     chunk_units: dict[int, Unit] = {}
     typo_words = 0
@@ -311,7 +316,7 @@ def _words(
             known
             and parts
             and lexicon is not None
-            and not _says_the_same(lexicon, surface, term, parts, language)
+            and not parts_say_the_same(lexicon, surface, term, parts, language)
         ):
             parts = []
         corrections = [] if parts or known else speller.corrections(surface)
@@ -326,8 +331,10 @@ def _words(
             # a name the index does not know: most often a person's, whom something is for
             build.concepts(unit, [PERSON_CONCEPT], scale=PERSON_WEIGHT / CONCEPT_WEIGHT)
         if lexicon is not None:
+            # a compound's parts say what it says (`Rücksendeetikett`); a correction, what it may
             scale = COMPOUND_WEIGHT if parts else TYPO_WEIGHT
-            build.concepts(unit, lexicon.concepts_of_words(parts or corrections, language), scale=scale)
+            concepts = lexicon.concepts_of_words(parts or corrections, language)
+            build.concepts(unit, concepts, scale=scale, sure=bool(parts))
     return unit_of
 
 
@@ -337,15 +344,6 @@ def _word_concepts(lexicon: Lexicon, surface: str, term: str, language: str | No
     named = lexicon.concepts_of_word(surface, term, language)
     named += lexicon.query_concepts_of_word(surface, term, language)
     return named or lexicon.verb_form_concepts(surface, language)
-
-
-def _says_the_same(
-    lexicon: Lexicon, surface: str, term: str, parts: list[str], language: str | None = None
-) -> bool:
-    """Whether the parts of a word the lexicon knows say what it says (`Zugverbindung`: Zug, a
-    train); `Freitag`, a day, is no `frei` + `Tag`."""
-    whole = lexicon.concepts_of_word(surface, term, language)
-    return not whole or not set(whole).isdisjoint(lexicon.concepts_of_words(parts, language))
 
 
 def _joined_forms(analyzed: Analyzed, build: _Builder, unit_of: Mapping[int, Unit]) -> None:

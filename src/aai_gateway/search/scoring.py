@@ -109,12 +109,16 @@ class FieldScorer:
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
 
-    def unit_scores(self, units: Sequence[Unit], owner_terms: Container[int]) -> npt.NDArray[np.float32]:
+    def unit_scores(
+        self, units: Sequence[Unit], owner_terms: Container[int], *, guesses_only: float = 1.0
+    ) -> npt.NDArray[np.float32]:
         """Every entry's score for a query's units (query.py). In each field, a unit scores the
         larger of its literal terms added up and its best alternative; so a word and its concept
         found in the same text count once, while evidence from two fields (the app's name says
         `job`, the operation's description says `作业`) adds up. The units are added up, and the
-        sum weighed by the share of units matched (COORDINATION)."""
+        sum weighed by the share of units matched (COORDINATION). An entry that matches guessed
+        units only, where the query has a unit it is sure of, keeps `guesses_only` of its score
+        (with two sure units or more, coordination leaves it nothing anyway)."""
         import numpy as np  # noqa: PLC0415
 
         size = self.size
@@ -154,6 +158,8 @@ class FieldScorer:
         required = sum(1 for unit in units if not unit.guessed)
         if required > 1:
             total *= (matched / required) ** COORDINATION
+        elif required == 1 and guesses_only != 1.0:
+            total[matched == 0] *= guesses_only
         return total
 
     @staticmethod
