@@ -212,7 +212,7 @@ def test_a_python_that_cannot_name_its_executable_reads_every_file_here_without_
     """`sys.executable` is None or "" where Python cannot tell (an embedding application)."""
     failures: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", failures.append)
-    monkeypatch.setattr(load_workers.sys, "executable", executable)
+    monkeypatch.setattr(sys, "executable", executable)
     catalog, loads = build(many, READ_AHEAD_FROM)
     assert failures == []
     assert (loads.last_counts.by_workers, loads.last_counts.checked) == (0, FILES + 2)
@@ -268,7 +268,7 @@ def test_a_container_s_cpu_quota_bounds_the_cores_workers_start_on(
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="ascii")
     monkeypatch.setattr(load_workers, "CGROUP", tmp_path)
-    monkeypatch.setattr(load_workers.os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(64)), raising=False)
     assert load_workers.cpu_quota() == cores
     assert load_workers.available_cores() == (64 if cores is None else cores)
     assert (load_workers.worker_count(10_000) == 0) == (cores == 1)
