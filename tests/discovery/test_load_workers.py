@@ -272,3 +272,14 @@ def test_a_container_s_cpu_quota_bounds_the_cores_workers_start_on(
     assert load_workers.cpu_quota() == cores
     assert load_workers.available_cores() == (64 if cores is None else cores)
     assert (load_workers.worker_count(10_000) == 0) == (cores == 1)
+
+
+def test_a_worker_that_answers_nothing_is_killed_and_its_files_are_read_here(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stuck = [sys.executable, "-c", "import sys, time\nsys.stdin.readline()\ntime.sleep(3600)"]
+    monkeypatch.setattr(load_workers, "worker_command", lambda host: stuck)
+    monkeypatch.setattr(load_workers, "STALL_SECONDS", 1)
+    catalog, loads = build(many, READ_AHEAD_FROM)
+    assert (loads.last_counts.by_workers, loads.last_counts.checked) == (0, FILES + 2)
+    assert outcome(catalog, loads) == outcome(*build(many, 10**9))

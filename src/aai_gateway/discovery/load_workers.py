@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +38,8 @@ PARALLEL_FROM = 1000
 MAX_WORKERS = 7
 CHUNK = 32  # files per message: large enough that a message costs little, small to share well
 IN_FLIGHT = 2  # chunks sent to a worker before its answers are read
+STALL_SECONDS = 60
+"""A chunk takes a worker ~30 ms: one that answers nothing for this long is stuck."""
 
 WorkerRow = tuple[str, bool, str | None, str | None, str, str | None]
 """A file's outcome from a worker: path, bundled, card record, reason, problems and texts (JSON)."""
@@ -98,8 +101,11 @@ def read_on_every_core(
     of `workers` worker processes, whose outcomes are returned."""
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
     rows: list[WorkerRow] = []
+    started: list[subprocess.Popen[bytes]] = []
     threads = [
-        threading.Thread(target=_feed, args=(chunks, rows, host), name=f"aai-load-worker-{n}", daemon=True)
+        threading.Thread(
+            target=_feed, args=(chunks, rows, host, started), name=f"aai-load-worker-{n}", daemon=True
+        )
         for n in range(workers)
     ]
     for thread in threads:
@@ -113,8 +119,7 @@ def read_on_every_core(
                     break
                 for path, bundled in chunk:
                     read_here(path, bundled)
-            for thread in threads:
-                thread.join()
+            _wait_for(threads, rows, started)
             if not chunks:  # a worker that failed gave its chunk back after this process was done
                 return rows
     except BaseException:  # Ctrl-C, or `read_here` failing: the workers end after their chunks
@@ -122,13 +127,40 @@ def read_on_every_core(
         raise
 
 
-def _feed(chunks: deque[list[tuple[str, bool]]], rows: list[WorkerRow], host: Platform) -> None:
+def _wait_for(
+    threads: list[threading.Thread], rows: list[WorkerRow], started: list[subprocess.Popen[bytes]]
+) -> None:
+    """Until every feeding thread has ended. Workers that answer nothing for STALL_SECONDS (one
+    stuck on a file that never ends, such as a FIFO put in place of a descriptor) are killed:
+    their chunks come back to the queue, and this process reads them as it would have."""
+    answered, since = len(rows), time.monotonic()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(timeout=1.0)
+            if len(rows) != answered:
+                answered, since = len(rows), time.monotonic()
+            elif time.monotonic() - since > STALL_SECONDS:
+                logger.warning(
+                    "descriptor-reading workers answered nothing for %d s; reading here", STALL_SECONDS
+                )
+                for process in list(started):
+                    process.kill()
+                since = time.monotonic()
+
+
+def _feed(
+    chunks: deque[list[tuple[str, bool]]],
+    rows: list[WorkerRow],
+    host: Platform,
+    started: list[subprocess.Popen[bytes]],
+) -> None:
     """One worker's life: chunks from the front of the queue until it is empty."""
     try:
         process = subprocess.Popen(worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     except OSError as exc:
         logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
         return
+    started.append(process)
     assert process.stdin is not None and process.stdout is not None
     sent: deque[list[tuple[str, bool]]] = deque()  # in the order the worker answers them
     try:
