@@ -319,6 +319,8 @@ def _plainly_valid(data: str | bytes) -> _Plain | None:
             items = value
         for item in items:
             kind = type(item)
+            if kind is str:  # most values: asked first
+                continue
             if kind is dict or kind is list:
                 pending.append((item, depth + 1))
             elif (kind is float and not math.isfinite(item)) or (kind is int and abs(item) > _FLOAT_MAX):

@@ -127,7 +127,7 @@ def guess_tag(name: str, *, first: bool) -> str:
     """A language tag from the name's script; Japanese wins over Chinese when kana appear."""
     found: set[str] = set()
     for char in name:
-        if not char.isalpha():
+        if char.isascii() or not char.isalpha():  # Latin letters tell nothing (nor are looked up)
             continue
         char_name = unicodedata.name(char, "")
         for marker, tag in _SCRIPT_TAGS:

@@ -36,12 +36,13 @@ Severity = Literal["error", "warning"]
 
 
 def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    return text.replace("~", "~0").replace("/", "~1") if "~" in text or "/" in text else text
 
 
 def json_pointer(*tokens: str | int) -> str:
     """RFC 6901 pointer; the whole document is the empty string."""
-    return "".join("/" + escape_pointer_token(t) for t in tokens)
+    return "".join(["/" + escape_pointer_token(t) for t in tokens])
 
 
 @dataclass(frozen=True, slots=True)
