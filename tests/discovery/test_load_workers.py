@@ -283,3 +283,21 @@ def test_a_worker_that_answers_nothing_is_killed_and_its_files_are_read_here(
     catalog, loads = build(many, READ_AHEAD_FROM)
     assert (loads.last_counts.by_workers, loads.last_counts.checked) == (0, FILES + 2)
     assert outcome(catalog, loads) == outcome(*build(many, 10**9))
+
+
+def test_a_path_named_twice_is_read_once_and_the_worker_keeps_its_chunks(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(str(p) for p in many.rglob("aai.json"))
+    loads = FileLoads("linux", parallel_from=READ_AHEAD_FROM)
+    asked: list[list[tuple[str, bool]]] = []
+    real = load_workers.read_on_every_core
+
+    def recorded(wanted: list[tuple[str, bool]], *rest: Any) -> list[load_workers.WorkerRow]:
+        asked.append(list(wanted))
+        return real(wanted, *rest)
+
+    monkeypatch.setattr("aai_gateway.discovery.loading.read_on_every_core", recorded)
+    build = loads.begin()
+    loads.read_ahead(build, [(path, "stamp", False) for path in files] + [(files[0], "stamp", True)])
+    assert [path for path, _bundled in asked[0]] == files

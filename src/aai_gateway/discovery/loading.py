@@ -163,8 +163,13 @@ class FileLoads:
     def read_ahead(self, build: LoadBuild, files: Sequence[tuple[str, str, bool]]) -> None:
         """`files` (path, stamp, bundled) that `build` is about to load: when many must be read,
         they are read now, on every core (`load_workers`), and `load` takes them in turn."""
+        unique: dict[str, tuple[str, str, bool]] = {}
+        for entry in files:
+            unique.setdefault(entry[0], entry)  # a path named twice (by two sources) is read once
         wanted = [
-            (p, stamp, bundled) for p, stamp, bundled in files if self._must_read(build, p, stamp, bundled)
+            (p, stamp, bundled)
+            for p, stamp, bundled in unique.values()
+            if self._must_read(build, p, stamp, bundled)
         ]
         workers = worker_count(len(wanted), self.parallel_from)
         if not workers:
