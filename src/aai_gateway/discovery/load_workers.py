@@ -102,9 +102,20 @@ def read_on_every_core(
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
     rows: list[WorkerRow] = []
     started: list[subprocess.Popen[bytes]] = []
+    # Each worker's first chunks are its own before it starts: this process, reading meanwhile,
+    # could otherwise take every chunk of a small build before a worker asks.
     threads = [
         threading.Thread(
-            target=_feed, args=(chunks, rows, host, started), name=f"aai-load-worker-{n}", daemon=True
+            target=_feed,
+            args=(
+                chunks,
+                rows,
+                host,
+                started,
+                deque(chunks.popleft() for _ in range(min(IN_FLIGHT, len(chunks)))),
+            ),
+            name=f"aai-load-worker-{n}",
+            daemon=True,
         )
         for n in range(workers)
     ]
@@ -153,17 +164,22 @@ def _feed(
     rows: list[WorkerRow],
     host: Platform,
     started: list[subprocess.Popen[bytes]],
+    sent: deque[list[tuple[str, bool]]],
 ) -> None:
-    """One worker's life: chunks from the front of the queue until it is empty."""
+    """One worker's life: the chunks it was given (`sent`, in the order the worker answers them),
+    then chunks from the front of the queue until it is empty."""
     try:
         process = subprocess.Popen(worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     except OSError as exc:
         logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
+        chunks.extendleft(sent)
         return
     started.append(process)
     assert process.stdin is not None and process.stdout is not None
-    sent: deque[list[tuple[str, bool]]] = deque()  # in the order the worker answers them
     try:
+        for chunk in sent:
+            if not _send(process.stdin, chunk):
+                break
         while True:
             # Two chunks ahead: the worker never waits while this thread waits for the GIL.
             while len(sent) < IN_FLIGHT and chunks:
