@@ -110,10 +110,8 @@ class FileLoads:
     ) -> FileLoad:
         """What the file at `path` holds; `info` and `stamp` are its `stat` and `file_stamp`."""
         build.seen.add(path)
-        with self._lock:
-            known = self._loads.get(path)
-            racy_before = path in self._racy
-        if known is not None and known.stamp == stamp and known.bundled == bundled and not racy_before:
+        known = self._unchanged(path, stamp, bundled)
+        if known is not None:
             build.counts[1 if path in self._restored else 0] += 1
             return known
         found = self._from_cache(build, path, stamp, bundled)
@@ -138,7 +136,16 @@ class FileLoads:
                 self._racy.discard(path)
         return found
 
-    def _from_cache(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> FileLoad | None:
+    def _unchanged(self, path: str, stamp: str, bundled: bool) -> FileLoad | None:
+        """What this process loaded of the file before, if the file is as it was then."""
+        with self._lock:
+            known = self._loads.get(path)
+            if known is None or known.stamp != stamp or known.bundled != bundled or path in self._racy:
+                return None
+            return known
+
+    def _stored_row(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> StoredOutcome | None:
+        """The card cache's row of the file, if it is of the file as it is."""
         if self.cache is None:
             return None
         with self._lock:
@@ -149,7 +156,11 @@ class FileLoads:
                 self._stored = stored
         stored_now = self._stored
         row = stored_now.get(path) if stored_now is not None else self.cache.outcome(path)
-        if row is None or row.stamp != stamp or row.bundled != bundled:
+        return None if row is None or row.stamp != stamp or row.bundled != bundled else row
+
+    def _from_cache(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> FileLoad | None:
+        row = self._stored_row(build, path, stamp, bundled)
+        if row is None:
             return None
         try:
             record = None if row.card is None else json.loads(row.card)
@@ -195,29 +206,19 @@ class FileLoads:
                     problems=problems,
                 )
                 # With a cache the texts go there as they came (checked when read back).
-                in_memory = texts is not None and self.cache is None
-                kept = texts_from_record(json.loads(texts)) if in_memory and texts else None
+                kept = None
+                if texts is not None and self.cache is None:
+                    kept = texts_from_record(json.loads(texts))
             except (ValueError, TypeError, RecursionError):
                 logger.debug("a worker's outcome of %s does not read back; loading the file here", path)
                 continue
             build.read_ahead[path] = ReadAhead(load, None, kept, row)
 
     def _must_read(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> bool:
-        with self._lock:
-            known = self._loads.get(path)
-            if (
-                known is not None
-                and known.stamp == stamp
-                and known.bundled == bundled
-                and path not in self._racy
-            ):
-                return False
-        if self.cache is None:
-            return True
-        if build.first and self._stored is None and not self._restored:
-            self._stored = self.cache.outcomes()
-        row = self._stored.get(path) if self._stored is not None else self.cache.outcome(path)
-        return row is None or row.stamp != stamp or row.bundled != bundled
+        return (
+            self._unchanged(path, stamp, bundled) is None
+            and self._stored_row(build, path, stamp, bundled) is None
+        )
 
     def _keep(self, build: LoadBuild, ahead: ReadAhead, *, racy: bool) -> FileLoad:
         """A file's outcome read now: its app held, its texts kept, its row for the card cache."""
