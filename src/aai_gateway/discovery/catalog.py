@@ -12,15 +12,15 @@ from functools import cached_property
 from pathlib import Path
 
 from ..bulk import without_cyclic_gc
-from ..descriptor import AppDescriptor, Platform, Source
+from ..descriptor import AppDescriptor, Platform
 from ..descriptor.card import AppCard, card_of
 from ..descriptor.mcp_tools import with_server_tools, without_server_tools
 from ..errors import AppChangedError, Problem
 from .card_cache import file_stamp
-from .file_outcomes import invalid_reason
+from .file_outcomes import FileLoad, invalid_reason, read_file
 from .loading import FileLoads, LoadBuild
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
-from .scanner import Unreadable, describe_os_error, read_descriptor_bytes, root_status, walk_source
+from .scanner import Unreadable, root_status, walk_source
 from .sources import SourceSpec
 
 logger = logging.getLogger(__name__)
@@ -260,18 +260,14 @@ def load_file(
     path: Path, label: str, host: Platform | None = None, *, bundled: bool = False
 ) -> CatalogEntry | Skipped:
     """One descriptor file on its own (a file the user names), held in memory."""
-    path = Path(os.path.abspath(path))
-    try:
-        data = read_descriptor_bytes(path)
-    except OSError as exc:
-        return Skipped(str(path), label, describe_os_error(exc))
-    from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
-
-    result = load_text(data, Source(kind="bundled" if bundled else "file", location=str(path)), host)
-    problems = tuple(p.located(str(path)) for p in result.problems)
-    if result.descriptor is None:
-        return Skipped(str(path), label, invalid_reason(problems), problems)
-    return CatalogEntry.of(result.descriptor, label, tuple(p for p in problems if p.severity == "warning"))
+    location = os.path.abspath(path)
+    loaded = read_file(location, bundled, host)
+    if isinstance(loaded, FileLoad):
+        return Skipped(location, label, loaded.reason)
+    app, problems = loaded
+    if app is None:
+        return Skipped(location, label, invalid_reason(problems), problems)
+    return CatalogEntry.of(app, label, problems)
 
 
 # --------------------------------------------------------------------------- server tools
