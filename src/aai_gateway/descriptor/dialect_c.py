@@ -197,12 +197,17 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     active on the host when the host is one of them."""
     channel = _channel(doc)
     platforms = (doc.platform,) if doc.platform else DESKTOP_PLATFORMS
+    first = tuple(_tool(t, platforms[0], channel) for t in doc.tools or ())
+    declared_type = execution_type(doc)
     sections = tuple(
         PlatformSection(
             platform=platform,
-            declared_type=execution_type(doc),
+            declared_type=declared_type,
             channel=channel,
-            tools=tuple(_tool(t, platform, channel) for t in doc.tools or ()),
+            # The other desktops' tools differ only in their platform: copied, not validated again.
+            tools=first
+            if platform == platforms[0]
+            else tuple(t.model_copy(update={"platform": platform}) for t in first),
         )
         for platform in platforms
     )
