@@ -107,6 +107,18 @@ def test_a_file_name_or_a_web_address_in_a_query_names_a_file_or_a_web_page() ->
     assert not {0, 1, 2} & query_weights("open the door", vocabulary, lexicon, None).words
 
 
+def test_a_flight_number_in_a_query_names_a_flight_whatever_the_language() -> None:
+    from aai_gateway.search.lexicon import default_lexicon
+
+    lexicon = default_lexicon()
+    vocabulary = {"§flight": 0}
+    for query in ("is UA 837 on time", "NH10便、遅れてる？", "¿A qué hora aterriza el IB6251?"):
+        assert 0 in query_weights(query, vocabulary, lexicon, None).words, query
+    # two capitals that name something else, lower case, a model number, a year: no flight
+    for query in ("merge PR 123", "ua 837", "buy a PS5", "taxes for 2024", "ABC 123"):
+        assert 0 not in query_weights(query, vocabulary, lexicon, None).words, query
+
+
 def test_a_phrase_that_says_the_action_and_the_thing_names_the_action_in_a_unit_of_its_own() -> None:
     units = terms("jot down")
     assert any("§note" in alternatives and "§write" not in alternatives for _literal, alternatives in units)

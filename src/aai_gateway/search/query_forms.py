@@ -1,6 +1,6 @@
 """What a query says by its form, whatever its words: a calculation (`17.5% of 2340`), a file
-name (`config.yaml`), a web address (`example.com`). Each gives the query a unit of concepts
-(query.py)."""
+name (`config.yaml`), a web address (`example.com`), a flight number (`LH 400`). Each gives the
+query a unit of concepts (query.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,15 @@ _ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai
 ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
 
 
+_FLIGHT_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2}) ?[0-9]{2,4}(?![A-Za-z0-9])")
+"""An airline's two-letter code and a number (`UA 837`, `NH10便`, `IB6251`), as typed: a flight."""
+_NOT_AIRLINES = frozenset(
+    {"PR", "ID", "TV", "PC", "IP", "QR", "PS", "HD", "CD", "OS", "MR", "NR", "PO", "NO"}
+)
+"""Two capitals before a number that name something else far more often (`PR 123`, `ID 4711`)."""
+FLIGHT_CONCEPT = CONCEPT_PREFIX + "flight"
+
+
 def concepts_of_form(text: str, clipped: str) -> Iterator[list[str]]:
     """The concepts `text` names by its form, one list per unit: `text` as typed (signs kept, for
     arithmetic), `clipped` as normalized (normalize.py)."""
@@ -33,3 +42,5 @@ def concepts_of_form(text: str, clipped: str) -> Iterator[list[str]]:
         yield [FILE_CONCEPT]
     if _ADDRESS.search(clipped):
         yield list(ADDRESS_CONCEPTS)
+    if any(code not in _NOT_AIRLINES for code in _FLIGHT_NUMBER.findall(text)):
+        yield [FLIGHT_CONCEPT]
