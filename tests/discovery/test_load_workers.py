@@ -109,6 +109,11 @@ WORKERS_THAT_FAIL = {
         "    rows = [[path, bundled, '[1, 2]', None, '[]', None] for path, bundled in json.loads(line)]\n"
         "    print(json.dumps(rows), flush=True)",
     ],
+    "answers too deep to parse": [
+        sys.executable,
+        "-c",
+        "import sys\nfor line in sys.stdin: print('[' * 100000 + ']' * 100000, flush=True)",
+    ],
     "stops halfway": [
         sys.executable,
         "-c",
@@ -118,6 +123,7 @@ WORKERS_THAT_FAIL = {
 
 
 @pytest.mark.parametrize("command", WORKERS_THAT_FAIL.values(), ids=WORKERS_THAT_FAIL.keys())
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # no traceback either
 def test_a_worker_that_fails_in_any_way_has_its_files_read_here_and_nothing_is_lost(
     many: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:

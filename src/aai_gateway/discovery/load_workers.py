@@ -194,12 +194,12 @@ def _feed(
                 return
             answer = _answer(process.stdout, sent[0])
             if answer is None:
-                chunks.extendleft(sent)  # this process reads them
                 logger.info("a descriptor-reading worker stopped answering; reading its files here")
                 return
             rows.extend(answer)
             sent.popleft()
     finally:
+        chunks.extendleft(sent)  # whatever ended this thread, unanswered files are read here
         _stop(process)
 
 
@@ -215,7 +215,7 @@ def _send(to_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> bool:
 def _answer(from_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> list[WorkerRow] | None:
     try:
         answer = json.loads(from_worker.readline())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: a line nested too deep
         return None
     asked = dict(chunk)
     if type(answer) is not list or len(answer) != len(chunk) or not all(_is_row(r, asked) for r in answer):
