@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -307,3 +308,42 @@ def test_a_path_named_twice_is_read_once_and_the_worker_keeps_its_chunks(
     build = loads.begin()
     loads.read_ahead(build, [(path, "stamp", False) for path in files] + [(files[0], "stamp", True)])
     assert [path for path, _bundled in asked[0]] == files
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_build_that_fails_here_ends_its_workers_even_one_stuck_on_a_file(tmp_path: Path) -> None:
+    """Ctrl-C, or reading failing in this process: a worker stuck on a file (a FIFO) would
+    otherwise outlive the gateway, holding its stderr."""
+    pid_file = tmp_path / "worker.pid"
+    stuck = [
+        sys.executable,
+        "-c",
+        f"import os, sys, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "sys.stdin.readline()\ntime.sleep(3600)",
+    ]
+    files = [(str(tmp_path / f"app{n}.json"), False) for n in range(load_workers.CHUNK * 4)]
+
+    def read_here(path: str, bundled: bool) -> None:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        raise KeyboardInterrupt
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load_workers, "worker_command", lambda host: stuck)
+        with pytest.raises(KeyboardInterrupt):
+            load_workers.read_on_every_core(files, "linux", read_here, workers=1)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"

@@ -133,8 +133,10 @@ def read_on_every_core(
             _wait_for(threads, rows, started)
             if not chunks:  # a worker that failed gave its chunk back after this process was done
                 return rows
-    except BaseException:  # Ctrl-C, or `read_here` failing: the workers end after their chunks
+    except BaseException:  # Ctrl-C, or `read_here` failing: the build is over, and so are the workers
         chunks.clear()
+        for process in list(started):  # one stuck on a file would outlive the gateway otherwise
+            process.kill()
         raise
 
 
