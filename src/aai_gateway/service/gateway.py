@@ -36,7 +36,7 @@ from .app_entries import AppEntry, Listing, pin_of
 from .arguments import ArgumentValidator
 from .disclosure import Disclosure
 from .naming import AAI_EXEC, ToolNameStyle
-from .permissions import ConsentPrompterAdapter, PermissionPrompter, permission_asker
+from .permissions import PermissionPrompter, permission_asker, permission_prompters_of
 from .resolve import AppDirectory, resolve_tool
 from .search import SearchAnswer
 
@@ -351,7 +351,9 @@ class Gateway:
             progress,
             http_auth,
             ask_permission=permission_asker(
-                caller.name, app, self._permission_prompters(prompters, permission_prompters)
+                caller.name,
+                app,
+                permission_prompters_of(prompters, permission_prompters, self.consent.dialog),
             ),
             secrets=secrets,
             upstream_auth=upstream_auth,
@@ -383,18 +385,6 @@ class Gateway:
                 outcome,
                 (time.perf_counter() - started) * 1000,
             )
-
-    def _permission_prompters(
-        self, prompters: Sequence[Prompter], permission_prompters: Sequence[PermissionPrompter] | None
-    ) -> list[PermissionPrompter]:
-        chosen: list[PermissionPrompter] = (
-            [ConsentPrompterAdapter(p) for p in prompters]
-            if permission_prompters is None
-            else list(permission_prompters)
-        )
-        if self.consent.dialog is not None:
-            chosen.append(ConsentPrompterAdapter(self.consent.dialog))
-        return chosen
 
     async def aclose(self) -> None:
         await self.registry.aclose()

@@ -77,6 +77,23 @@ class ConsentPrompterAdapter:
         return None if answer is None else answer_kind(answer)
 
 
+def permission_prompters_of(
+    prompters: Sequence[Prompter],
+    permission_prompters: Sequence[PermissionPrompter] | None,
+    dialog: Prompter | None,
+) -> list[PermissionPrompter]:
+    """Who asks a permission question during a call: the caller's own permission prompters, else
+    its consent prompters, then the desktop's dialog when there is one."""
+    chosen: list[PermissionPrompter] = (
+        [ConsentPrompterAdapter(p) for p in prompters]
+        if permission_prompters is None
+        else list(permission_prompters)
+    )
+    if dialog is not None:
+        chosen.append(ConsentPrompterAdapter(dialog))
+    return chosen
+
+
 def consent_question(question: PermissionQuestion) -> ConsentQuestion:
     offered = question.offered
     decisions = ["allow_once"]
