@@ -107,6 +107,42 @@ def test_search_texts_keep_names_titles_descriptions_and_at_most_64_parameters()
     )
 
 
+def test_search_texts_say_which_operations_only_read_as_their_app_declares_it() -> None:
+    document = c_descriptor("dev.test.reads", platform="web", type="http", baseUrl="https://api.example.com")
+    operation = {"description": "An operation", "parameters": {"type": "object", "properties": {}}}
+    document["tools"] = [
+        {**operation, "name": "got", "execution": {"path": "/a", "method": "GET"}},
+        {**operation, "name": "posted", "execution": {"path": "/b", "method": "POST"}},
+        {
+            **operation,
+            "name": "hinted",
+            "execution": {"path": "/c", "method": "POST"},
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            **operation,
+            "name": "denied",
+            "execution": {"path": "/d", "method": "GET"},
+            "annotations": {"readOnlyHint": False},
+        },
+    ]
+    app = load_descriptor(json.dumps(document), Source(kind="file", location="/r.json"), "web")
+    texts = texts_of(app)
+    # an HTTP GET changes nothing by definition, unless the app says otherwise
+    assert [(t.name, t.reads_only) for t in texts] == [
+        ("got", True),
+        ("posted", False),
+        ("hinted", True),
+        ("denied", False),
+    ]
+    record = through_json(texts_record(texts))
+    assert texts_from_record(record) == texts
+    with pytest.raises(ValueError):  # a row of the format before: read again, not trusted
+        texts_from_record([operation[:4] for operation in record])
+    with pytest.raises(ValueError):
+        texts_from_record([[*operation[:4], "yes"] for operation in record])
+
+
 def _valid_record() -> list[Any]:
     return through_json(card_record(card_of(http_app())))  # type: ignore[no-any-return]
 

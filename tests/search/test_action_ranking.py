@@ -177,3 +177,25 @@ def test_a_question_lifts_the_operations_that_look_and_only_them() -> None:
     said = {hit.tool: hit.score for hit in index.search("the car doors locked", 3)}
     assert asked["get_vehicle_state"] == pytest.approx(said["get_vehicle_state"] * LOOKING_LEAD, rel=1e-3)
     assert asked["lock_doors"] == pytest.approx(said["lock_doors"], rel=1e-3)
+
+
+def test_a_question_lifts_an_operation_its_app_says_only_reads_whatever_its_name() -> None:
+    from aai_gateway.search import LOOKING_LEAD
+
+    read_only = {"readOnlyHint": True}
+    car = app(
+        "car",
+        {"de": "Auto"},
+        "Dein Auto",
+        [
+            {**tool("verriegeln", "Das Auto verriegeln"), "annotations": {"destructiveHint": False}},
+            {**tool("fahrzeugstatus", "Türen, Klima und Akku des Autos"), "annotations": read_only},
+            {**tool("tueren", "Die Türen des Autos")},
+        ],
+    )
+    index = SearchIndex([car])
+    asked = {hit.tool: hit.score for hit in index.search("Sind die Türen des Autos zu?", 3)}
+    said = {hit.tool: hit.score for hit in index.search("Türen des Autos zu", 3)}
+    assert asked["fahrzeugstatus"] == pytest.approx(said["fahrzeugstatus"] * LOOKING_LEAD, rel=1e-3)
+    assert asked["tueren"] == pytest.approx(said["tueren"], rel=1e-3)
+    assert asked["verriegeln"] == pytest.approx(said["verriegeln"], rel=1e-3)

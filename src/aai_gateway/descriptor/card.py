@@ -23,7 +23,7 @@ from pydantic import TypeAdapter
 
 from .binding import Binding
 from .mcp_tools import server_probe
-from .model import AppDescriptor, Call, Channel, HttpChannel, Tool
+from .model import AppDescriptor, Call, Channel, HttpCall, HttpChannel, Tool
 from .names import LocalizedName
 from .origin import url_origin
 from .platforms import Platform
@@ -152,6 +152,8 @@ class OperationText:
     title: str | None
     description: str
     parameters: tuple[ParameterText, ...]
+    reads_only: bool = False
+    """The app says the operation changes nothing: MCP's `readOnlyHint`, else an HTTP GET."""
 
 
 MAX_PARAMETER_TEXTS = 64
@@ -229,7 +231,9 @@ def _operation_text(tool: Tool) -> OperationText:
             else ParameterText(str(name), None, None)
             for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS)
         )
-    return OperationText(tool.name, title, tool.description, parameters)
+    hint = tool.annotations.read_only_hint if tool.annotations else None
+    reads_only = hint if hint is not None else isinstance(tool.call, HttpCall) and tool.call.method == "GET"
+    return OperationText(tool.name, title, tool.description, parameters, reads_only)
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -117,7 +117,13 @@ def _all_of(kind: type, values: Iterable[Any]) -> bool:
 
 def texts_record(texts: tuple[OperationText, ...]) -> list[Any]:
     return [
-        [t.name, t.title, t.description, [[p.name, p.title, p.description] for p in t.parameters]]
+        [
+            t.name,
+            t.title,
+            t.description,
+            [[p.name, p.title, p.description] for p in t.parameters],
+            t.reads_only,
+        ]
         for t in texts
     ]
 
@@ -126,13 +132,16 @@ def texts_from_record(record: Any) -> tuple[OperationText, ...]:
     """The texts `texts_record` wrote; ValueError for anything else."""
     texts: list[OperationText] = []
     for operation in _list(record):
-        name, title, description, parameters = _list(operation, 4)
+        name, title, description, parameters, reads_only = _list(operation, 5)
+        if type(reads_only) is not bool:
+            raise ValueError("reads_only is not a boolean")
         texts.append(
             OperationText(
                 _text(name),
                 _optional_text(title),
                 _text(description),
                 tuple(_parameter(p) for p in _list(parameters)),
+                reads_only,
             )
         )
     return tuple(texts)

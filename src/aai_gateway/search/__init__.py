@@ -25,8 +25,9 @@ from .query import query_weights
 
 DEFAULT_LIMIT = 10
 LOOKING_LEAD = 1.15
-"""How much an operation that only looks (its name says list, get, search, track) gains over the
-others when the query is a question (language.py, `is_question`)."""
+"""How much an operation that only looks (its name says list, get, search, track, or its app says
+it changes nothing: `OperationText.reads_only`) gains over the others when the query is a question
+(language.py, `is_question`)."""
 LOCAL_LEAD = 1.1
 """How much an app described in the query's language (not English) and its operations gain: people
 use the apps of their country (language.py)."""
@@ -87,16 +88,17 @@ class SearchIndex:
 
     @staticmethod
     def _looking_entries(corpus: Corpus) -> Any:
-        """Per entry, whether it is an operation whose name (or title) says it only looks."""
+        """Per entry, whether it is an operation that only looks: its name (or title) says so, or
+        its app does (`readOnlyHint`, an HTTP GET)."""
         import numpy as np  # noqa: PLC0415
 
         looking = {corpus.vocabulary[c] for c in READING_CONCEPTS if c in corpus.vocabulary}
         names = corpus.fields["name"]
         flags = np.zeros(len(names), dtype=bool)
-        if looking:
-            for index, ids in enumerate(names):
-                if corpus.owner[index] >= 0 and not looking.isdisjoint(ids):
-                    flags[index] = True
+        for index, ids in enumerate(names):
+            tool = corpus.entry_tool[index]
+            if tool >= 0 and (not looking.isdisjoint(ids) or corpus.entry_text(index).reads_only):
+                flags[index] = True
         return flags
 
     def _entry_languages(self) -> Any:

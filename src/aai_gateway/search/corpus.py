@@ -183,6 +183,10 @@ class Corpus:
         tool = self.entry_tool[index]
         return app_entry(app.card) if tool < 0 else tool_entry(app.card, app.operations[tool])
 
+    def entry_text(self, index: int) -> OperationText:
+        """The texts of the operation at entry `index` (an operation's entry, not an app's)."""
+        return self.apps[self.entry_app[index]].operations[self.entry_tool[index]]
+
     def drop_fields(self) -> None:
         """Forget the term ids once the scorer holds them."""
         self.fields = {}
