@@ -149,3 +149,20 @@ def test_in_german_a_word_the_query_says_outranks_the_corrections_of_one_it_does
     assert found[0] == ("kicker", "lineup")
     # in English, a word the index does not know is more often a misspelt name
     assert index.search("starr article", 1)[0].app.id == "star"
+
+
+def test_a_german_word_meets_its_umlauts_spelt_out_either_way() -> None:
+    index = SearchIndex(
+        [
+            app("contracts", {"de": "Verträge"}, "Verwaltung", [tool("vertragKuendigen", "Vertrag")]),
+            app("mail", {"de": "Post"}, "E-Mails", [tool("remove", "Eine Nachricht löschen")]),
+        ],
+        concepts=False,  # the lexicon knows `löschen` but not `loeschen`: its concepts are another matter
+    )
+
+    def score(query: str) -> float:
+        return next(hit.score for hit in index.search(query, 5) if hit.tool is not None)
+
+    # as a name spells it, and as a person types it: the same word, not a typo of it
+    assert score("kündigen") == pytest.approx(score("kuendigen"))
+    assert score("loeschen") == pytest.approx(score("löschen"))

@@ -225,6 +225,8 @@ def query_weights(
     language = language_of(clipped, lexicon.languages) if lexicon is not None else None
     names_of_people = _person_names(clipped) if lexicon is not None and language != "de" else frozenset()
     units = _words(analyzed, build, speller, surfaces, names_of_people, language=language)
+    for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
+        build.alternative(units[index], spelt, 1.0, named=True)
     _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:

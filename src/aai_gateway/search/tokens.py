@@ -50,6 +50,9 @@ class Analyzed:
     joined: dict[str, int] = field(default_factory=dict)
     """The joined forms among `terms` (`jobfullnam`; a query's `todo` for `to do`), each with the
     index of its first word."""
+    spellings: dict[int, str] = field(default_factory=dict)
+    """Per word with an umlaut, its stem spelt as ASCII names spell it (`Kündigung`: `kuendigung`,
+    as in `vertragKuendigen`), also among `terms`."""
 
 
 _FUNCTION_STEMS = frozenset(
@@ -103,9 +106,15 @@ def fold_word(word: str) -> str:
     return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
 
 
-def split_word(word: str) -> list[str]:
-    """A word run's parts at camelCase boundaries, case- and accent-folded."""
-    return [fold_word(part) for part in _CAMEL.split(word) if part]
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+def umlaut_spelling(word: str) -> str | None:
+    """`word` (a camelCase part, as written) with its umlauts spelt out as German does without
+    them (`Kündigen`: `kuendigen`), folded; None when it has none."""
+    folded = word.casefold()
+    spelt = folded.translate(_UMLAUTS)
+    return None if spelt == folded else fold_word(spelt)
 
 
 def _cjk_terms(script: str, text: str, into: list[str]) -> None:
@@ -206,11 +215,15 @@ def _end_chunk(chunk: _Chunk, out: Analyzed) -> None:
 
 def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None:
     if run.script == "word":
-        parts = split_word(run.text)
+        written = [part for part in _CAMEL.split(run.text) if part]
+        parts = [fold_word(part) for part in written]
         chunk.parts += parts
-        for part in parts:
+        for part, as_written in zip(parts, written, strict=True):
             stemmed = stem(part)
             out.terms.append(stemmed)
+            if not as_written.isascii() and (spelt := umlaut_spelling(as_written)) is not None:
+                out.spellings[len(out.words)] = stem(spelt)
+                out.terms.append(out.spellings[len(out.words)])
             out.words.append(stemmed)
             out.surfaces.append(part)
             out.chunk_of.append(chunk.start)
