@@ -166,3 +166,18 @@ def test_a_german_word_meets_its_umlauts_spelt_out_either_way() -> None:
     # as a name spells it, and as a person types it: the same word, not a typo of it
     assert score("kündigen") == pytest.approx(score("kuendigen"))
     assert score("loeschen") == pytest.approx(score("löschen"))
+
+
+def test_a_german_stopword_with_an_umlaut_stays_a_stopword_spelt_out() -> None:
+    index = SearchIndex(
+        [
+            app("invoices", {"de": "Rechnungen"}, "Rechnungen", [tool("rechnung", "Rechnung fuer Kunden")]),
+            app("notes", {"de": "Notizen"}, "Notizen", [tool("notiz", "Eine Notiz erstellen")]),
+        ],
+    )
+
+    def scores(query: str) -> dict[str, float]:
+        return {hit.app.id: hit.score for hit in index.search(query, 5) if hit.tool is not None}
+
+    # `für` is left out of the query; its spelling `fuer` is not looked for either
+    assert scores("Notiz für morgen erstellen") == pytest.approx(scores("Notiz morgen erstellen"))
