@@ -242,7 +242,6 @@ def test_a_word_of_a_query_in_a_known_language_names_what_it_means_in_that_langu
     assert "§calendar" in lexicon.concepts_of_word("calendar", "calendar", "de")  # English: everywhere
 
 
-
 def test_an_id_is_nobody_s_by_itself() -> None:
     """A term the lexicon lists for one language is matched in every descriptor: `ID` (a user's,
     in Chinese) made every operation with an `id` parameter about users (39% of the bench's)."""

@@ -115,7 +115,15 @@ def test_a_flight_number_in_a_query_names_a_flight_whatever_the_language() -> No
     for query in ("is UA 837 on time", "NH10便、遅れてる？", "¿A qué hora aterriza el IB6251?"):
         assert 0 in query_weights(query, vocabulary, lexicon, None).words, query
     # two capitals that name something else, lower case, a model number, a year: no flight
-    for query in ("merge PR 123", "ua 837", "buy a PS5", "taxes for 2024", "ABC 123"):
+    for query in (
+        "merge PR 123",
+        "ua 837",
+        "buy a PS5",
+        "taxes for 2024",
+        "ABC 123",
+        "EU 27 population",
+        "DE 2024 tax",
+    ):
         assert 0 not in query_weights(query, vocabulary, lexicon, None).words, query
 
 

@@ -225,6 +225,10 @@ def query_weights(
     language = language_of(clipped, lexicon.languages) if lexicon is not None else None
     names_of_people = _person_names(clipped) if lexicon is not None and language != "de" else frozenset()
     units = _words(analyzed, build, speller, surfaces, names_of_people, language=language)
+    stop = query_stop_terms()
+    for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
+        if analyzed.words[index] not in stop:  # a stopword's neither: `für` is no `fuer`
+            build.alternative(units[index], spelt, 1.0, named=True)
     _joined_forms(analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
@@ -295,8 +299,6 @@ def _words(
         foreign = lexicon is not None and surface not in surfaces and lexicon.foreign_only(surface)
         if not foreign:
             build.literal(unit, term)
-        if (spelt := analyzed.spellings.get(index)) is not None:  # `Kündigung` meets `vertragKuendigen`
-            build.alternative(unit, spelt, 1.0, named=True)  # (not a stopword's: `für` is no `fuer`)
         # a word the index has as written is no typo; one it has only by stem may be (`calender`
         # stems as `calendly` does: the calendar it means is one letter away)
         if (

@@ -24,12 +24,17 @@ _ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|dev|app|ai
 ADDRESS_CONCEPTS = (CONCEPT_PREFIX + "link", CONCEPT_PREFIX + "browser")
 
 
-_FLIGHT_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2}) ?[0-9]{2,4}(?![A-Za-z0-9])")
+_FLIGHT_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2}) ?([0-9]{2,4})(?![A-Za-z0-9])")
 """An airline's two-letter code and a number (`UA 837`, `NH10便`, `IB6251`), as typed: a flight."""
 _NOT_AIRLINES = frozenset(
-    {"PR", "ID", "TV", "PC", "IP", "QR", "PS", "HD", "CD", "OS", "MR", "NR", "PO", "NO"}
+    {"PR", "ID", "TV", "PC", "IP", "QR", "PS", "HD", "CD", "OS", "MR", "NR", "PO", "NO", "EN", "XP", "RS"}
+    | {"EU", "US", "UK", "GB", "DE", "FR", "IT", "ES", "AT", "IN", "NY"}  # places: `EU 27`, `US 2024`
+    | {"KB", "MB", "TB", "AM", "PM", "AC", "DC", "PG"}  # units, times, ratings: `MB 100`, `AC 220`
+    | {"HP", "LG", "WD", "OK"}  # brands and words: `HP 100`, `WD 40`, `OK 200`
 )
-"""Two capitals before a number that name something else far more often (`PR 123`, `ID 4711`)."""
+"""Two capitals before a number that name something else far more often (`PR 123`, `EU 27`),
+though some are airlines too (Air Canada's `AC`): a flight number there needs the word."""
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 FLIGHT_CONCEPT = CONCEPT_PREFIX + "flight"
 
 
@@ -42,5 +47,8 @@ def concepts_of_form(text: str, clipped: str) -> Iterator[list[str]]:
         yield [FILE_CONCEPT]
     if _ADDRESS.search(clipped):
         yield list(ADDRESS_CONCEPTS)
-    if any(code not in _NOT_AIRLINES for code in _FLIGHT_NUMBER.findall(text)):
+    if any(
+        code not in _NOT_AIRLINES and not _YEAR.fullmatch(number)
+        for code, number in _FLIGHT_NUMBER.findall(text)
+    ):
         yield [FLIGHT_CONCEPT]
