@@ -13,7 +13,7 @@ from aai_gateway.search.concept_files import (
 )
 from aai_gateway.search.lexicon import Lexicon, default_lexicon
 from aai_gateway.search.normalize import clip_query
-from aai_gateway.search.tokens import analyze
+from aai_gateway.search.tokens import analyze, stem
 
 LANGUAGES = {"en", "zh", "ja", "de", "fr", "es"}
 
@@ -248,3 +248,13 @@ def test_an_id_is_nobody_s_by_itself() -> None:
     lexicon = default_lexicon()
     assert "§user" not in lexicon.concepts(analyze("the task id"))
     assert "§user" in lexicon.concepts(analyze("用户ID"))
+
+
+def test_a_word_that_is_a_common_word_of_another_language_names_its_concept_in_queries_only() -> None:
+    """French `hier` (yesterday) is German `hier` (here), and `thèse` folds to English `these`:
+    in a descriptor, whose language the lexicon does not ask, they would date or file any text."""
+    lexicon = default_lexicon()
+    assert "§date" not in lexicon.concepts(analyze("Hier finden Sie alle Dateien"))
+    assert "§paper" not in lexicon.concepts(analyze("these files"))
+    assert "§date" in lexicon.query_concepts_of_word("hier", stem("hier"), "fr")
+    assert "§paper" in lexicon.query_concepts_of_word("these", stem("these"), "fr")
