@@ -27,7 +27,7 @@ from .concept_files import CONCEPT_PREFIX, narrower_term
 from .language import QUESTION_WORDS, is_question, language_of
 from .lexicon import Lexicon
 from .normalize import MAX_QUERY_CHARACTERS, clip_query, is_cjk
-from .query_forms import concepts_of_form
+from .query_forms import concepts_of_form, person_names
 from .stopwords import CJK_STOPWORDS, query_stop_terms
 from .tokens import Analyzed, analyze, stem
 
@@ -62,7 +62,6 @@ PERSON_WEIGHT = 0.4
 is a person, weighed as a guess."""
 _NAME_WITH_NUMBER = re.compile(r"[^\W\d_]{4,}\d{1,4}")
 """A word of letters then digits (`imoscout24`): a name, corrected as a typo like a word."""
-_CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
 
 
 @dataclass(slots=True)
@@ -223,7 +222,7 @@ def query_weights(
     analyzed = analyze(names.rewrite(clipped, vocabulary) if names is not None else clipped, pairs=True)
     build = _Builder(vocabulary, lexicon)
     language = language_of(clipped, lexicon.languages) if lexicon is not None else None
-    names_of_people = _person_names(clipped) if lexicon is not None and language != "de" else frozenset()
+    names_of_people = person_names(clipped) if lexicon is not None and language != "de" else frozenset()
     units = _words(analyzed, build, speller, surfaces, names_of_people, language=language)
     stop = query_stop_terms()
     for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
@@ -241,12 +240,6 @@ def query_weights(
         for concepts in concepts_of_form(text[:MAX_QUERY_CHARACTERS], clipped):
             build.concepts(build.unit(), concepts)
     return build.result(question=is_question(clipped))
-
-
-def _person_names(text: str) -> frozenset[str]:
-    """Capitalized words after the first of a query (not in German, which capitalizes every
-    noun): names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
-    return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
 
 
 def _words(

@@ -1,6 +1,6 @@
 """What a query says by its form, whatever its words: a calculation (`17.5% of 2340`), a file
-name (`config.yaml`), a web address (`example.com`), a flight number (`LH 400`). Each gives the
-query a unit of concepts (query.py)."""
+name (`config.yaml`), a web address (`example.com`), a flight number (`LH 400`), each a unit of
+concepts (query.py); and capitalized words after the first, names of people."""
 
 from __future__ import annotations
 
@@ -52,3 +52,12 @@ def concepts_of_form(text: str, clipped: str) -> Iterator[list[str]]:
         for code, number in _FLIGHT_NUMBER.findall(text)
     ):
         yield [FLIGHT_CONCEPT]
+
+
+_CAPITALIZED = re.compile(r"(?<=\S)\s+([A-Z][a-z]{2,})\b")
+
+
+def person_names(text: str) -> frozenset[str]:
+    """Capitalized words after the first of a query (not in German, which capitalizes every
+    noun): names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
+    return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
