@@ -117,6 +117,8 @@ async def server_is_closed(url: str, within: float = 5.0) -> bool:
                     await client.get(url)
             except httpx.ConnectError:
                 return True
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                pass  # accepted as the server was closing, then dropped: still closing, ask again
             await anyio.sleep(0.05)
     return False
 
