@@ -3,7 +3,9 @@ by headless Chromium clicking the real consent page of the authlib authorization
 
 from __future__ import annotations
 
+import asyncio
 import re
+import socket
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -340,3 +342,38 @@ async def test_a_sign_in_without_a_browser_works_the_same(oauth: OAuthTestServer
 
     assert answers == [200]
     assert credential.tokens is not None
+
+
+async def test_a_connection_landing_as_the_sign_in_stops_listening_breaks_nothing(
+    oauth: OAuthTestServer,
+) -> None:
+    """The browser's late request (a favicon, a second tab) may land in the very loop pass that
+    stops the sign-in. The listening socket is readable first and the sign-in is cancelled in the
+    same pass, before its accept runs: asyncio's own accept then completed a future already
+    cancelled (an `InvalidStateError` in a loop callback, which the test runner raises)."""
+    app = oauth_app(oauth)
+    loop = asyncio.get_running_loop()
+    wake, waker = socket.socketpair()
+    late: list[socket.socket] = []
+    with anyio.CancelScope() as stop:
+
+        async def land_late(port: int) -> None:
+            await anyio.sleep(0.2)  # the listener waits for a connection
+            loop.add_reader(wake.fileno(), stop.cancel)  # ready first in the next pass ...
+            waker.send(b"x")
+            late.append(socket.create_connection(("127.0.0.1", port)))  # ... the listener second
+
+        async with anyio.create_task_group() as tg:
+
+            def open_url(url: str) -> None:
+                redirect_uri = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+                tg.start_soon(land_late, urlsplit(redirect_uri).port or 0)
+
+            settings = oauth2_settings(app)
+            await login(app, settings, open_url=open_url, client_id=PRE_CLIENT_ID, timeout_seconds=5)
+    loop.remove_reader(wake.fileno())
+    for sock in (wake, waker, *late):
+        sock.close()
+
+    assert stop.cancelled_caught
+    assert len(late) == 1

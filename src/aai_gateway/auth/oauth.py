@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -33,14 +34,13 @@ from typing import Final
 
 import anyio
 import httpx
-from anyio.abc import SocketAttribute
 
 from ..descriptor import AppDescriptor
 from ..descriptor.model_auth import OAuth2Auth
 from ..discovery.web import WebFetchPolicy
 from .auth_context import AuthContext
 from .credentials import AuthorizationServer, Credential, OAuthTokens
-from .oauth_callback import CALLBACK_PATH, LoopbackCallback
+from .oauth_callback import CALLBACK_PATH, LoopbackCallback, serve_connections
 from .oauth_client import OAuthClient, PkcePair, exchange_code, s256_challenge
 from .oauth_client import authorization_url as oauth_authorization_url
 from .oauth_registration import authorization_server_metadata, needs_client_id, register_client
@@ -133,8 +133,9 @@ class LoopbackSignIn:
 
     @asynccontextmanager
     async def serve(self) -> AsyncIterator[str]:
-        async with await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self._port) as listener:
-            bound_port = listener.extra(SocketAttribute.local_port)  # noqa: S610 (anyio, not Django)
+        with socket.create_server(("127.0.0.1", self._port)) as listening:
+            listening.setblocking(False)
+            bound_port = listening.getsockname()[1]
             self._redirect_uri = f"http://127.0.0.1:{bound_port}{CALLBACK_PATH}"
             if self.client is None:
                 self.client = await self._register(self._redirect_uri)
@@ -150,7 +151,7 @@ class LoopbackSignIn:
             )
             self._callback = LoopbackCallback(state, self.context.app_name)
             async with anyio.create_task_group() as tg:
-                tg.start_soon(listener.serve, self._callback.handle)
+                tg.start_soon(serve_connections, listening, self._callback.handle)
                 try:
                     yield url  # the socket listens already: a quick browser waits in the backlog
                 finally:

@@ -6,6 +6,8 @@ and keeps the first valid outcome: a `code` with the sign-in's `state`, or the a
 server's `error`. A callback with another state gets an error page and changes nothing (a forged
 or stale link cannot end the sign-in); anything after the outcome is told it is finished. The code
 is never logged, and what the pages show is HTML-escaped.
+
+`serve_connections` is the listener's accept loop (not anyio's `SocketListener.serve`; see there).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import html
 import logging
 import secrets
-from typing import Final
+import socket
+from collections.abc import Callable, Coroutine
+from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -96,6 +100,34 @@ class LoopbackCallback:
             "Signed in",
             f"The AAI Gateway is now signed in to {self._app_name}. You can close this tab.",
         )
+
+
+ConnectionHandler = Callable[[SocketStream], Coroutine[Any, Any, None]]
+
+
+async def serve_connections(listening: socket.socket, handle: ConnectionHandler) -> None:
+    """Accepts each connection of the non-blocking `listening` socket and serves it with `handle`
+    in a task of its own, until cancelled.
+
+    It waits for the socket to be readable and then accepts. asyncio's own accept (under anyio's
+    `SocketListener.serve`) cannot be cancelled safely on CPython 3.11: when the browser's late
+    request lands in the loop pass that stops the sign-in, the accept completes a future already
+    cancelled (an `InvalidStateError` out of the event loop) and the connection is left open.
+    Here a wake-up that comes too late sets an event nobody waits for, and a connection not yet
+    accepted closes with the listening socket."""
+    async with anyio.create_task_group() as tg:
+        while True:
+            await anyio.wait_readable(listening)
+            try:
+                connection, _address = listening.accept()
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                continue  # taken back before it was accepted: wait for the next one
+            try:
+                stream = await SocketStream.from_socket(connection)
+            except BaseException:
+                connection.close()
+                raise
+            tg.start_soon(handle, stream)
 
 
 async def _read_head(stream: SocketStream) -> bytes:
