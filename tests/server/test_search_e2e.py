@@ -4,9 +4,11 @@ process over stdio, both protocol generations."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -159,6 +161,22 @@ async def test_a_pinned_app_that_is_not_runnable_here_is_reported_as_not_listed(
         names = [tool.name for tool in (await client.list_tools()).tools]
     assert names == ["app_dev_test_more", "aai_search", "web_discover", "aai_exec"]
     assert "pinned but not an app listed here: dev.test.bus" in log.read_text(encoding="utf-8")
+
+
+async def test_a_bounded_gateway_builds_its_search_index_once_the_client_has_its_first_answer(
+    apps_dir: Path, mode: str
+) -> None:
+    listing_config(apps_dir, "[listing]\nmax_apps = 1\n")
+    log = apps_dir.parent / "gateway.log"
+    async with connected(apps_dir, mode, "--log-level", "INFO", "--log-file", str(log)) as client:
+        await client.list_tools()
+        with anyio.fail_after(60):  # not a speed check: the build is in the background
+            while "search index of" not in log.read_text(encoding="utf-8"):  # noqa: ASYNC110 (another process)
+                await anyio.sleep(0.05)
+        found = await client.call_tool("aai_search", {"query": "Offline"})
+    assert re.search(r"search index of \d+ apps ready in \d+\.\d s", log.read_text(encoding="utf-8"))
+    assert found.structured_content is not None
+    assert found.structured_content["results"][0]["app"] == "dev.test.offline"
 
 
 def big_app(count: int) -> dict[str, Any]:

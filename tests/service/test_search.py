@@ -3,6 +3,9 @@ restricted to an app gives its operations' full details; the index is built once
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from aai_gateway import search as search_package
@@ -116,6 +119,77 @@ async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_versi
     gateway.set_catalog(catalog_of([notes_app(), *many_apps(2)]))
     await gateway.search("note", 5)
     assert built == [1, 3]
+
+
+async def test_a_bounded_gateway_builds_its_index_ahead_of_the_first_search_and_a_full_one_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[int] = []
+    real = search_package.SearchIndex
+
+    def counting(apps: list[object]) -> object:
+        built.append(len(apps))
+        return real(apps)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service_search, "SearchIndex", counting)
+    listed_in_full = gateway_of([notes_app(), *many_apps(2)], ListingConfig(max_apps=5))
+    assert await listed_in_full.prepare_search() is None
+    assert built == []
+
+    bounded = gateway_of([notes_app(), *many_apps(6)], ListingConfig(max_apps=5))
+    assert await bounded.prepare_search() == 7
+    assert built == [7]
+    answer = await bounded.search("delete a note", 5)
+    assert answer.results[0].tool == "deleteNote"
+    assert built == [7]  # the search used the index built ahead
+
+
+async def test_an_index_build_that_fails_fails_the_search_that_waited_for_it_and_the_next_builds_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = search_package.SearchIndex
+    attempts: list[int] = []
+
+    def failing_once(apps: list[object]) -> object:
+        attempts.append(len(apps))
+        if len(attempts) == 1:
+            raise MemoryError("no room for the index")
+        return real(apps)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service_search, "SearchIndex", failing_once)
+    gateway = gateway_of([notes_app(), *many_apps(6)], ListingConfig(max_apps=5))
+    with pytest.raises(MemoryError, match="no room for the index"):
+        await gateway.prepare_search()
+    answer = await gateway.search("delete a note", 5)
+    assert answer.results[0].tool == "deleteNote"
+    assert attempts == [7, 7]
+
+
+async def test_work_in_a_thread_of_its_own_gives_back_its_value_or_its_exception() -> None:
+    assert await service_search.in_a_thread_of_its_own(lambda: 6 * 7) == 42
+
+    def failing() -> int:
+        raise KeyError("gone")
+
+    with pytest.raises(KeyError, match="gone"):
+        await service_search.in_a_thread_of_its_own(failing)
+
+
+def test_an_index_build_nobody_waits_for_does_not_hold_up_the_process_exit() -> None:
+    """The client left during a build of minutes: the process ends now (an anyio worker thread
+    would be joined at exit, and the process would end only when the build did)."""
+    script = (
+        "import time, anyio\n"
+        "from aai_gateway.service.search import in_a_thread_of_its_own\n"
+        "async def main():\n"
+        "    with anyio.move_on_after(0.2):\n"
+        "        await in_a_thread_of_its_own(lambda: time.sleep(300))\n"
+        "anyio.run(main)\n"
+        "print('left')\n"
+    )
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout == "left\n"
 
 
 async def test_operations_of_an_app_by_name_with_unknown_names_naming_the_closest() -> None:

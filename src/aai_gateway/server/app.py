@@ -10,6 +10,7 @@ import logging
 import math
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -126,6 +127,7 @@ class GatewayServer:
         self.consent_pages: Pages[Answer] = Pages("consent")
         self._tasks: anyio.abc.TaskGroup | None = None
         self._listed = anyio.Event()  # the first tools/list is answered
+        self._rescanned = anyio.Event()  # the first rescan after it is done (or none will run)
         self.closed = anyio.Event()  # set once everything the gateway started is stopped
 
     def build(self) -> Server[dict[str, Any]]:
@@ -148,7 +150,10 @@ class GatewayServer:
             self._tasks = tasks
             if self.watcher is not None and self.poll_interval > 0:
                 tasks.start_soon(self._watch)
+            else:
+                self._rescanned.set()
             tasks.start_soon(self._say_where_decisions_are_kept)
+            tasks.start_soon(self._prepare_search)
             try:
                 yield {}
             finally:
@@ -167,6 +172,22 @@ class GatewayServer:
         store = self.gateway.consent.store  # finding out may ask the OS keyring: not on the start path
         logger.info("consent decisions are kept in %s", await anyio.to_thread.run_sync(lambda: store.where))
 
+    async def _prepare_search(self) -> None:
+        """The search index, built once the client has its first answer (never on the start
+        path) and the first rescan is done (both at once would slow each other down, and the
+        exit of a client leaving meanwhile waits for a rescan). A build that fails is logged;
+        the first `aai_search` tries again and says why."""
+        await self._settled()
+        await self._rescanned.wait()
+        started = time.perf_counter()
+        try:
+            apps = await self.gateway.prepare_search()
+        except Exception:  # the server goes on: a search builds the index itself
+            logger.warning("building the search index ahead of the first search failed", exc_info=True)
+            return
+        if apps is not None:
+            logger.info("search index of %d apps ready in %.1f s", apps, time.perf_counter() - started)
+
     async def _watch(self) -> None:
         """Rescan whenever the notices say something may have changed; the rescan decides. A
         failed rescan is tried again after the poll interval even if no further notice comes."""
@@ -180,6 +201,7 @@ class GatewayServer:
                 try:
                     catalog = await anyio.to_thread.run_sync(self.watcher.poll)
                 except Exception:  # a scan failure must not stop the server
+                    self._rescanned.set()
                     failures += 1
                     delay = retry_delay(self.poll_interval, failures)
                     if failures == 1:
@@ -188,6 +210,7 @@ class GatewayServer:
                         logger.debug("rescanning failed again; next try in %g s", delay, exc_info=True)
                     continue
                 failures = 0
+                self._rescanned.set()
                 if catalog is not None and self.gateway.set_catalog(catalog):
                     logger.info("app list changed: %d apps", len(self.gateway.entries))
                     await self.notifier.tools_changed()

@@ -213,6 +213,15 @@ class Gateway:
             return await self._shown.search(query, limit)
         return await self._shown.search_in(await self.ensure_tools(self.resolve(app)), query, limit)
 
+    async def prepare_search(self) -> int | None:
+        """When tools/list is bounded (agents then reach apps through `aai_search`), builds the
+        search index now, so that the first search does not wait for it: how many apps it
+        holds. None, and nothing built, when every app is listed."""
+        if self.listing.mode != "bounded":
+            return None
+        await self._shown.searcher.prepare()
+        return self._shown.searcher.size
+
     # ----------------------------------------------------------------- MCP servers' own tools
 
     async def ensure_tools(self, app: AppDescriptor) -> AppDescriptor:

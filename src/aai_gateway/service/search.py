@@ -1,5 +1,5 @@
-"""`aai_search` in the service: the index of one catalog version, built on first use, and the
-answer an agent reads (markdown text, and the results as data).
+"""`aai_search` in the service: the index of one catalog version, built on first use (or ahead of
+it, `Searcher.prepare`), and the answer an agent reads (markdown text, and the results as data).
 
 The index holds every app tools/list could list (listed or not) with the operations that can
 run here. A search restricted to an app answers that app's operations with their full details
@@ -8,10 +8,12 @@ run here. A search restricted to an app answers that app's operations with their
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -53,9 +55,13 @@ TextsOf = Callable[[Sequence[AppCard]], Mapping[tuple[str, str], Sequence[Operat
 built: the card cache holds them, not memory)."""
 
 
+T = TypeVar("T")
+
+
 class Searcher:
-    """The index over the apps of one catalog version, built (in a worker thread) by the first
-    search after `reset`; searches wait for a build under way rather than start another."""
+    """The index over the apps of one catalog version, built (in a thread of its own) by the first
+    search after `reset`, or ahead of it by `prepare`; searches wait for a build under way rather
+    than start another."""
 
     def __init__(self, texts_of: TextsOf) -> None:
         self._texts_of = texts_of
@@ -69,6 +75,15 @@ class Searcher:
         self._apps = {card.key: (card, frozenset(names)) for card, names in apps}
         self._index = None
         self._version += 1
+
+    @property
+    def size(self) -> int:
+        """How many apps the index holds (or will, once built)."""
+        return len(self._apps)
+
+    async def prepare(self) -> None:
+        """Builds the index now, if no search has."""
+        await self._current()
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
         """The best matches among every app."""
@@ -93,7 +108,7 @@ class Searcher:
             if self._index is not None:
                 return self._index
             version, apps = self._version, list(self._apps.values())
-            index = await anyio.to_thread.run_sync(lambda: SearchIndex(self._indexed(apps)))
+            index = await in_a_thread_of_its_own(lambda: SearchIndex(self._indexed(apps)))
             if version == self._version:  # else the catalog changed meanwhile: answer, do not keep
                 self._index = index
             return index
@@ -104,6 +119,31 @@ class Searcher:
             IndexedApp(card, tuple(t for t in texts.get(card.key, ()) if t.name in names))
             for card, names in apps
         ]
+
+
+async def in_a_thread_of_its_own(work: Callable[[], T]) -> T:
+    """What `work` returns (or raises), computed in a daemon thread. An index build takes seconds
+    at thousands of apps; one the gateway stopped waiting for (its client left, a Ctrl-C) must not
+    hold up the process's exit, as a worker thread of anyio's would. Cancelling the wait leaves
+    the thread to finish on its own."""
+    token = anyio.lowlevel.current_token()
+    done = anyio.Event()
+    outcome: list[tuple[T, None] | tuple[None, BaseException]] = []
+
+    def run() -> None:
+        try:
+            outcome.append((work(), None))
+        except BaseException as exc:  # raised again in the waiting task
+            outcome.append((None, exc))
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits any more
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    threading.Thread(target=run, name="aai-search-index", daemon=True).start()
+    await done.wait()
+    value, error = outcome[0]
+    if error is not None:
+        raise error
+    return value  # type: ignore[return-value]  # set with no error
 
 
 def app_key(app: AppIdentity) -> tuple[str, str]:
