@@ -59,3 +59,10 @@ def test_a_chinese_name_written_in_pinyin_as_one_word_is_the_name() -> None:
     assert names.rewrite("ELEME order") == "饿了么 order"
     assert names.rewrite("xianyu", known={"xianyu"}) == "xianyu"  # a word the index has
     assert names.rewrite("open the door") == "open the door"
+
+
+def test_a_pinyin_word_the_index_has_by_stem_or_inside_an_identifier_is_not_a_name() -> None:
+    names = name_sounds(["预约"])
+    assert names.rewrite("yuyue") == "预约"
+    assert names.rewrite("yuyue", known={"yuyu"}) == "yuyue"  # the English stem of a word it has
+    assert names.rewrite("yuyue_qujian 明天上午") == "yuyue_qujian 明天上午"  # an operation's name

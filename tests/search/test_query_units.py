@@ -4,7 +4,8 @@ terms add up and whose alternatives (concepts, broader concepts, corrections) co
 from __future__ import annotations
 
 from aai_gateway.search import SearchIndex
-from aai_gateway.search.query import MAX_UNITS, WeightedQuery, query_weights
+from aai_gateway.search.query import query_weights
+from aai_gateway.search.query_units import MAX_UNITS, WeightedQuery
 
 from .catalog import app, catalog, tool
 

@@ -181,3 +181,52 @@ def test_a_german_stopword_with_an_umlaut_stays_a_stopword_spelt_out() -> None:
 
     # `für` is left out of the query; its spelling `fuer` is not looked for either
     assert scores("Notiz für morgen erstellen") == pytest.approx(scores("Notiz morgen erstellen"))
+
+
+def test_a_misspelt_app_name_finds_the_app_before_its_word_is_read_as_other_words() -> None:
+    index = SearchIndex(
+        [
+            app(
+                "yoopies",
+                {"fr": "Yoopies"},
+                "Garde d'enfants",
+                [tool("chercher_gardes", "Trouver une nounou")],
+            ),
+            app(
+                "units", {"en": "Units"}, "Convert feet, pies and inches", [tool("convert", "Convert units")]
+            ),
+            app("helpdesk", {"en": "Helpdesk"}, "Questions from you", [tool("ask", "Ask what you want")]),
+            app(
+                "balearia",
+                {"es": "Baleària"},
+                "Ferris a Baleares",
+                [tool("comprar_billete", "Comprar billete")],
+            ),
+            app("valencia", {"es": "Valencia Bus"}, "Autobuses de Valencia", [tool("lineas", "Líneas")]),
+            app("norauto", {"fr": "Norauto"}, "Entretien auto", [tool("prendre_rdv", "Prendre rendez-vous")]),
+            app("rental", {"en": "Car Rental"}, "Rent an auto", [tool("rent", "Rent a car")]),
+        ]
+    )
+
+    def first(query: str) -> str:
+        return index.search(query, 1)[0].app.id
+
+    assert first("Youpies") == "yoopies"  # one letter from the name, not `you` and `pies`
+    assert first("Valearia") == "balearia"  # its first letter said the same, nearer than valencia
+    assert first("Nora auto") == "norauto"  # the name written in two words
+
+
+def test_a_name_spelt_out_finds_the_app_its_initials_name() -> None:
+    index = SearchIndex(
+        [
+            app(
+                "adac",
+                {"de": "ADAC"},
+                "Pannenhilfe und Werkstätten",
+                [tool("pannenhilfe", "Pannenhilfe rufen")],
+            ),
+            app("club", {"en": "Run Club"}, "Running club", [tool("run", "Start a run with the club")]),
+        ]
+    )
+    assert index.search("Allgemeiner Deutscher Automobil-Club", 1)[0].app.id == "adac"
+    assert index.search("allgemeiner deutscher automobil club", 1)[0].app.id == "club"  # not spelt as a name

@@ -153,3 +153,15 @@ def test_an_app_name_spelt_by_ear_is_corrected_when_one_name_sounds_so() -> None
     assert speller.corrections("fivver") == []  # fiverr and fever sound alike: no guess
     assert Speller([], names=["fiverr"]).corrections("fivver") == ["fiverr"]
     assert Speller([], names=["fiverr"]).corrections("forever") == []
+
+
+def test_an_app_name_one_edit_away_keeps_its_first_letter_or_one_said_the_same() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller(["valencia", "pies", "you"], names=["balearia", "yoopies", "bitpanda", "cinesa"])
+    assert speller.near_names("valearia") == ["balearia"]  # b and v are said alike
+    assert speller.near_names("sinesa") == ["cinesa"]
+    assert speller.near_names("youpies") == ["yoopies"]
+    assert speller.near_names("bitpander") == ["bitpanda"]  # two edits in a long word
+    assert speller.near_names("malearia") == []  # m is no b
+    assert speller.near_names("yoopi") == []  # two edits in a short word

@@ -27,14 +27,16 @@ from typing import Any
 
 from .normalize import HIRAGANA_TO_KATAKANA, chinese
 from .stopwords import CJK_STOPWORDS
+from .tokens import stem
 
 MIN_HAN_NAME = 2
 MAX_HAN_NAME = 8
 MIN_KANA_NAME = 4
 MAX_SPELLINGS = 8
 """Pinyin spellings kept per name (characters with several readings multiply them)."""
-_LATIN_WORD = re.compile("[A-Za-z]{4,}")
-"""A Latin word long enough to be a name in pinyin (`weixin`, `didi`)."""
+_LATIN_WORD = re.compile("(?<![A-Za-z0-9_])[A-Za-z]{4,}(?![A-Za-z0-9_])")
+"""A Latin word long enough to be a name in pinyin (`weixin`, `didi`), written on its own: a part
+of an identifier (`yuyue_qujian`, an operation's name) is that identifier's."""
 _HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _KANA_RUN = re.compile(
     "[\u3041-\u3096\u309d-\u309f][\u3041-\u3096\u309d-\u309fー]*|[\u30a1-\u30fa\u30fc-\u30ff]+"
@@ -143,7 +145,7 @@ class NameSounds:
         """A Chinese name written in toneless pinyin as one word (`weixin`, `xianyu`): the name."""
         word = match.group()
         folded = word.casefold()
-        if folded in self._known:
+        if folded in self._known or stem(folded) in self._known:  # the index has stems
             return word
         if self._pinyin is None:
             self._pinyin = {}

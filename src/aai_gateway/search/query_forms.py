@@ -1,6 +1,7 @@
 """What a query says by its form, whatever its words: a calculation (`17.5% of 2340`), a file
 name (`config.yaml`), a web address (`example.com`), a flight number (`LH 400`), each a unit of
-concepts (query.py); and capitalized words after the first, names of people."""
+concepts (query.py); capitalized words after the first, names of people; and a name spelt out
+(`Allgemeiner Deutscher Automobil-Club`), whose initials may be an app's."""
 
 from __future__ import annotations
 
@@ -61,3 +62,20 @@ def person_names(text: str) -> frozenset[str]:
     """Capitalized words after the first of a query (not in German, which capitalizes every
     noun): names of people or places, folded (`text Sarah`, `Rembourser Paul`)."""
     return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
+
+
+_SPELT_OUT = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_]*")
+MIN_INITIALS = 3
+
+
+def initials(text: str) -> str | None:
+    """The initials of a query made only of three or more capitalized words (a hyphen also parts
+    words): `Allgemeiner Deutscher Automobil-Club`, adac. A name spelt out whose short form is
+    what the app is called; lowercase words (`für`, `de`) may come between them."""
+    words = [word for word in re.split(r"[\s-]+", text.strip()) if word]
+    capitalized = [word for word in words if _SPELT_OUT.fullmatch(word)]
+    if len(capitalized) < MIN_INITIALS or any(
+        not (word in capitalized or (word.isalpha() and word.islower() and len(word) <= 3)) for word in words
+    ):
+        return None
+    return "".join(word[0] for word in capitalized).casefold()

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from .query import Unit
+    from .query_units import Unit
 
 BM25_K1 = 1.2
 BM25_B = 0.75

@@ -15,6 +15,11 @@ first letter (`fithub`). A word of four letters is corrected only when two neigh
 (`snfc`: sncf). Last, a word spelt by ear: the one app name whose consonants sound the same
 (`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below).
 
+App names come first: a query word the lexicon does not know that is one edit from an app's name
+(two for words of eight letters or more), with the name's first letter or one said the same
+(SOUNDS_ALIKE: `Valearia` for Baleària), is that name before it is a compound of other words
+(`Youpies`: Yoopies, not `you` and `pies`); two query words joined may be one too (`Nora auto`).
+
 Only the index's own words are candidates, so a correction can only lead to something that exists;
 a word of fewer than four letters is never corrected (too many words are one edit from it), nor
 a word with more than MAX_CORRECTIONS nearest words (`will` is as near `bill` as `fill`: a guess).
@@ -45,6 +50,9 @@ LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
+SOUNDS_ALIKE = {"b": "bv", "v": "vbw", "w": "wv", "c": "cksq", "k": "kcq", "q": "qck", "s": "szc", "z": "zs"}
+"""First letters said alike (`Valearia`, `Sinesa`, `Kabify`): a name's first letter is kept when
+misspelt, or replaced by one of these."""
 
 
 class Speller:
@@ -70,6 +78,10 @@ class Speller:
             if len(word) >= MIN_LENGTH - 1:
                 self._by_length.setdefault((word[0], len(word)), []).append(word)
         self._firsts = sorted({first for first, _length in self._by_length})
+        self._names_by_first: dict[str, list[str]] = {}
+        for name in self._names:
+            if len(name) >= MIN_LENGTH - 1:
+                self._names_by_first.setdefault(name[0], []).append(name)
         self._name_sounds: dict[str, set[str]] = {}
         for name in self._names:
             if name.isascii() and name.isalpha():
@@ -102,6 +114,35 @@ class Speller:
             or (self._first_letter(word) if len(word) >= MIN_FIRST_LETTER else [])
             or self._sounds_like_name(word)
         )
+
+    def is_name(self, word: str) -> bool:
+        """Whether `word` (case-folded) is a word of an app's names."""
+        return word in self._names
+
+    def near_names(self, word: str) -> list[str]:
+        """The app names `word` misspells, nearest first: one edit away (two for words of eight
+        letters or more), the first letter kept or one that sounds the same (`Valearia`:
+        balearia). A query word the lexicon does not know that is this near a name is that name
+        before it is a compound of other words (`Youpies`: yoopies, not `you` and `pies`)."""
+        if len(word) < MIN_LENGTH or not word.isalpha():
+            return []
+        limit = 2 if len(word) >= LONG_WORD else 1
+        near: list[tuple[str, float]] = []
+        for first in SOUNDS_ALIKE.get(word[0], word[0]):
+            choices = self._names_by_first.get(first)
+            if choices:
+                near += [
+                    (choice, distance)
+                    for choice, distance, _index in self._extract(
+                        word, choices, scorer=self._distance, score_cutoff=limit, limit=None
+                    )
+                    if abs(len(choice) - len(word)) <= limit
+                ]
+        if not near:
+            return []
+        best = min(distance for _name, distance in near)
+        found = sorted(name for name, distance in near if distance == best)
+        return found if len(found) <= MAX_CORRECTIONS else []
 
     def _sounds_like_name(self, word: str) -> list[str]:
         """The one app name that `word` is spelt by ear (`fivver`: fiverr, `eventbright`:
