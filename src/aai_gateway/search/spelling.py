@@ -50,6 +50,8 @@ LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
+MAX_SOUND_LENGTH_GAP = 2
+"""A name spelt by ear is about as long as the name (`eventbright`, `fivver`)."""
 SOUNDS_ALIKE = {"b": "bv", "v": "vbw", "w": "wv", "c": "cksq", "k": "kcq", "q": "qck", "s": "szc", "z": "zs"}
 """First letters said alike (`Valearia`, `Sinesa`, `Kabify`): a name's first letter is kept when
 misspelt, or replaced by one of these."""
@@ -152,6 +154,8 @@ class Speller:
         found: set[str] = set()
         for key in sound_keys(word):
             found |= self._name_sounds.get(key, set())
+        # said alike, and about as long: `schlecht` sounds like `start` to these English rules
+        found = {name for name in found if abs(len(name) - len(word)) <= MAX_SOUND_LENGTH_GAP}
         return sorted(found) if len(found) == 1 else []
 
     def _first_letter(self, word: str) -> list[str]:
