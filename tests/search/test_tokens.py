@@ -66,3 +66,17 @@ def test_an_elided_article_and_an_english_ending_after_an_apostrophe_are_no_term
 def test_a_word_that_stems_to_an_english_function_word_keeps_its_form() -> None:
     assert analyze("Withings").words == ["withings"]  # not `with`
     assert analyze("others").words == ["other"]
+
+
+def test_every_word_of_the_shipped_lexicon_has_the_shape_the_tokenizer_gives_it() -> None:
+    from aai_gateway.search.concept_files import load_source
+    from aai_gateway.search.normalize import clip_field
+    from aai_gateway.search.tokens import word_shape
+
+    source = load_source()
+    words = {word for concept in source.concepts for terms in concept.terms.values() for word in terms}
+    words |= {word for concept in source.concepts for terms in concept.query_terms.values() for word in terms}
+    words |= set(source.plain_words) | {"Éclair", "e-mail", "pull request", "Zug fahren", "naïve café"}
+    for word in sorted(words):
+        analyzed = analyze(clip_field(word))
+        assert word_shape(word) == (analyzed.words, analyzed.surfaces, analyzed.stretches), word

@@ -43,9 +43,8 @@ from .concept_files import (
     narrower_term,
 )
 from .language import QUERY_LANGUAGES, SpokenIn
-from .normalize import clip_field
 from .stopwords import STOPWORDS
-from .tokens import FOREIGN_STEMMERS, Analyzed, analyze, fold_word, stem
+from .tokens import FOREIGN_STEMMERS, Analyzed, fold_word, stem, word_shape
 from .verbs import french_verb_forms, german_imperatives, spanish_verb_forms
 
 READING_CONCEPTS = ("§list", "§read", "§find", "§track", "§count")
@@ -93,7 +92,7 @@ class Lexicon:
                 for word in words:
                     self._add_query_word(word, token, language)
         for word in plain_words:
-            cjk = self._cjk_word(word, analyze(clip_field(word)))
+            cjk = self._cjk_word(word, word_shape(word))
             self._cjk.setdefault(cjk, set())
         by_first: dict[str, set[int]] = {}
         for cjk in self._cjk:
@@ -101,31 +100,33 @@ class Lexicon:
         self._cjk_lengths = {first: tuple(sorted(sizes, reverse=True)) for first, sizes in by_first.items()}
 
     @staticmethod
-    def _cjk_word(word: str, analyzed: Analyzed) -> str:
-        if analyzed.words or not analyzed.stretches:
+    def _cjk_word(word: str, shape: tuple[list[str], list[str], list[str]]) -> str:
+        words, _surfaces, stretches = shape
+        if words or not stretches:
             raise ValueError(f"the lexicon's word {word!r} mixes scripts")
-        cjk = "".join(analyzed.stretches)
+        cjk = "".join(stretches)
         if len(cjk) > MAX_CJK_TERM:
             raise ValueError(f"the lexicon's word {word!r} is longer than {MAX_CJK_TERM} characters")
         return cjk
 
     def _add(self, word: str, token: str, language: str) -> None:
-        analyzed = analyze(clip_field(word))
-        if analyzed.stretches and not analyzed.words:
-            self._cjk.setdefault(self._cjk_word(word, analyzed), set()).add(token)
+        shape = word_shape(word)
+        words, surfaces, stretches = shape
+        if stretches and not words:
+            self._cjk.setdefault(self._cjk_word(word, shape), set()).add(token)
             return
-        if not analyzed.words or analyzed.stretches:
+        if not words or stretches:
             raise ValueError(f"the lexicon's word {word!r} mixes scripts")
         english = language == "en"
-        surface = "".join(analyzed.surfaces)
+        surface = "".join(surfaces)
         self._surfaces.setdefault(surface, set()).add(token)
-        if len(analyzed.words) == 1:
+        if len(words) == 1:
             self._languages.setdefault(surface, set()).add(language)
             self._spoken.add(surface, token, language)
         if english:
             self._english.add(surface)
-            self._stems.setdefault("".join(analyzed.words), set()).add(token)
-        if len(analyzed.words) == 1 and surface.isalpha():
+            self._stems.setdefault("".join(words), set()).add(token)
+        if len(words) == 1 and surface.isalpha():
             for ending in INFLECTIONS.get(language, ()) if len(surface) >= MIN_INFLECTED else ():
                 self._inflected.setdefault(surface + ending, set()).add(token)
                 self._spoken.add(surface + ending, token, language)
@@ -133,15 +134,15 @@ class Lexicon:
             if stemmer is not None and len(stemmed := stemmer(surface)) >= MIN_FOREIGN_STEM:
                 self._foreign[language].setdefault(stemmed, set()).add(token)
                 self._foreign_prefixes.add(stemmed[:MIN_FOREIGN_STEM])
-        if len(analyzed.words) > 1:
+        if len(words) > 1:
             # a phrase (`pull request`, `E-Mail`); written as one word (`email`) it is a word too
             if english:
-                phrase = tuple(analyzed.words)
+                phrase = tuple(words)
                 self._stem_phrases.setdefault(phrase[0], []).append((phrase, token))
                 self._stem_pairs.update(pairwise(phrase))
                 self._stem_firsts.update(phrase[:-1])
                 self._stem_seconds.update(word for word in phrase[1:] if word not in self._stopwords)
-            phrase = tuple(analyzed.surfaces)
+            phrase = tuple(surfaces)
             self._longest_phrase = max(self._longest_phrase, len(phrase))
             self._surface_phrases.setdefault(phrase[0], []).append((phrase, token))
             self._surface_pairs.update(pairwise(phrase))
@@ -151,11 +152,11 @@ class Lexicon:
             self._surface_seconds.update(w for w in phrase[1:] if not english or w not in self._stopwords)
 
     def _add_query_word(self, word: str, token: str, language: str) -> None:
-        analyzed = analyze(clip_field(word))
-        if len(analyzed.words) != 1 or analyzed.stretches:
+        words, surfaces, stretches = word_shape(word)
+        if len(words) != 1 or stretches:
             raise ValueError(f"the lexicon's query word {word!r} is not one word")
-        surface = analyzed.surfaces[0]
-        forms = {surface, analyzed.words[0]}
+        surface = surfaces[0]
+        forms = {surface, words[0]}
         if len(surface) >= MIN_INFLECTED:
             forms.update(surface + ending for ending in INFLECTIONS.get(language, ()))
         for form in forms:

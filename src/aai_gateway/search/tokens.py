@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from .normalize import Run, fold_run, runs
+from .normalize import Run, clip_field, fold_run, runs
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 MIN_HIRAGANA_LOANWORD = 4
@@ -235,6 +235,22 @@ def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None
         # hiragana is particles and verb endings (らせを), no name
         out.kana.append(folded)
     _cjk_terms(run.script, folded, out.terms)
+
+
+_PLAIN_LATIN = re.compile(r"[^\W\d_]+(?: [^\W\d_]+)*")
+_LAST_LATIN = 0x024F  # the end of Latin Extended-B
+
+
+def word_shape(text: str) -> tuple[list[str], list[str], list[str]]:
+    """What `analyze` makes of a lexicon word or phrase: its words (stems), its words as written
+    (folded) and its CJK stretches. A lowercase word or phrase of Latin letters, most of the
+    lexicon, is read without the tokenizer, to the same result (a test checks every shipped
+    word): loading the lexicon is paid at a process's first search."""
+    if text.islower() and _PLAIN_LATIN.fullmatch(text) and all(ord(char) <= _LAST_LATIN for char in text):
+        surfaces = [fold_word(part) for part in text.split(" ")]
+        return [stem(surface) for surface in surfaces], surfaces, []
+    analyzed = analyze(clip_field(text))
+    return analyzed.words, analyzed.surfaces, analyzed.stretches
 
 
 def analyze_all(texts: Iterable[str]) -> Analyzed:
