@@ -323,9 +323,14 @@ class Lexicon:
         term), by English stem or as written."""
         found: list[tuple[int, int, str]] = []
         for phrases, sequence in ((self._stem_phrases, words), (self._surface_phrases, surfaces)):
+            last = len(sequence) - 1
             for index, word in enumerate(sequence):
-                for phrase, token in phrases.get(word, ()):
-                    if tuple(sequence[index : index + len(phrase)]) == phrase:
+                starting = phrases.get(word)
+                if not starting or index == last:
+                    continue
+                following = sequence[index + 1]  # most phrases that start here end at the next word
+                for phrase, token in starting:
+                    if phrase[1] == following and tuple(sequence[index : index + len(phrase)]) == phrase:
                         found.append((index, index + len(phrase), token))
         return found
 
