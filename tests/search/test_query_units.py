@@ -179,3 +179,13 @@ def test_what_a_question_s_phrase_asks_for_is_a_guess_and_the_same_verb_said_is_
     assert not any(
         unit.guessed for unit in weighted.units if any(names[t] == "§track" for t in unit.alternatives)
     )
+
+
+def test_the_initials_of_a_name_spelt_out_are_read_whatever_its_punctuation() -> None:
+    from aai_gateway.search.query_forms import initials
+
+    assert initials("Allgemeiner Deutscher Automobil-Club?") == "adac"
+    assert initials("¿Red Nacional de Ferrocarriles Españoles?") == "rnfe"  # `de` between the words
+    assert initials("New York Times") == "nyt"
+    assert initials("Find my phone") is None  # not every word capitalized
+    assert initials("Deutsche Bahn") is None  # two words: too few to tell

@@ -227,6 +227,8 @@ def _joined_forms(
         if speller is None or term in build.vocabulary or first + 1 >= len(analyzed.surfaces):
             continue
         written = analyzed.surfaces[first] + analyzed.surfaces[first + 1]
+        if stem(written) != term:  # a joined form of three words or more (`jobFullName`)
+            continue
         for name in speller.near_names(written):
             build.alternative(unit, stem(name), TYPO_WEIGHT, named=True, sure=False)
 

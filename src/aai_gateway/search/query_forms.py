@@ -64,6 +64,7 @@ def person_names(text: str) -> frozenset[str]:
     return frozenset(word.casefold() for word in _CAPITALIZED.findall(text))
 
 
+_NAME_BREAKS = re.compile(r"[\s\-–—.,;:!?¿¡\"'()]+")
 _SPELT_OUT = re.compile(r"[A-ZÀ-ÖØ-Þ][^\W\d_]*")
 MIN_INITIALS = 3
 
@@ -72,7 +73,7 @@ def initials(text: str) -> str | None:
     """The initials of a query made only of three or more capitalized words (a hyphen also parts
     words): `Allgemeiner Deutscher Automobil-Club`, adac. A name spelt out whose short form is
     what the app is called; lowercase words (`für`, `de`) may come between them."""
-    words = [word for word in re.split(r"[\s-]+", text.strip()) if word]
+    words = [word for word in _NAME_BREAKS.split(text) if word]
     capitalized = [word for word in words if _SPELT_OUT.fullmatch(word)]
     if len(capitalized) < MIN_INITIALS or any(
         not (word in capitalized or (word.isalpha() and word.islower() and len(word) <= 3)) for word in words
