@@ -149,7 +149,7 @@ class Corpus:
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
         stored = [name for name in FIELDS if not name.startswith("owner")]
-        self.fields: dict[str, list[list[int]]] = {name: [] for name in stored}
+        self.fields: dict[str, list[tuple[int, ...]]] = {name: [] for name in stored}
         self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
         """Per field, each entry's length as BM25 counts it (see _Piece)."""
         self.vocabulary: dict[str, int] = {}
@@ -226,13 +226,13 @@ class Corpus:
         words, surfaces = (term,), (word,)
         return ids, words, surfaces, self._may_go_on(words, surfaces), 1.0, self._may_follow(words, surfaces)
 
-    def _ids(self, texts: Sequence[str], sizes: list[float]) -> list[int]:
+    def _ids(self, texts: Sequence[str], sizes: list[float]) -> tuple[int, ...]:
         """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
         The texts of a field are analysed as one string, a boundary piece between them, once per
         build (descriptors repeat their parameters' names and descriptions)."""
         if not texts:
             sizes.append(0.0)
-            return []
+            return ()
         text = texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)
         done = self._texts.get(text)
         if done is None:
@@ -240,7 +240,7 @@ class Corpus:
             if len(self._texts) < MAX_CACHED_TEXTS:
                 self._texts[text] = done
         sizes.append(done[1])
-        return list(done[0])
+        return done[0]  # shared by every entry with this text: only read
 
     def _text_ids(self, text: str) -> tuple[tuple[int, ...], float]:
         # the common path stays in C (split, map, chain): this runs for every distinct text

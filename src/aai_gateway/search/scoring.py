@@ -48,7 +48,7 @@ class _Field:
     """One field's BM25 scores: for term t, entries `rows[starts[t]:starts[t + 1]]` with scores
     `values[...]`."""
 
-    def __init__(self, documents: Sequence[list[int]], sizes: Sequence[float], terms: int) -> None:
+    def __init__(self, documents: Sequence[Sequence[int]], sizes: Sequence[float], terms: int) -> None:
         import numpy as np  # noqa: PLC0415
 
         count = len(documents)
@@ -92,7 +92,7 @@ class FieldScorer:
 
     def __init__(
         self,
-        fields: Mapping[str, Sequence[list[int]]],
+        fields: Mapping[str, Sequence[Sequence[int]]],
         sizes: Mapping[str, Sequence[float]],
         terms: int,
         owner: Sequence[int],

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import anyio
 
+from ..bulk import return_free_memory
 from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
@@ -108,10 +109,15 @@ class Searcher:
             if self._index is not None:
                 return self._index
             version, apps = self._version, list(self._apps.values())
-            index = await in_a_thread_of_its_own(lambda: SearchIndex(self._indexed(apps)))
+            index = await in_a_thread_of_its_own(lambda: self._built(apps))
             if version == self._version:  # else the catalog changed meanwhile: answer, do not keep
                 self._index = index
             return index
+
+    def _built(self, apps: list[tuple[AppCard, frozenset[str]]]) -> SearchIndex:
+        index = SearchIndex(self._indexed(apps))
+        return_free_memory()  # the build's scratch memory, freed but kept by the allocator
+        return index
 
     def _indexed(self, apps: list[tuple[AppCard, frozenset[str]]]) -> list[IndexedApp]:
         texts = self._texts_of([card for card, _ in apps])
