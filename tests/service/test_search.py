@@ -99,17 +99,21 @@ async def test_nothing_found_says_what_to_try_instead() -> None:
     assert answer.results == () and "Try other words" in answer.text and "web_discover" in answer.text
 
 
-async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_version(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    built: list[int] = []
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of apps of each search index built from now on."""
+    sizes: list[int] = []
     real = search_package.SearchIndex
 
     def counting(apps: list[object]) -> object:
-        built.append(len(apps))
+        sizes.append(len(apps))
         return real(apps)  # type: ignore[arg-type]
 
     monkeypatch.setattr(service_search, "SearchIndex", counting)
+    return sizes
+
+
+async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_version(built: list[int]) -> None:
     gateway = gateway_of([notes_app()])
     assert built == []  # nothing at start
     await gateway.search("note", 5)
@@ -122,16 +126,8 @@ async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_versi
 
 
 async def test_a_bounded_gateway_builds_its_index_ahead_of_the_first_search_and_a_full_one_does_not(
-    monkeypatch: pytest.MonkeyPatch,
+    built: list[int],
 ) -> None:
-    built: list[int] = []
-    real = search_package.SearchIndex
-
-    def counting(apps: list[object]) -> object:
-        built.append(len(apps))
-        return real(apps)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(service_search, "SearchIndex", counting)
     listed_in_full = gateway_of([notes_app(), *many_apps(2)], ListingConfig(max_apps=5))
     assert await listed_in_full.prepare_search() is None
     assert built == []
