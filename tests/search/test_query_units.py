@@ -189,3 +189,4 @@ def test_the_initials_of_a_name_spelt_out_are_read_whatever_its_punctuation() ->
     assert initials("New York Times") == "nyt"
     assert initials("Find my phone") is None  # not every word capitalized
     assert initials("Deutsche Bahn") is None  # two words: too few to tell
+    assert initials("Book A Hotel Now") is None  # a letter alone is no word of a name

@@ -230,3 +230,15 @@ def test_a_name_spelt_out_finds_the_app_its_initials_name() -> None:
     )
     assert index.search("Allgemeiner Deutscher Automobil-Club", 1)[0].app.id == "adac"
     assert index.search("allgemeiner deutscher automobil club", 1)[0].app.id == "club"  # not spelt as a name
+
+
+def test_initials_name_only_a_short_form_not_a_word_of_a_language() -> None:
+    index = SearchIndex(
+        [
+            app("bahn", {"de": "Bahn"}, "Züge und Fahrkarten", [tool("fahrkarte", "Fahrkarte kaufen")]),
+            app(
+                "hotels", {"en": "Hotels"}, "Book hotels nearby", [tool("book_hotel", "Book the best hotel")]
+            ),
+        ]
+    )
+    assert index.search("Best Available Hotels Nearby", 1)[0].app.id == "hotels"  # `Bahn` is a word, no short form

@@ -165,6 +165,8 @@ def test_an_app_name_one_edit_away_keeps_its_first_letter_or_one_said_the_same()
     assert speller.near_names("bitpander") == ["bitpanda"]  # two edits in a long word
     assert speller.near_names("malearia") == []  # m is no b
     assert speller.near_names("yoopi") == []  # two edits in a short word
+    # a known word nearer than any name is what a long word misspells
+    assert Speller(["content"], names=["contacts"]).near_names("contents") == []
 
 
 def test_a_word_said_like_a_name_but_much_longer_is_not_that_name() -> None:

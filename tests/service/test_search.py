@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
+import anyio
 import pytest
 
 from aai_gateway import search as search_package
@@ -161,14 +163,14 @@ async def test_an_index_build_that_fails_fails_the_search_that_waited_for_it_and
     assert attempts == [7, 7]
 
 
-async def test_work_in_a_thread_of_its_own_gives_back_its_value_or_its_exception() -> None:
-    assert await service_search.in_a_thread_of_its_own(lambda: 6 * 7) == 42
+async def test_work_in_the_background_gives_back_its_value_or_its_exception() -> None:
+    assert await service_search.Background(lambda: 6 * 7).start().result() == 42
 
     def failing() -> int:
         raise KeyError("gone")
 
     with pytest.raises(KeyError, match="gone"):
-        await service_search.in_a_thread_of_its_own(failing)
+        await service_search.Background(failing).start().result()
 
 
 def test_an_index_build_nobody_waits_for_does_not_hold_up_the_process_exit() -> None:
@@ -176,16 +178,37 @@ def test_an_index_build_nobody_waits_for_does_not_hold_up_the_process_exit() -> 
     would be joined at exit, and the process would end only when the build did)."""
     script = (
         "import time, anyio\n"
-        "from aai_gateway.service.search import in_a_thread_of_its_own\n"
+        "from aai_gateway.service.search import Background\n"
         "async def main():\n"
         "    with anyio.move_on_after(0.2):\n"
-        "        await in_a_thread_of_its_own(lambda: time.sleep(300))\n"
+        "        await Background(lambda: time.sleep(300)).start().result()\n"
         "anyio.run(main)\n"
         "print('left')\n"
     )
     command = [sys.executable, "-c", script]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout == "left\n"
+
+
+async def test_a_search_that_stops_waiting_leaves_the_build_going_and_the_next_search_uses_it(
+    built: list[int],
+) -> None:
+    """An agent whose search times out during a long build asks again: one build, kept."""
+    release = threading.Event()
+
+    def slow_texts(cards: object) -> dict[tuple[str, str], list[object]]:
+        release.wait(30)  # the texts of 10,000 apps
+        return {}
+
+    searcher = service_search.Searcher(slow_texts)  # type: ignore[arg-type]
+    searcher.reset([])
+    for _ in range(3):
+        with anyio.move_on_after(0.05):
+            await searcher.search("note", 5)
+    release.set()
+    await searcher.search("note", 5)
+    await searcher.search("delete", 5)
+    assert built == [0]  # one build, kept for every search after it
 
 
 async def test_operations_of_an_app_by_name_with_unknown_names_naming_the_closest() -> None:

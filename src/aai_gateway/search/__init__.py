@@ -18,7 +18,7 @@ from typing import Any
 
 from ..bulk import without_cyclic_gc
 from ..descriptor.card import AppCard
-from .corpus import Corpus, IndexedApp
+from .corpus import Corpus, IndexedApp, short_forms
 from .language import language_of
 from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
 from .query import query_weights
@@ -83,6 +83,7 @@ class SearchIndex:
             self._speller = Speller(
                 [*corpus.surfaces, *lexicon_words],
                 names=corpus.name_words,
+                acronyms=short_forms(corpus, self._lexicon),
                 also_known=self._lexicon.knows if self._lexicon else None,
             )
 

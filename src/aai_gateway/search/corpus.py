@@ -108,6 +108,23 @@ def app_entry(app: AppCard) -> Entry:
     return Entry(app, None, one_line(app.description))
 
 
+MIN_ACRONYM = 3
+MAX_ACRONYM = 6
+"""Letters of a name's short form, which a query may spell out (`ADAC`, `vsts`)."""
+
+
+def short_forms(corpus: Corpus, lexicon: Lexicon | None) -> set[str]:
+    """The words of app names that may be short forms a query spells out: written in capitals
+    (`SNCF`), or words of no language the lexicon knows (`vsts`, an alias); `Bahn` is a word."""
+    return corpus.acronyms | {
+        word
+        for word in corpus.name_words
+        if word.isalpha()
+        and MIN_ACRONYM <= len(word) <= MAX_ACRONYM
+        and not (lexicon is not None and lexicon.knows(word))
+    }
+
+
 def tool_entry(app: AppCard, operation: OperationText) -> Entry:
     return Entry(app, operation.name, one_line(operation.description or operation.title or ""))
 
@@ -155,6 +172,8 @@ class Corpus:
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.name_words: set[str] = set()
+        self.acronyms: set[str] = set()
+        """Words of app names written in capitals, folded: `ADAC`, `SNCF`, `BBVA`."""
         """The words of the apps' names as written, and joined (`immoscout24`): what a misspelt
         word most often means when several known words are as near (spelling.py)."""
         self.loanwords = Loanwords()
@@ -311,6 +330,8 @@ class Corpus:
                     self.name_words.add("".join(surfaces))  # `ImmoScout24`: immoscout24
             if app_name and piece.isalpha():
                 self.loanwords.add(fold_word(piece), app_name=True)
+                if piece.isupper() and len(piece) >= MIN_ACRONYM:
+                    self.acronyms.add(fold_word(piece))
             for word in analysed[2]:
                 self.loanwords.add(word, app_name=app_name)
 

@@ -72,7 +72,7 @@ def query_weights(
     for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
         if analyzed.words[index] not in stop:  # a stopword's neither: `für` is no `fuer`
             build.alternative(units[index], spelt, 1.0, named=True)
-    _joined_forms(analyzed, build, units, speller)
+    _joined_forms(analyzed, build, units, speller, surfaces)
     _cjk(analyzed, build)
     if loanwords is not None:
         for kana in dict.fromkeys(analyzed.kana):
@@ -84,7 +84,7 @@ def query_weights(
         for concepts in concepts_of_form(text[:MAX_QUERY_CHARACTERS], clipped):
             build.concepts(build.unit(), concepts)
     short = initials(clipped)
-    if short is not None and speller is not None and speller.is_name(short):
+    if short is not None and speller is not None and speller.is_acronym(short):
         # the query is the name spelt out: the name stands for all its words
         build.literal(build.unit(), stem(short), float(len(short)))
     return build.result(question=is_question(clipped))
@@ -210,13 +210,19 @@ def _word_concepts(lexicon: Lexicon, surface: str, term: str, language: str | No
 
 
 def _joined_forms(
-    analyzed: Analyzed, build: UnitBuilder, unit_of: Mapping[int, Unit], speller: Speller | None
+    analyzed: Analyzed,
+    build: UnitBuilder,
+    unit_of: Mapping[int, Unit],
+    speller: Speller | None,
+    surfaces: Container[str],
 ) -> None:
     """`jobFullName`: `jobfullname`; `to-do` and a query's `to do`: `todo`. The words it joins,
     written as one: a literal term of the unit of its first word, which a descriptor that writes
-    them the same way matches on top of the words. Two words the index does not know joined that
-    are an app name misspelt (`Nora auto`: norauto) are that name, a guess."""
+    them the same way matches on top of the words. Two words joined, one of which neither the index
+    nor the lexicon knows, that are an app name misspelt (`Nora auto`: norauto) are that name, a
+    guess (at most MAX_TYPO_WORDS pairs are tried)."""
     seen = set(analyzed.words)
+    tries = 0
     for term, first in analyzed.joined.items():
         if term in seen:
             continue
@@ -226,9 +232,17 @@ def _joined_forms(
             build.phrase(unit, sorted(build.lexicon.concepts_of_term(term)))
         if speller is None or term in build.vocabulary or first + 1 >= len(analyzed.surfaces):
             continue
-        written = analyzed.surfaces[first] + analyzed.surfaces[first + 1]
-        if stem(written) != term:  # a joined form of three words or more (`jobFullName`)
+        pair = analyzed.surfaces[first : first + 2]
+        written = "".join(pair)
+        if (
+            stem(written) != term  # a joined form of three words or more (`jobFullName`)
+            or all(  # one of them, at least, is no word the index or the lexicon knows
+                word in surfaces or (build.lexicon is not None and build.lexicon.knows(word)) for word in pair
+            )
+            or tries >= MAX_TYPO_WORDS
+        ):
             continue
+        tries += 1
         for name in speller.near_names(written):
             build.alternative(unit, stem(name), TYPO_WEIGHT, named=True, sure=False)
 

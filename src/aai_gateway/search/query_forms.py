@@ -72,9 +72,10 @@ MIN_INITIALS = 3
 def initials(text: str) -> str | None:
     """The initials of a query made only of three or more capitalized words (a hyphen also parts
     words): `Allgemeiner Deutscher Automobil-Club`, adac. A name spelt out whose short form is
-    what the app is called; lowercase words (`für`, `de`) may come between them."""
+    what the app is called (written in capitals: query.py); lowercase words (`für`, `de`) may
+    come between them, and a letter alone (`Book A Hotel Now`) is no word of a name."""
     words = [word for word in _NAME_BREAKS.split(text) if word]
-    capitalized = [word for word in words if _SPELT_OUT.fullmatch(word)]
+    capitalized = [word for word in words if len(word) > 1 and _SPELT_OUT.fullmatch(word)]
     if len(capitalized) < MIN_INITIALS or any(
         not (word in capitalized or (word.isalpha() and word.islower() and len(word) <= 3)) for word in words
     ):

@@ -62,7 +62,11 @@ class Speller:
     accent-folded). Answers are known words as written."""
 
     def __init__(
-        self, known: Iterable[str], names: Iterable[str] = (), also_known: Callable[[str], bool] | None = None
+        self,
+        known: Iterable[str],
+        names: Iterable[str] = (),
+        also_known: Callable[[str], bool] | None = None,
+        acronyms: Iterable[str] = (),
     ) -> None:
         from rapidfuzz import process  # noqa: PLC0415 (loaded when the first index is built)
         from rapidfuzz.distance import OSA  # noqa: PLC0415
@@ -70,6 +74,7 @@ class Speller:
         self._extract = process.extract
         self._distance: Any = OSA.distance
         self._names = {name for name in names if len(name) >= MIN_LENGTH - 1}
+        self._acronyms = frozenset(acronyms)
         self._known = set(known) | self._names
         self._compounds = Compounds(self._known, also_known)
         # by first letter and length: a word is compared only with words that start as it does (a
@@ -117,9 +122,9 @@ class Speller:
             or self._sounds_like_name(word)
         )
 
-    def is_name(self, word: str) -> bool:
-        """Whether `word` (case-folded) is a word of an app's names."""
-        return word in self._names
+    def is_acronym(self, word: str) -> bool:
+        """Whether `word` (case-folded) is an app's name written in capitals (`ADAC`)."""
+        return word in self._acronyms
 
     def near_names(self, word: str) -> list[str]:
         """The app names `word` misspells, nearest first: one edit away (two for words of eight
@@ -143,6 +148,8 @@ class Speller:
         if not near:
             return []
         best = min(distance for _name, distance in near)
+        if best > 1 and self._nearest(word, int(best) - 1):
+            return []  # a known word is nearer than any name (`contents`: content, not contacts)
         found = sorted(name for name, distance in near if distance == best)
         return found if len(found) <= MAX_CORRECTIONS else []
 

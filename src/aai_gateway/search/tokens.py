@@ -246,7 +246,12 @@ def word_shape(text: str) -> tuple[list[str], list[str], list[str]]:
     (folded) and its CJK stretches. A lowercase word or phrase of Latin letters, most of the
     lexicon, is read without the tokenizer, to the same result (a test checks every shipped
     word): loading the lexicon is paid at a process's first search."""
-    if text.islower() and _PLAIN_LATIN.fullmatch(text) and all(ord(char) <= _LAST_LATIN for char in text):
+    if (
+        text.islower()
+        and _PLAIN_LATIN.fullmatch(text)
+        and all(ord(char) <= _LAST_LATIN for char in text)
+        and unicodedata.is_normalized("NFKC", text)  # `ǆ`, `ª`: the tokenizer rewrites them
+    ):
         surfaces = [fold_word(part) for part in text.split(" ")]
         return [stem(surface) for surface in surfaces], surfaces, []
     analyzed = analyze(clip_field(text))

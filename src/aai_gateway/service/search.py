@@ -13,7 +13,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio
 
@@ -59,17 +59,60 @@ built: the card cache holds them, not memory)."""
 T = TypeVar("T")
 
 
+class Background(Generic[T]):
+    """`work` computed in a daemon thread of its own; its outcome is handed to the event loop
+    (`value` or `error`, then `on_done`, then `done`) whether or not anyone still waits for it.
+
+    An index build takes seconds at thousands of apps. A search that stops waiting (its client's
+    timeout, a cancellation) leaves the build going, to be kept for the next search rather than
+    started again; and a build nobody waits for any more never holds up the process's exit, as a
+    worker thread of anyio's would (those are joined at exit)."""
+
+    def __init__(self, work: Callable[[], T], on_done: Callable[[Background[T]], None] | None = None) -> None:
+        self._work = work
+        self._on_done = on_done
+        self.value: T | None = None
+        self.error: BaseException | None = None
+        self.done = anyio.Event()
+
+    def start(self) -> Background[T]:
+        token = anyio.lowlevel.current_token()
+
+        def run() -> None:
+            try:
+                self.value = self._work()
+            except BaseException as exc:  # raised again in each waiting task
+                self.error = exc
+            with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits any more
+                anyio.from_thread.run_sync(self._finish, token=token)
+
+        threading.Thread(target=run, name="aai-search-index", daemon=True).start()
+        return self
+
+    def _finish(self) -> None:
+        if self._on_done is not None:
+            self._on_done(self)
+        self.done.set()
+
+    async def result(self) -> T:
+        """What `work` returned (or raises what it raised), once it is done."""
+        await self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]  # set when there is no error
+
+
 class Searcher:
-    """The index over the apps of one catalog version, built (in a thread of its own) by the first
-    search after `reset`, or ahead of it by `prepare`; searches wait for a build under way rather
-    than start another."""
+    """The index over the apps of one catalog version, built (in the `Background`) by the first
+    search after `reset`, or ahead of it by `prepare`. One build at a time: searches wait for the
+    build under way, which goes on when they stop waiting and is kept if the catalog is the same."""
 
     def __init__(self, texts_of: TextsOf) -> None:
         self._texts_of = texts_of
         self._apps: dict[tuple[str, str], tuple[AppCard, frozenset[str]]] = {}
         self._index: SearchIndex | None = None
         self._version = 0
-        self._lock = anyio.Lock()
+        self._building: tuple[int, Background[SearchIndex]] | None = None  # its catalog version
 
     def reset(self, apps: Sequence[tuple[AppCard, Sequence[str]]]) -> None:
         """A new catalog version: the apps with the names of the operations the index should hold."""
@@ -83,8 +126,10 @@ class Searcher:
         return len(self._apps)
 
     async def prepare(self) -> None:
-        """Builds the index now, if no search has."""
+        """Builds the index now, if no search has (again if the catalog changed meanwhile)."""
         await self._current()
+        if self._index is None:
+            await self._current()
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
         """The best matches among every app."""
@@ -105,14 +150,21 @@ class Searcher:
         return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=alone))
 
     async def _current(self) -> SearchIndex:
-        async with self._lock:
-            if self._index is not None:
-                return self._index
-            version, apps = self._version, list(self._apps.values())
-            index = await in_a_thread_of_its_own(lambda: self._built(apps))
-            if version == self._version:  # else the catalog changed meanwhile: answer, do not keep
-                self._index = index
-            return index
+        if self._index is not None:
+            return self._index
+        if self._building is None or self._building[0] != self._version:
+            apps = list(self._apps.values())
+            self._building = (self._version, Background(lambda: self._built(apps), self._kept).start())
+        # a build of an older catalog answers the search that waited for it, and is not kept
+        return await self._building[1].result()
+
+    def _kept(self, build: Background[SearchIndex]) -> None:
+        """In the event loop, when `build` is done: kept if it is of the catalog as it is now."""
+        if self._building is not None and self._building[1] is build:
+            version, _build = self._building
+            self._building = None
+            if build.error is None and version == self._version:
+                self._index = build.value
 
     def _built(self, apps: list[tuple[AppCard, frozenset[str]]]) -> SearchIndex:
         index = SearchIndex(self._indexed(apps))
@@ -125,31 +177,6 @@ class Searcher:
             IndexedApp(card, tuple(t for t in texts.get(card.key, ()) if t.name in names))
             for card, names in apps
         ]
-
-
-async def in_a_thread_of_its_own(work: Callable[[], T]) -> T:
-    """What `work` returns (or raises), computed in a daemon thread. An index build takes seconds
-    at thousands of apps; one the gateway stopped waiting for (its client left, a Ctrl-C) must not
-    hold up the process's exit, as a worker thread of anyio's would. Cancelling the wait leaves
-    the thread to finish on its own."""
-    token = anyio.lowlevel.current_token()
-    done = anyio.Event()
-    outcome: list[tuple[T, None] | tuple[None, BaseException]] = []
-
-    def run() -> None:
-        try:
-            outcome.append((work(), None))
-        except BaseException as exc:  # raised again in the waiting task
-            outcome.append((None, exc))
-        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody waits any more
-            anyio.from_thread.run_sync(done.set, token=token)
-
-    threading.Thread(target=run, name="aai-search-index", daemon=True).start()
-    await done.wait()
-    value, error = outcome[0]
-    if error is not None:
-        raise error
-    return value  # type: ignore[return-value]  # set with no error
 
 
 def app_key(app: AppIdentity) -> tuple[str, str]:
