@@ -241,4 +241,5 @@ def test_initials_name_only_a_short_form_not_a_word_of_a_language() -> None:
             ),
         ]
     )
-    assert index.search("Best Available Hotels Nearby", 1)[0].app.id == "hotels"  # `Bahn` is a word, no short form
+    # b-a-h-n: `Bahn` is a word of a language, no short form a query spells out
+    assert index.search("Best Available Hotels Nearby", 1)[0].app.id == "hotels"
