@@ -258,3 +258,32 @@ def test_a_word_that_is_a_common_word_of_another_language_names_its_concept_in_q
     assert "§paper" not in lexicon.concepts(analyze("these files"))
     assert "§date" in lexicon.query_concepts_of_word("hier", stem("hier"), "fr")
     assert "§paper" in lexicon.query_concepts_of_word("these", stem("these"), "fr")
+
+
+def test_threads_asking_for_the_lexicon_at_once_get_one_lexicon_built_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+    import time
+
+    from aai_gateway.search import lexicon as lexicon_module
+
+    built: list[int] = []
+
+    def slow_lexicon(concepts: object, plain_words: object) -> object:
+        built.append(1)
+        time.sleep(0.2)  # a load takes about a second: long enough for others to ask meanwhile
+        return object()
+
+    monkeypatch.setattr(lexicon_module, "_default", None)
+    monkeypatch.setattr(lexicon_module, "Lexicon", slow_lexicon)
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(lexicon_module.default_lexicon())) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert built == [1]
+    assert len(got) == 4 and len({id(lexicon) for lexicon in got}) == 1

@@ -26,6 +26,7 @@ write with another meaning (`text` someone is sending a message; a descriptor's 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
@@ -194,7 +195,7 @@ class Lexicon:
                     found |= hit
         found.update(token for _start, _end, token in spans)
         for stretch in analyzed.stretches:
-            found.update(self._cjk_concepts(stretch))
+            found.update(*(tokens for _start, _end, tokens in self.cjk_spans(stretch)))
         return sorted(found)
 
     def concepts_of_word(self, surface: str, stemmed: str, language: str | None = None) -> list[str]:
@@ -323,21 +324,11 @@ class Lexicon:
         term), by English stem or as written."""
         found: list[tuple[int, int, str]] = []
         for phrases, sequence in ((self._stem_phrases, words), (self._surface_phrases, surfaces)):
-            last = len(sequence) - 1
-            for index, word in enumerate(sequence):
-                starting = phrases.get(word)
-                if not starting or index == last:
-                    continue
-                following = sequence[index + 1]  # most phrases that start here end at the next word
-                for phrase, token in starting:
+            for index, word in enumerate(sequence[:-1]):  # a phrase has two words or more
+                following = sequence[index + 1]
+                for phrase, token in phrases.get(word, ()):
                     if phrase[1] == following and tuple(sequence[index : index + len(phrase)]) == phrase:
                         found.append((index, index + len(phrase), token))
-        return found
-
-    def _cjk_concepts(self, stretch: str) -> set[str]:
-        found: set[str] = set()
-        for _start, _end, tokens in self.cjk_spans(stretch):
-            found |= tokens
         return found
 
     def cjk_spans(self, stretch: str) -> list[tuple[int, int, set[str]]]:
@@ -395,12 +386,14 @@ class Lexicon:
 
 
 _default: Lexicon | None = None
+_loading = threading.Lock()
 
 
 def default_lexicon() -> Lexicon:
-    """The shipped lexicon, loaded once."""
+    """The shipped lexicon, loaded once (a thread asking meanwhile waits for it)."""
     global _default  # noqa: PLW0603 (built on first use, then shared: it never changes)
-    if _default is None:
-        source = load_source()
-        _default = Lexicon(source.concepts, source.plain_words)
-    return _default
+    with _loading:
+        if _default is None:
+            source = load_source()
+            _default = Lexicon(source.concepts, source.plain_words)
+        return _default
