@@ -134,23 +134,9 @@ class Speller:
         if len(word) < MIN_LENGTH or not word.isalpha():
             return []
         limit = 2 if len(word) >= LONG_WORD else 1
-        near: list[tuple[str, float]] = []
-        for first in SOUNDS_ALIKE.get(word[0], word[0]):
-            choices = self._names_by_first.get(first)
-            if choices:
-                near += [
-                    (choice, distance)
-                    for choice, distance, _index in self._extract(
-                        word, choices, scorer=self._distance, score_cutoff=limit, limit=None
-                    )
-                    if abs(len(choice) - len(word)) <= limit
-                ]
-        if not near:
-            return []
-        best = min(distance for _name, distance in near)
-        if best > 1 and self._nearest(word, int(best) - 1):
+        found, best = self._nearest_names(word, limit, SOUNDS_ALIKE.get(word[0], word[0]))
+        if best > 1 and self._nearest(word, best - 1):
             return []  # a known word is nearer than any name (`contents`: content, not contacts)
-        found = sorted(name for name, distance in near if distance == best)
         return found if len(found) <= MAX_CORRECTIONS else []
 
     def _sounds_like_name(self, word: str) -> list[str]:
@@ -211,21 +197,29 @@ class Speller:
         if len(words) > MAX_CORRECTIONS and not moved_only:
             # too many words as near: an app's name among them is what a query most often
             # misspells (`Datef`: date, dates, dated and DATEV; `Delivero`: deliver, delivery, Deliveroo)
-            words = self._nearest_names(word, limit)
+            words, _distance = self._nearest_names(word, limit)
         return words if len(words) <= MAX_CORRECTIONS else []
 
-    def _nearest_names(self, word: str, limit: int) -> list[str]:
-        near = [
-            (name, distance)
-            for name in self._names
-            if name[0] == word[0]
-            and abs(len(name) - len(word)) <= limit
-            and (distance := self._distance(word, name, score_cutoff=limit)) <= limit
-        ]
+    def _nearest_names(self, word: str, limit: int, firsts: str = "") -> tuple[list[str], int]:
+        """The app names nearest to `word`, `limit` edits away at most, that start with one of
+        `firsts` (by default `word`'s own first letter); and how many edits away they are."""
+        near: list[tuple[str, int]] = []
+        for first in firsts or word[0]:
+            near += [
+                (choice, int(distance))
+                for choice, distance, _index in self._extract(
+                    word,
+                    self._names_by_first.get(first, ()),
+                    scorer=self._distance,
+                    score_cutoff=limit,
+                    limit=None,
+                )
+                if abs(len(choice) - len(word)) <= limit
+            ]
         if not near:
-            return []
+            return [], 0
         best = min(distance for _name, distance in near)
-        return sorted(name for name, distance in near if distance == best)
+        return sorted(name for name, distance in near if distance == best), best
 
 
 # --------------------------------------------------------------------------- katakana
