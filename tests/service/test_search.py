@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable, Sequence
 
 import anyio
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from aai_gateway import search as search_package
 from aai_gateway.consent.listing_config import ListingConfig
 from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor.card import AppCard, OperationText, card_of
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.service import search as service_search
 
@@ -107,7 +109,8 @@ def built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     real = search_package.SearchIndex
 
-    def counting(apps: list[object]) -> object:
+    def counting(apps: Iterable[object]) -> object:
+        apps = list(apps)
         sizes.append(len(apps))
         return real(apps)  # type: ignore[arg-type]
 
@@ -148,7 +151,8 @@ async def test_an_index_build_that_fails_fails_the_search_that_waited_for_it_and
     real = search_package.SearchIndex
     attempts: list[int] = []
 
-    def failing_once(apps: list[object]) -> object:
+    def failing_once(apps: Iterable[object]) -> object:
+        apps = list(apps)
         attempts.append(len(apps))
         if len(attempts) == 1:
             raise MemoryError("no room for the index")
@@ -201,14 +205,34 @@ async def test_a_search_that_stops_waiting_leaves_the_build_going_and_the_next_s
         return {}
 
     searcher = service_search.Searcher(slow_texts)  # type: ignore[arg-type]
-    searcher.reset([])
+    searcher.reset([(card_of(notes_app()), ["createNote"])])
     for _ in range(3):
         with anyio.move_on_after(0.05):
             await searcher.search("note", 5)
+    assert not release.is_set() and built == []  # the searches stopped waiting: no index yet
     release.set()
     await searcher.search("note", 5)
     await searcher.search("delete", 5)
-    assert built == [0]  # one build, kept for every search after it
+    assert built == [1]  # one build, kept for every search after it
+
+
+async def test_an_index_reads_the_texts_of_its_apps_a_batch_at_a_time() -> None:
+    """Texts of 10,000 apps at once would leave the heap ~20 MB bigger once freed."""
+    apps = many_apps(service_search.TEXTS_BATCH * 2 + 1)
+    gateway = gateway_of(apps)
+    asked: list[int] = []
+
+    def texts_by_batch(cards: Sequence[AppCard]) -> dict[tuple[str, str], Sequence[OperationText]]:
+        asked.append(len(cards))
+        return gateway._texts_of(cards)
+
+    searcher = service_search.Searcher(texts_by_batch)
+    searcher.reset([(card_of(app), [tool.name for tool in app.tools]) for app in apps])
+    hits = await searcher.search("app01000", 3)
+    assert asked == [service_search.TEXTS_BATCH, service_search.TEXTS_BATCH, 1]
+    assert hits[0].app.id == "dev.test.app01000"
+    pong = await searcher.search("answer with pong", 1)
+    assert (pong[0].tool, pong[0].description) == ("ping", "Answer with pong")  # its one line, kept
 
 
 async def test_operations_of_an_app_by_name_with_unknown_names_naming_the_closest() -> None:

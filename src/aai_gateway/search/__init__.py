@@ -12,7 +12,7 @@ built, not when this package is imported.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +66,7 @@ class SearchIndex:
     libraries (about 0.3 s).
     """
 
-    def __init__(self, apps: Sequence[IndexedApp], *, concepts: bool = True) -> None:
+    def __init__(self, apps: Iterable[IndexedApp], *, concepts: bool = True) -> None:
         from .scoring import FieldScorer  # noqa: PLC0415 (numpy: with the first index)
         from .spelling import Speller  # noqa: PLC0415 (rapidfuzz: with the first index)
 
@@ -75,7 +75,7 @@ class SearchIndex:
         with without_cyclic_gc():
             self._corpus = Corpus(apps, self._lexicon)
             corpus = self._corpus
-            self._scorer = FieldScorer(corpus.fields, corpus.sizes, len(corpus.vocabulary), corpus.owner)
+            self._scorer = FieldScorer(corpus.fields, len(corpus.vocabulary), corpus.owner)
             self._looking = self._looking_entries(corpus)
             self._languages: Any = None  # per entry, its app's language (an index in LANGUAGES, -1)
             corpus.drop_fields()
@@ -95,11 +95,12 @@ class SearchIndex:
 
         looking = {corpus.vocabulary[c] for c in READING_CONCEPTS if c in corpus.vocabulary}
         names = corpus.fields["name"]
-        flags = np.zeros(len(names), dtype=bool)
-        for index, ids in enumerate(names):
-            tool = corpus.entry_tool[index]
-            if tool >= 0 and (not looking.isdisjoint(ids) or corpus.entry_text(index).reads_only):
-                flags[index] = True
+        ids = np.frombuffer(names.ids, dtype=np.int32)
+        counts = np.frombuffer(names.counts, dtype=np.int32)
+        entry_of = np.repeat(np.arange(len(names), dtype=np.int32), counts)
+        flags = np.frombuffer(corpus.reads_only, dtype=np.uint8).astype(bool)
+        flags[entry_of[np.isin(ids, list(looking))]] = True
+        flags &= np.frombuffer(corpus.entry_tool, dtype=np.int32) >= 0
         return flags
 
     def _entry_languages(self) -> Any:
@@ -114,7 +115,7 @@ class SearchIndex:
                     LANGUAGES.index(found)
                     if (found := language_of(app.description[:MAX_LANGUAGE_TEXT])) in LANGUAGES
                     else -1
-                    for app in (indexed.card for indexed in corpus.apps)
+                    for app in corpus.cards
                 ],
                 dtype=np.int8,
             )
@@ -139,10 +140,11 @@ class SearchIndex:
         return self._ranked(query, limit, None)
 
     def _search_app(self, query: str, limit: int, app: IndexedApp) -> list[SearchHit]:
-        span = self._corpus.app_ranges.get(app.card.key)
-        if span is None:
+        number = self._corpus.app_numbers.get(app.card.key)
+        if number is None:
             # an app this index was not built with (e.g. discovered since): its own small index
             return SearchIndex([app], concepts=self._concepts).search(query, limit, app=app)
+        span = self._corpus.entries_of(number)
         if not query.strip():
             entries = [self._corpus.entry(i) for i in span[1 : 1 + limit]]
             return [SearchHit(e.app, e.tool, 0.0, e.description) for e in entries]
@@ -191,17 +193,17 @@ class SearchIndex:
         """An app whose names hold every word of the query (`github`, `微信`, `google calendar`) is
         what the query names: it ranks above its own operations, which a word of their descriptions
         may have lifted. A query with a word more (`github issues`) leaves the ranking alone."""
-        postings = self._corpus.name_postings
         named: set[int] | None = None
         for term in words:
-            apps = postings.get(term)
+            apps = self._scorer.apps_named(term)
             if not apps:
                 return
             named = set(apps) if named is None else named & set(apps)
             if not named:
                 return
+        corpus = self._corpus
         for start in named or ():
-            span = self._corpus.spans[start]
+            span = corpus.entries_of(corpus.entry_app[start])
             if len(span) > 1:
                 best = float(scores[span.start + 1 : span.stop].max())
                 scores[start] = max(float(scores[start]), best * NAMED_APP_LEAD)

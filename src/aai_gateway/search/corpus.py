@@ -1,10 +1,10 @@
 """The index's documents as term ids, field by field: what the scorer is built from.
 
-Analysing text is most of the cost of building an index, and descriptors repeat their words and
-texts (the same parameter names and descriptions across servers, the same few hundred words in
-every description): each distinct text is analysed once per build, and a text is split on
-whitespace into pieces, each distinct piece analysed once (`to-do`, `jira_create_issue` and
-`待办事项` are pieces; whitespace never joins two words into one term). Only the lexicon's phrases
+Analysing text is most of the cost of building an index, and descriptors repeat their words (the
+same parameter names across servers, the same few hundred words in every description): a text is
+split on whitespace into pieces, and a piece analysed is kept for the pieces that follow
+(`to-do`, `jira_create_issue` and `待办事项` are pieces; whitespace never joins two words into one
+term); what a text's pieces give is put together in C. Only the lexicon's phrases
 that span pieces (`pull request`) are matched over a text, where two neighbouring pieces may hold
 one.
 
@@ -27,7 +27,7 @@ the query names leads its operations (SearchIndex).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice
 from operator import and_, itemgetter
@@ -125,10 +125,6 @@ def short_forms(corpus: Corpus, lexicon: Lexicon | None) -> set[str]:
     }
 
 
-def tool_entry(app: AppCard, operation: OperationText) -> Entry:
-    return Entry(app, operation.name, one_line(operation.description or operation.title or ""))
-
-
 # --------------------------------------------------------------------------- term ids
 
 _Piece = tuple[tuple[int, ...], tuple[str, ...], tuple[str, ...], bool, float, bool]
@@ -139,13 +135,16 @@ on average, and each character and pair is a term), concepts and joined forms no
 other names for words already counted, and would make a text in another language than the
 lexicon's words, or one with many concept words, look long), and whether its first word may be the
 second word of a phrase."""
-MAX_CACHED_PIECES = 1_000_000
+MAX_CACHED_PIECES = 20_000
+"""Pieces analysed kept for the pieces that follow; the cache starts again when full. Descriptors
+repeat a few thousand words most, so a small cache keeps most of the work (10,000 apps: 18 % more
+analyses than with no bound), and one that held every piece of a big catalog would leave the heap
+~30 MB bigger once freed, its pages shared with what the index keeps."""
 _IDS = itemgetter(0)
 _GOES_ON = itemgetter(3)
 _WORDS = itemgetter(1)
 _SIZE = itemgetter(4)
 _FOLLOWS = itemgetter(5)
-MAX_CACHED_TEXTS = 200_000
 _BOUNDARY_PIECE = "\ue000"  # private use: a character no text needs (and harmless if one has it)
 _BOUNDARY = f" {_BOUNDARY_PIECE} "
 _BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False, 0.0, False)
@@ -153,22 +152,45 @@ _BOUNDARY_ANALYSED: _Piece = ((), (_BOUNDARY_PIECE,), (_BOUNDARY_PIECE,), False,
 CJK_CHARACTER_LENGTH = 0.5
 
 
+class Column:
+    """One field's term ids, entry after entry, as flat arrays: `ids`; per entry, how many
+    (`counts`) and its length as BM25 counts it (`sizes`, see _Piece)."""
+
+    def __init__(self) -> None:
+        self.ids = array("i")
+        self.counts = array("i")
+        self.sizes = array("d")
+
+    def add(self, ids: Sequence[int], size: float) -> None:
+        self.ids.extend(ids)
+        self.counts.append(len(ids))
+        self.sizes.append(size)
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+
 class Corpus:
     """The entries (an app, then its operations, app after app) and, for each field, each entry's
     term ids. `vocabulary` maps a term to its id; `surfaces` holds the words as written (case-
     and accent-folded), for typo correction; `loanwords` the names katakana may spell."""
 
-    def __init__(self, apps: Sequence[IndexedApp], lexicon: Lexicon | None) -> None:
-        self.apps = list(apps)
+    def __init__(self, apps: Iterable[IndexedApp], lexicon: Lexicon | None) -> None:
+        self.cards: list[AppCard] = []
+        self._lines: list[tuple[tuple[str, str], ...]] = []
+        """Per app, what a hit on each operation shows: its name and one line. The operations'
+        texts are not kept: at 10,000 apps they cost more memory than the index, and `apps` may be
+        read a batch at a time (`Searcher`)."""
+        self._same: dict[str, str] = {}
+        self.reads_only = bytearray()
+        """Per entry, 1 for an operation its app says changes nothing (`readOnlyHint`, HTTP GET)."""
         self.entry_app = array("i")
         self.entry_tool = array("i")
         """Per entry: the index of its app in `apps`, and of its operation (-1: the app itself)."""
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
         stored = [name for name in FIELDS if not name.startswith("owner")]
-        self.fields: dict[str, list[tuple[int, ...]]] = {name: [] for name in stored}
-        self.sizes: dict[str, list[float]] = {name: [] for name in self.fields}
-        """Per field, each entry's length as BM25 counts it (see _Piece)."""
+        self.fields: dict[str, Column] = {name: Column() for name in stored}
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.name_words: set[str] = set()
@@ -179,37 +201,38 @@ class Corpus:
         self.loanwords = Loanwords()
         self.name_sounds = NameSounds()
         """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""
-        self.app_ranges: dict[tuple[str, str], range] = {}
-        self.spans: dict[int, range] = {}
-        """An app's entry -> the entries of the app and its operations."""
-        self.name_postings: dict[int, list[int]] = {}
-        """Term id -> the entries of the apps whose names have it."""
+        self.app_numbers: dict[tuple[str, str], int] = {}
+        """`AppCard.key` -> the app's index in `cards` (the first of equal keys)."""
+        self.app_starts = array("i")
+        """Per app, its entry (its operations follow it); one more: the number of entries."""
         self._lexicon = lexicon
         self._pieces: dict[str, _Piece] = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
-        self._texts: dict[str, tuple[tuple[int, ...], float]] = {}
         self._loanword_pieces: set[tuple[str, bool]] = set()
-        for number, app in enumerate(self.apps):
+        for number, app in enumerate(apps):
             self._add_app(number, app)
+        self.app_starts.append(len(self))
         self._pieces = {}
-        self._texts = {}
         self._loanword_pieces = set()
+        self._same = {}
 
     def __len__(self) -> int:
         return len(self.entry_app)
 
     def entry(self, index: int) -> Entry:
-        app = self.apps[self.entry_app[index]]
-        tool = self.entry_tool[index]
-        return app_entry(app.card) if tool < 0 else tool_entry(app.card, app.operations[tool])
+        number, tool = self.entry_app[index], self.entry_tool[index]
+        card = self.cards[number]
+        if tool < 0:
+            return app_entry(card)
+        name, line = self._lines[number][tool]
+        return Entry(card, name, line)
 
-    def entry_text(self, index: int) -> OperationText:
-        """The texts of the operation at entry `index` (an operation's entry, not an app's)."""
-        return self.apps[self.entry_app[index]].operations[self.entry_tool[index]]
+    def entries_of(self, number: int) -> range:
+        """The entries of app `number`: the app's, then its operations'."""
+        return range(self.app_starts[number], self.app_starts[number + 1])
 
     def drop_fields(self) -> None:
         """Forget the term ids once the scorer holds them."""
         self.fields = {}
-        self.sizes = {}
 
     def _piece(self, piece: str) -> _Piece:
         if piece.isascii() and piece.isalpha() and (piece.islower() or piece[1:].islower()):
@@ -245,23 +268,14 @@ class Corpus:
         words, surfaces = (term,), (word,)
         return ids, words, surfaces, self._may_go_on(words, surfaces), 1.0, self._may_follow(words, surfaces)
 
-    def _ids(self, texts: Sequence[str], sizes: list[float]) -> tuple[int, ...]:
-        """The term ids of a field's texts; their length (see _Piece) is appended to `sizes`.
-        The texts of a field are analysed as one string, a boundary piece between them, once per
-        build (descriptors repeat their parameters' names and descriptions)."""
+    def _ids(self, texts: Sequence[str]) -> tuple[Sequence[int], float]:
+        """The term ids of a field's texts and their length (see _Piece): the texts analysed as
+        one string, a boundary piece between them."""
         if not texts:
-            sizes.append(0.0)
-            return ()
-        text = texts[0] if len(texts) == 1 else _BOUNDARY.join(texts)
-        done = self._texts.get(text)
-        if done is None:
-            done = self._text_ids(text)
-            if len(self._texts) < MAX_CACHED_TEXTS:
-                self._texts[text] = done
-        sizes.append(done[1])
-        return done[0]  # shared by every entry with this text: only read
+            return (), 0.0
+        return self._text_ids(texts[0] if len(texts) == 1 else _BOUNDARY.join(texts))
 
-    def _text_ids(self, text: str) -> tuple[tuple[int, ...], float]:
+    def _text_ids(self, text: str) -> tuple[list[int], float]:
         # the common path stays in C (split, map, chain): this runs for every distinct text
         split = text.split()
         pieces = self._pieces
@@ -278,12 +292,13 @@ class Corpus:
         ):
             joins = list(map(and_, map(_GOES_ON, analysed), map(_FOLLOWS, islice(analysed, 1, None))))  # type: ignore[arg-type]
             self._add_phrases(ids, analysed, joins, self._lexicon)  # type: ignore[arg-type]
-        return tuple(ids), size
+        return ids, size
 
     def _new_piece(self, piece: str) -> _Piece:
         analysed = self._piece(piece)
-        if len(self._pieces) < MAX_CACHED_PIECES:
-            self._pieces[piece] = analysed
+        if len(self._pieces) >= MAX_CACHED_PIECES:
+            self._pieces = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
+        self._pieces[piece] = analysed
         return analysed
 
     def _add_phrases(
@@ -316,6 +331,11 @@ class Corpus:
                 ids.append(term)
                 inside.add(term)
 
+    def _result_line(self, operation: OperationText) -> tuple[str, str]:
+        """An operation's name and one line; equal ones kept once (copies of a server repeat them)."""
+        line = one_line(operation.description or operation.title or "")
+        return self._same.setdefault(operation.name, operation.name), self._same.setdefault(line, line)
+
     def _add_loanwords(self, name: str, *, app_name: bool) -> None:
         seen = self._loanword_pieces
         for piece in name.split():
@@ -338,14 +358,16 @@ class Corpus:
     def _add_app(self, number: int, indexed: IndexedApp) -> None:
         app = indexed.card
         start = len(self)
+        self.cards.append(app)
+        self._lines.append(tuple(map(self._result_line, indexed.operations)))
         self.entry_app.append(number)
         self.entry_tool.append(-1)
         self.owner.append(-1)
+        self.reads_only.append(0)
+        self.app_starts.append(start)
         fields = app_fields(app)
         for name, column in self.fields.items():
-            column.append(self._ids(fields.get(name, ()), self.sizes[name]))
-        for term in set(self.fields["name"][-1]):
-            self.name_postings.setdefault(term, []).append(start)
+            column.add(*self._ids(fields.get(name, ())))
         for name in fields["name"]:
             self._add_loanwords(name, app_name=True)
             self.name_sounds.add(name)
@@ -353,10 +375,9 @@ class Corpus:
             self.entry_app.append(number)
             self.entry_tool.append(index)
             self.owner.append(start)
+            self.reads_only.append(operation.reads_only)
             fields = tool_fields(operation)
             for name, column in self.fields.items():
-                column.append(self._ids(fields.get(name, ()), self.sizes[name]))
+                column.add(*self._ids(fields.get(name, ())))
             self._add_loanwords(fields["name"][0], app_name=False)
-        span = range(start, len(self))
-        self.app_ranges.setdefault(app.key, span)
-        self.spans[start] = span
+        self.app_numbers.setdefault(app.key, number)

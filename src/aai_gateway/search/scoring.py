@@ -23,11 +23,10 @@ named-app rule and the restriction to one app need every entry's score. docs/dec
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .corpus import FIELD_WEIGHTS
+from .corpus import FIELD_WEIGHTS, Column
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,24 +47,29 @@ class _Field:
     """One field's BM25 scores: for term t, entries `rows[starts[t]:starts[t + 1]]` with scores
     `values[...]`."""
 
-    def __init__(self, documents: Sequence[Sequence[int]], sizes: Sequence[float], terms: int) -> None:
+    def __init__(self, column: Column, terms: int) -> None:
         import numpy as np  # noqa: PLC0415
 
-        count = len(documents)
-        counts = np.fromiter(map(len, documents), dtype=np.int64, count=count)
-        flat = np.fromiter(itertools.chain.from_iterable(documents), dtype=np.int64, count=int(counts.sum()))
-        owners = np.repeat(np.arange(count, dtype=np.int64), counts)
-        lengths = np.asarray(sizes, dtype=np.float64)
+        count = len(column)
+        flat = np.frombuffer(column.ids, dtype=np.int32).astype(np.int64)
+        owners = np.repeat(np.arange(count, dtype=np.int64), np.frombuffer(column.counts, dtype=np.int32))
+        lengths = np.frombuffer(column.sizes, dtype=np.float64)
         # one key per (term, entry), term-major: sorting them groups each term's entries
         keys, frequencies = np.unique(flat * count + owners, return_counts=True)
         term_of = keys // count
-        self.rows = (keys - term_of * count).astype(np.int32)
+        self.rows: npt.NDArray[np.int32] = (keys - term_of * count).astype(np.int32)
         document_frequency = np.bincount(term_of, minlength=terms)
         self.starts = np.concatenate(([0], np.cumsum(document_frequency)))
         idf = np.log1p((count - document_frequency + 0.5) / (document_frequency + 0.5))
         average = float(lengths.mean()) if count and lengths.any() else 1.0
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[self.rows] / average)
         self.values = (idf[term_of] * frequencies / (frequencies + norm)).astype(np.float32)
+
+    def entries(self, term: int) -> npt.NDArray[np.int32]:
+        """The entries that have `term`."""
+        if term + 1 < len(self.starts):
+            return self.rows[self.starts[term] : self.starts[term + 1]]
+        return self.rows[:0]
 
     def has(self, term: int) -> bool:
         return term + 1 < len(self.starts) and self.starts[term + 1] > self.starts[term]
@@ -92,22 +96,25 @@ class FieldScorer:
 
     def __init__(
         self,
-        fields: Mapping[str, Sequence[Sequence[int]]],
-        sizes: Mapping[str, Sequence[float]],
+        fields: Mapping[str, Column],
         terms: int,
         owner: Sequence[int],
     ) -> None:
         import numpy as np  # noqa: PLC0415 (loaded when the first index is built)
 
         self.size = len(owner)
-        self._fields = [
-            (name, FIELD_WEIGHTS[name], _Field(column, sizes[name], terms)) for name, column in fields.items()
-        ]
+        self._fields = [(name, FIELD_WEIGHTS[name], _Field(column, terms)) for name, column in fields.items()]
+        self._names = next(field for name, _weight, field in self._fields if name == "name")
         # an app's own entry takes its owner score from a zero past the end
         self._inherited = {"name": FIELD_WEIGHTS["owner"], "text": FIELD_WEIGHTS["owner_text"]}
         """What an operation takes from its app's fields, by field."""
         self._owner = np.array(owner, dtype=np.int32)
         self._owner[self._owner < 0] = self.size
+
+    def apps_named(self, term: int) -> list[int]:
+        """The entries of the apps whose names have `term`."""
+        rows = self._names.entries(term)
+        return rows[self._owner[rows] == self.size].tolist()  # type: ignore[no-any-return]
 
     def unit_scores(
         self, units: Sequence[Unit], owner_terms: Container[int], *, guesses_only: float = 1.0
