@@ -243,3 +243,32 @@ def test_initials_name_only_a_short_form_not_a_word_of_a_language() -> None:
     )
     # b-a-h-n: `Bahn` is a word of a language, no short form a query spells out
     assert index.search("Best Available Hotels Nearby", 1)[0].app.id == "hotels"
+
+
+def test_an_identifier_the_index_has_names_that_parameter_not_what_its_words_mean() -> None:
+    index = SearchIndex(
+        [
+            app(
+                "charging",
+                {"de": "Ladestation"},
+                "Ladepunkte für Elektroautos",
+                [
+                    tool(
+                        "ladepunkte_suchen",
+                        "Ladepunkte in der Nähe suchen",
+                        stecker="Steckertyp",
+                        nur_frei="Nur freie",
+                    )
+                ],
+            ),
+            app(
+                "doctors",
+                {"de": "Arzttermine"},
+                "Freie Termine beim Arzt",
+                [tool("freie_termine", "Freie Termine und Verfügbarkeit anzeigen")],
+            ),
+        ]
+    )
+    assert index.search("nur_frei", 1)[0].tool == "ladepunkte_suchen"
+    assert index.search("nurFrei", 1)[0].tool == "ladepunkte_suchen"
+    assert index.search("nur frei", 1)[0].app.id == "doctors"  # words, not the identifier: availability

@@ -40,7 +40,7 @@ from .query_units import (
     WeightedQuery,
 )
 from .stopwords import CJK_STOPWORDS, query_stop_terms
-from .tokens import Analyzed, analyze, stem
+from .tokens import Analyzed, analyze, fold_word, stem
 
 if TYPE_CHECKING:
     from .cjk_names import NameSounds
@@ -73,6 +73,7 @@ def query_weights(
         if analyzed.words[index] not in stop:  # a stopword's neither: `für` is no `fuer`
             build.alternative(units[index], spelt, 1.0, named=True)
     _joined_forms(analyzed, build, units, speller, surfaces)
+    _identifiers(clipped, analyzed, build, units)
     _cjk(analyzed, build)
     if loanwords is not None:
         for kana in dict.fromkeys(analyzed.kana):
@@ -245,6 +246,21 @@ def _joined_forms(
         tries += 1
         for name in speller.near_names(written):
             build.alternative(unit, stem(name), TYPO_WEIGHT, named=True, sure=False)
+
+
+_IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b|\b[a-z]+(?:[A-Z][a-z\d]*)+\b")
+"""A word written as code writes names: `nur_frei`, `tipo_vehiculo`, `startDate`."""
+
+
+def _identifiers(text: str, analyzed: Analyzed, build: UnitBuilder, unit_of: Mapping[int, Unit]) -> None:
+    """An identifier the index has whole (a parameter's or an operation's name) is what the query
+    names: it weighs as its words together, without the concepts its words name."""
+    for match in _IDENTIFIER.finditer(text):
+        parts = [part for part in re.split(r"_|(?<=[a-z\d])(?=[A-Z])", match.group()) if part]
+        term = stem("".join(fold_word(part) for part in parts))
+        first = analyzed.joined.get(term)
+        if first is not None and first in unit_of:
+            build.exact(unit_of[first], term, float(len(parts)))
 
 
 def _cjk(analyzed: Analyzed, build: UnitBuilder) -> None:
