@@ -190,3 +190,34 @@ def test_the_initials_of_a_name_spelt_out_are_read_whatever_its_punctuation() ->
     assert initials("Find my phone") is None  # not every word capitalized
     assert initials("Deutsche Bahn") is None  # two words: too few to tell
     assert initials("Book A Hotel Now") is None  # a letter alone is no word of a name
+
+
+def test_an_identifier_is_its_words_alone_and_leaves_the_concepts_of_other_words() -> None:
+    index = SearchIndex(
+        [
+            app(
+                "charging",
+                {"de": "Ladestation"},
+                "Ladepunkte",
+                [tool("suchen", "Suchen", nur_frei="Nur freie")],
+            )
+        ]
+    )
+    corpus = index._corpus
+    names = {term_id: term for term, term_id in corpus.vocabulary.items()}
+
+    def units(query: str) -> list[tuple[dict[str, float], set[str]]]:
+        weighted = query_weights(
+            query, corpus.vocabulary, index._lexicon, index._speller, surfaces=corpus.surfaces
+        )
+        return [
+            ({names[t]: w for t, w in unit.literal.items()}, {names[t] for t in unit.alternatives})
+            for unit in weighted.units
+        ]
+
+    [(literal, alternatives)] = units("nur_frei")
+    assert literal["nurfrei"] == 2.0 and alternatives == set()  # no availability in general
+    identifier, other = sorted(units("verfügbar nur_frei"), key=lambda unit: "nurfrei" not in unit[0])
+    assert "nurfrei" in identifier[0] and identifier[1] == set()
+    assert "§availability" in other[1]  # `verfügbar` still names what it names
+    assert any("§availability" in alternatives for _, alternatives in units("nur frei"))  # words apart

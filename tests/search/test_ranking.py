@@ -272,3 +272,19 @@ def test_an_identifier_the_index_has_names_that_parameter_not_what_its_words_mea
     assert index.search("nur_frei", 1)[0].tool == "ladepunkte_suchen"
     assert index.search("nurFrei", 1)[0].tool == "ladepunkte_suchen"
     assert index.search("nur frei", 1)[0].app.id == "doctors"  # words, not the identifier: availability
+
+
+def test_a_word_written_in_camel_case_is_still_a_word_not_an_identifier() -> None:
+    index = SearchIndex(
+        [
+            app("qqmail", {"zh": "QQ邮箱"}, "QQ邮箱", [tool("fasong_youjian", "发送邮件")]),
+            app(
+                "news",
+                {"en": "Newsletter"},
+                "Newsletter by email",
+                [tool("subscribe", "Subscribe an email address")],
+            ),
+        ]
+    )
+    for query in ("eMail senden", "E-Mail senden", "email senden"):
+        assert index.search(query, 1)[0].tool == "fasong_youjian", query  # sending mail, in Chinese

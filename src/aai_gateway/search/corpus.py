@@ -136,7 +136,8 @@ other names for words already counted, and would make a text in another language
 lexicon's words, or one with many concept words, look long), and whether its first word may be the
 second word of a phrase."""
 MAX_CACHED_PIECES = 20_000
-"""Pieces analysed kept for the pieces that follow; the cache starts again when full. Descriptors
+"""Pieces analysed kept for the pieces that follow; the cache starts again when full, before an
+app. Descriptors
 repeat a few thousand words most, so a small cache keeps most of the work (10,000 apps: 18 % more
 analyses than with no bound), and one that held every piece of a big catalog would leave the heap
 ~30 MB bigger once freed, its pages shared with what the index keeps."""
@@ -296,8 +297,6 @@ class Corpus:
 
     def _new_piece(self, piece: str) -> _Piece:
         analysed = self._piece(piece)
-        if len(self._pieces) >= MAX_CACHED_PIECES:
-            self._pieces = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
         self._pieces[piece] = analysed
         return analysed
 
@@ -358,6 +357,9 @@ class Corpus:
     def _add_app(self, number: int, indexed: IndexedApp) -> None:
         app = indexed.card
         start = len(self)
+        if len(self._pieces) >= MAX_CACHED_PIECES:
+            # between apps only: an app's names are read back from the cache after its other fields
+            self._pieces = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
         self.cards.append(app)
         self._lines.append(tuple(map(self._result_line, indexed.operations)))
         self.entry_app.append(number)

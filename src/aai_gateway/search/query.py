@@ -67,13 +67,17 @@ def query_weights(
     build = UnitBuilder(vocabulary, lexicon)
     language = language_of(clipped, lexicon.languages) if lexicon is not None else None
     names_of_people = person_names(clipped) if lexicon is not None and language != "de" else frozenset()
-    units = _words(analyzed, build, speller, surfaces, names_of_people, language=language)
+    exact = _identifiers(clipped, analyzed, build)
+    units = _words(analyzed, build, speller, surfaces, names_of_people, language=language, exact=exact)
     stop = query_stop_terms()
     for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
+        if analyzed.chunk_of[index] in {analyzed.chunk_of[first] for first in exact.values()}:
+            continue
         if analyzed.words[index] not in stop:  # a stopword's neither: `für` is no `fuer`
             build.alternative(units[index], spelt, 1.0, named=True)
     _joined_forms(analyzed, build, units, speller, surfaces)
-    _identifiers(clipped, analyzed, build, units)
+    for (term, parts), first in exact.items():
+        build.literal(units[first], term, float(parts))  # the identifier weighs as its words
     _cjk(analyzed, build)
     if loanwords is not None:
         for kana in dict.fromkeys(analyzed.kana):
@@ -99,15 +103,22 @@ def _words(
     names: Container[str] = (),
     *,
     language: str | None = None,
+    exact: Mapping[tuple[str, int], int] | None = None,
 ) -> dict[int, Unit]:
     """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
     lexicon phrase for its words. Answers the unit of each word. `language`: the query's, when
-    clear; a word names the concepts it names in that language or in English only."""
+    clear; a word names the concepts it names in that language or in English only. The words of
+    an identifier in `exact` (by its first word) are their literal terms only."""
     lexicon = build.lexicon
     stop = query_stop_terms()
     words, written = analyzed.words, analyzed.surfaces
     only_stopwords = all(word in stop for word in words)
-    spans = lexicon.phrase_spans(words, written) if lexicon is not None else []
+    literal_chunks = {analyzed.chunk_of[first] for first in (exact or {}).values()}
+    spans = [
+        span
+        for span in (lexicon.phrase_spans(words, written) if lexicon is not None else [])
+        if not any(analyzed.chunk_of[index] in literal_chunks for index in range(span[0], span[1]))
+    ]
     unit_of: dict[int, Unit] = {}
     by_span: dict[tuple[int, int], list[str]] = {}
     for start, end, token in spans:
@@ -128,6 +139,9 @@ def _words(
         unit = unit_of.get(index) or chunk_units.get(chunk) or build.unit()
         unit_of[index] = chunk_units.setdefault(chunk, unit)
         if term in stop and not only_stopwords:
+            continue
+        if chunk in literal_chunks:
+            build.literal(unit, term)
             continue
         if lexicon is not None and not in_phrase:
             named = _word_concepts(lexicon, surface, term, language)
@@ -250,17 +264,33 @@ def _joined_forms(
 
 _IDENTIFIER = re.compile(r"\b[^\W_]+(?:_[^\W_]+)+\b|\b[a-z]+(?:[A-Z][a-z\d]*)+\b")
 """A word written as code writes names: `nur_frei`, `tipo_vehiculo`, `startDate`."""
+_IDENTIFIER_PARTS = re.compile(r"_|(?<=[a-z\d])(?=[A-Z])")
 
 
-def _identifiers(text: str, analyzed: Analyzed, build: UnitBuilder, unit_of: Mapping[int, Unit]) -> None:
-    """An identifier the index has whole (a parameter's or an operation's name) is what the query
-    names: it weighs as its words together, without the concepts its words name."""
+def _identifiers(text: str, analyzed: Analyzed, build: UnitBuilder) -> dict[tuple[str, int], int]:
+    """The identifiers of the query the index has whole (a parameter's or an operation's name), as
+    (joined term, number of words) -> the index of its first word. Such an identifier is what the
+    query names: it weighs as its words together, and its words name no concepts (`nur_frei` is
+    that parameter, not availability). One the lexicon knows is a word written as code would
+    (`eMail`, `iPhone`): no identifier."""
+    wanted: dict[tuple[str, ...], str] = {}
     for match in _IDENTIFIER.finditer(text):
-        parts = [part for part in re.split(r"_|(?<=[a-z\d])(?=[A-Z])", match.group()) if part]
-        term = stem("".join(fold_word(part) for part in parts))
-        first = analyzed.joined.get(term)
-        if first is not None and first in unit_of:
-            build.exact(unit_of[first], term, float(len(parts)))
+        parts = tuple(fold_word(part) for part in _IDENTIFIER_PARTS.split(match.group()) if part)
+        term = stem("".join(parts))
+        a_word = build.lexicon is not None and bool(build.lexicon.concepts_of_term(term))
+        if term in build.vocabulary and not a_word:
+            wanted[parts] = term
+    if not wanted:
+        return {}
+    chunks: dict[int, list[int]] = {}
+    for index, chunk in enumerate(analyzed.chunk_of):
+        chunks.setdefault(chunk, []).append(index)
+    found: dict[tuple[str, int], int] = {}
+    for indices in chunks.values():
+        parts = tuple(analyzed.surfaces[index] for index in indices)
+        if parts in wanted:
+            found.setdefault((wanted[parts], len(parts)), indices[0])
+    return found
 
 
 def _cjk(analyzed: Analyzed, build: UnitBuilder) -> None:

@@ -178,18 +178,6 @@ class UnitBuilder:
         into.guessed = into.guessed and unit.guessed
         unit.home = into
 
-    def exact(self, unit: Unit, term: str, weight: float) -> None:
-        """`term` is what the unit's piece names exactly (an identifier the index has): its
-        literal, weighed `weight`, and no alternatives (`nur_frei` is that parameter, not
-        availability in general)."""
-        unit = unit.resolved()
-        if term not in self.vocabulary:
-            return
-        for term_id in list(unit.alternatives):
-            del unit.alternatives[term_id]
-            self._placed.pop(term_id, None)
-        self.literal(unit, term, weight)
-
     def result(self, *, question: bool = False) -> WeightedQuery:
         units = [unit for unit in self.units if unit.literal or unit.alternatives][:MAX_UNITS]
         looks = self.lexicon is not None and question
