@@ -137,10 +137,9 @@ lexicon's words, or one with many concept words, look long), and whether its fir
 second word of a phrase."""
 MAX_CACHED_PIECES = 20_000
 """Pieces analysed kept for the pieces that follow; the cache starts again when full, before an
-app. Descriptors
-repeat a few thousand words most, so a small cache keeps most of the work (10,000 apps: 18 % more
-analyses than with no bound), and one that held every piece of a big catalog would leave the heap
-~30 MB bigger once freed, its pages shared with what the index keeps."""
+app. Descriptors repeat a few thousand words most, so a small cache keeps most of the work (10,000
+apps: 18 % more analyses than with no bound), and one that held every piece of a big catalog would
+leave the heap ~30 MB bigger once freed, its pages shared with what the index keeps."""
 _IDS = itemgetter(0)
 _GOES_ON = itemgetter(3)
 _WORDS = itemgetter(1)
@@ -187,7 +186,7 @@ class Corpus:
         """Per entry, 1 for an operation its app says changes nothing (`readOnlyHint`, HTTP GET)."""
         self.entry_app = array("i")
         self.entry_tool = array("i")
-        """Per entry: the index of its app in `apps`, and of its operation (-1: the app itself)."""
+        """Per entry: the index of its app in `cards`, and of its operation (-1: the app itself)."""
         self.owner = array("i")
         """Per entry: the entry of its app (-1 for an app: it owns nothing)."""
         stored = [name for name in FIELDS if not name.startswith("owner")]
@@ -195,10 +194,10 @@ class Corpus:
         self.vocabulary: dict[str, int] = {}
         self.surfaces: set[str] = set()
         self.name_words: set[str] = set()
-        self.acronyms: set[str] = set()
-        """Words of app names written in capitals, folded: `ADAC`, `SNCF`, `BBVA`."""
         """The words of the apps' names as written, and joined (`immoscout24`): what a misspelt
         word most often means when several known words are as near (spelling.py)."""
+        self.acronyms: set[str] = set()
+        """Words of app names written in capitals, folded: `ADAC`, `SNCF`, `BBVA`."""
         self.loanwords = Loanwords()
         self.name_sounds = NameSounds()
         """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""

@@ -68,12 +68,14 @@ def query_weights(
     language = language_of(clipped, lexicon.languages) if lexicon is not None else None
     names_of_people = person_names(clipped) if lexicon is not None and language != "de" else frozenset()
     exact = _identifiers(clipped, analyzed, build)
-    units = _words(analyzed, build, speller, surfaces, names_of_people, language=language, exact=exact)
+    literal_chunks = frozenset(analyzed.chunk_of[first] for first in exact.values())
+    units = _words(
+        analyzed, build, speller, surfaces, names_of_people, language=language, literal_chunks=literal_chunks
+    )
     stop = query_stop_terms()
     for index, spelt in analyzed.spellings.items():  # `Kündigung` meets `vertragKuendigen`, and back
-        if analyzed.chunk_of[index] in {analyzed.chunk_of[first] for first in exact.values()}:
-            continue
-        if analyzed.words[index] not in stop:  # a stopword's neither: `für` is no `fuer`
+        # a stopword's neither (`für` is no `fuer`), nor a word of an identifier
+        if analyzed.words[index] not in stop and analyzed.chunk_of[index] not in literal_chunks:
             build.alternative(units[index], spelt, 1.0, named=True)
     _joined_forms(analyzed, build, units, speller, surfaces)
     for (term, parts), first in exact.items():
@@ -103,17 +105,16 @@ def _words(
     names: Container[str] = (),
     *,
     language: str | None = None,
-    exact: Mapping[tuple[str, int], int] | None = None,
+    literal_chunks: Container[int] = (),
 ) -> dict[int, Unit]:
     """The units of the Latin words: one per word written apart (`jobFullName` is one), or one per
     lexicon phrase for its words. Answers the unit of each word. `language`: the query's, when
     clear; a word names the concepts it names in that language or in English only. The words of
-    an identifier in `exact` (by its first word) are their literal terms only."""
+    `literal_chunks` (identifiers, `_identifiers`) are their literal terms only."""
     lexicon = build.lexicon
     stop = query_stop_terms()
     words, written = analyzed.words, analyzed.surfaces
     only_stopwords = all(word in stop for word in words)
-    literal_chunks = {analyzed.chunk_of[first] for first in (exact or {}).values()}
     spans = [
         span
         for span in (lexicon.phrase_spans(words, written) if lexicon is not None else [])
