@@ -48,7 +48,7 @@ def make_app(
     source: Source | None = None,
 ) -> AppDescriptor:
     channel = HttpChannel(base_url="https://api.example.com")
-    tool = Tool(name="ping", parameters={"type": "object"}, platform="web", channel=channel)
+    tool = Tool(name="ping", parameters={"type": "object"}, channel=channel)
     names = names or {"en": "Notes", "zh-CN": "笔记"}
     return AppDescriptor(
         dialect="C",

@@ -124,7 +124,8 @@ def test_without_platform_the_file_declares_every_desktop_and_is_active_on_the_h
 
     assert descriptor.declared_platforms == ("macos", "linux", "windows")
     assert descriptor.platform == host
-    assert [(t.name, t.platform) for t in descriptor.tools] == [("search", host)]
+    assert [t.name for t in descriptor.tools] == ["search"]
+    assert all(s.tools == descriptor.tools for s in descriptor.sections)
 
 
 @pytest.mark.parametrize("host", ["android", "ios", "web"])

@@ -53,11 +53,11 @@ def undeclared_app() -> AppDescriptor:
 
 
 def names(wire: Any) -> list[str]:
-    return [tool.name for tool in convert(wire, CHANNEL, "linux").tools]
+    return [tool.name for tool in convert(wire, CHANNEL).tools]
 
 
 def problems(wire: Any) -> list[Problem]:
-    return list(convert(wire, CHANNEL, "linux").problems)
+    return list(convert(wire, CHANNEL).problems)
 
 
 def only_problem(wire: Any) -> Problem:
@@ -100,15 +100,16 @@ def test_a_server_tool_is_the_tool_an_mcp_descriptor_would_declare_with_the_same
     assert app.server_tools_read and not app.tools_declared
 
 
-def test_every_platform_section_gets_the_tools_with_its_own_platform_and_the_host_its_own() -> None:
+def test_every_platform_section_gets_the_servers_tools_and_the_host_is_active() -> None:
     app, _ = with_server_tools(undeclared_app(), [wire_tool()])
 
-    assert [(s.platform, [t.platform for t in s.tools]) for s in app.sections] == [
-        ("macos", ["macos"]),
-        ("linux", ["linux"]),
-        ("windows", ["windows"]),
+    assert [(s.platform, [t.name for t in s.tools]) for s in app.sections] == [
+        ("macos", ["search"]),
+        ("linux", ["search"]),
+        ("windows", ["search"]),
     ]
-    assert [t.platform for t in app.tools] == ["linux"]
+    assert app.platform == "linux"
+    assert app.tools == app.sections[1].tools
     assert without_server_tools(app) == undeclared_app()
 
 
@@ -124,7 +125,7 @@ def test_a_top_level_title_stands_in_for_an_annotation_title_and_unknown_fields_
     tool = wire_tool(title="Find things", icons=[{"src": "x"}], execution={"taskSupport": "optional"})
     tool["annotations"] = {"destructiveHint": False, "x-vendor": {"any": "thing"}}
 
-    (converted,) = convert([tool], CHANNEL, "linux").tools
+    (converted,) = convert([tool], CHANNEL).tools
 
     assert converted.annotations is not None
     assert converted.annotations.title == "Find things"
@@ -136,7 +137,7 @@ def test_a_2020_12_schema_is_checked_as_draft_07_and_another_dialect_is_refused(
     newer = {**SEARCH_SCHEMA, "$schema": "https://json-schema.org/draft/2020-12/schema"}
     older = {**SEARCH_SCHEMA, "$schema": "http://json-schema.org/draft-04/schema#"}
 
-    result = convert([wire_tool(inputSchema=newer), wire_tool("old", inputSchema=older)], CHANNEL, "linux")
+    result = convert([wire_tool(inputSchema=newer), wire_tool("old", inputSchema=older)], CHANNEL)
 
     assert [t.name for t in result.tools] == ["search"]
     assert result.tools[0].parameters == SEARCH_SCHEMA
@@ -176,7 +177,7 @@ def test_a_tool_without_a_string_name_is_left_out(name: Any) -> None:
 def test_a_second_tool_of_the_same_name_is_left_out_and_the_first_kept() -> None:
     wire = [wire_tool(description="one"), wire_tool(description="two")]
 
-    result = convert(wire, CHANNEL, "linux")
+    result = convert(wire, CHANNEL)
 
     assert [t.description for t in result.tools] == ["one"]
     (problem,) = result.problems
@@ -286,7 +287,7 @@ def test_a_tool_larger_than_its_limit_is_left_out() -> None:
 def test_ten_thousand_tools_are_cut_to_the_first_thousand_with_one_problem() -> None:
     wire = [wire_tool(f"t{i}") for i in range(10_000)]
 
-    result = convert(wire, CHANNEL, "linux")
+    result = convert(wire, CHANNEL)
 
     assert [t.name for t in result.tools] == [f"t{i}" for i in range(MAX_TOOLS)]
     (problem,) = result.problems
@@ -300,7 +301,7 @@ def test_tools_beyond_the_total_size_are_left_out() -> None:
     wire = [wire_tool(f"t{i}", description=big) for i in range(40)]
     fitting = MAX_TOOLS_BYTES // (MAX_TOOL_BYTES - 500)
 
-    result = convert(wire, CHANNEL, "linux")
+    result = convert(wire, CHANNEL)
 
     assert len(result.tools) == fitting
     assert [p.pointer for p in result.problems] == ["/tools"] + [
@@ -314,7 +315,7 @@ def test_what_a_snapshot_keeps_still_names_each_left_out_tool_at_the_servers_ind
     wire += [wire_tool(f"more{i}") for i in range(MAX_TOOLS)]
 
     kept = bounded_tools(wire)
-    result = convert(json.loads(json.dumps(kept)), CHANNEL, "linux", listed=len(wire))
+    result = convert(json.loads(json.dumps(kept)), CHANNEL, listed=len(wire))
 
     assert len(kept) == MAX_TOOLS and kept[1] == {"$omitted": kept[1]["$omitted"], "name": "deep"}
     assert [p.pointer for p in result.problems] == ["/tools", "/tools/1"]
@@ -330,7 +331,7 @@ def test_what_a_reader_cannot_see_is_removed_from_descriptions_and_titles() -> N
     hidden = f"Lists files\u202e\u2066 and\x1b[2J {tags}\x85"
     tool = wire_tool(description=hidden + "\r\nSecond line\tend", title="Li\u200fst\nfiles")
 
-    result = convert([tool], CHANNEL, "linux")
+    result = convert([tool], CHANNEL)
 
     (converted,) = result.tools
     assert converted.description == "Lists files and[2J \nSecond line\tend"
@@ -346,7 +347,7 @@ def test_what_a_reader_cannot_see_is_removed_from_descriptions_and_titles() -> N
 
 
 def test_a_long_description_is_cut() -> None:
-    (converted,) = convert([wire_tool(description="word " * 5_000)], CHANNEL, "linux").tools
+    (converted,) = convert([wire_tool(description="word " * 5_000)], CHANNEL).tools
 
     assert MAX_DESCRIPTION_CHARS - 2 <= len(converted.description) <= MAX_DESCRIPTION_CHARS
     assert converted.description.endswith("…")
@@ -357,7 +358,7 @@ def test_a_long_description_is_cut() -> None:
     [("description", 42), ("description", ["a"]), ("title", {"t": 1})],
 )
 def test_a_description_or_title_of_the_wrong_type_is_ignored_with_a_warning(field: str, value: Any) -> None:
-    result = convert([wire_tool(**{field: value})], CHANNEL, "linux")
+    result = convert([wire_tool(**{field: value})], CHANNEL)
 
     (converted,) = result.tools
     assert (converted.description or "x") if field == "title" else converted.description == ""
@@ -370,7 +371,7 @@ def test_annotations_of_the_wrong_type_are_ignored_and_the_right_ones_kept() -> 
         annotations={"readOnlyHint": "yes", "destructiveHint": 1, "idempotentHint": True, "title": 5}
     )
 
-    result = convert([tool], CHANNEL, "linux")
+    result = convert([tool], CHANNEL)
 
     (converted,) = result.tools
     assert converted.annotations is not None
@@ -384,7 +385,7 @@ def test_annotations_of_the_wrong_type_are_ignored_and_the_right_ones_kept() -> 
 
 
 def test_annotations_that_are_not_an_object_are_ignored() -> None:
-    result = convert([wire_tool(annotations=["readOnlyHint"])], CHANNEL, "linux")
+    result = convert([wire_tool(annotations=["readOnlyHint"])], CHANNEL)
 
     assert result.tools[0].annotations is None
     assert [p.message for p in result.problems] == [

@@ -355,7 +355,7 @@ def test_each_platform_section_of_the_dialect_b_example_means_the_same_as_a_dial
 
     assert_same_app(b, c)
     assert_same_tools(section.tools, c.tools)
-    assert all(t.platform == platform for t in section.tools)
+    assert all(t.channel == section.channel for t in section.tools)
     if same_channel:
         assert section.channel == c.sections[0].channel
         assert [t.channel for t in section.tools] == [t.channel for t in c.tools]
@@ -428,10 +428,12 @@ def test_on_linux_the_active_tools_are_the_linux_section_plus_web_tools_linux_la
     descriptor = load(_clashing_b(), "linux").descriptor
     assert descriptor is not None
 
-    assert [(t.name, t.platform) for t in descriptor.tools] == [
-        ("search", "linux"),
-        ("index", "linux"),
-        ("export", "web"),
+    linux, web = descriptor.section("linux"), descriptor.section("web")
+    assert linux is not None and web is not None
+    assert [(t.name, t.channel) for t in descriptor.tools] == [
+        ("search", linux.channel),
+        ("index", linux.channel),
+        ("export", web.channel),
     ]
 
 

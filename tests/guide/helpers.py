@@ -68,7 +68,6 @@ def make_tool(
     *,
     returns: dict[str, Any] | None = None,
     channel: Channel | None = None,
-    platform: Platform = "linux",
     description: str = "Do the thing.",
 ) -> Tool:
     return Tool(
@@ -76,7 +75,6 @@ def make_tool(
         description=description,
         parameters=parameters if parameters is not None else {"type": "object", "properties": {}},
         returns=returns,
-        platform=platform,
         channel=channel or StdioChannel(command="adapter"),
     )
 
@@ -88,16 +86,10 @@ def make_app(
     aliases: tuple[str, ...] = (),
     platform: Platform = "linux",
 ) -> AppDescriptor:
-    tools = tools or (make_tool(platform=platform),)
-    sections: dict[Platform, PlatformSection] = {}
-    for tool in tools:
-        if tool.platform not in sections:
-            sections[tool.platform] = PlatformSection(
-                platform=tool.platform,
-                declared_type=str(tool.channel.type),
-                channel=tool.channel,
-                tools=tuple(t for t in tools if t.platform == tool.platform),
-            )
+    tools = tools or (make_tool(),)
+    section = PlatformSection(
+        platform=platform, declared_type=str(tools[0].channel.type), channel=tools[0].channel, tools=tools
+    )
     return AppDescriptor(
         dialect="C",
         schema_version="1.0",
@@ -107,7 +99,7 @@ def make_app(
         names=LocalizedName(names=names or {"en": "Test App"}, default_lang=next(iter(names or {"en": ""}))),
         description="An app for tests",
         aliases=aliases,
-        sections=tuple(sections.values()),
+        sections=(section,),
         platform=platform,
         tools=tools,
         source=Source(kind="inline", location="test"),

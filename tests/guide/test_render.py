@@ -208,7 +208,7 @@ def test_an_app_with_one_name_and_no_aliases_shows_neither_line() -> None:
     ],
 )
 def test_access_says_how_the_app_is_reached(channel: Channel, platform: Any, text: str) -> None:
-    app = make_app(make_tool(channel=channel, platform=platform), platform=platform)
+    app = make_app(make_tool(channel=channel), platform=platform)
     assert f"- Access: {text}" in render_guide(app)
 
 

@@ -40,7 +40,7 @@ WEB = HttpChannel(base_url="https://api.example.com")
 
 def auth_section(channel: Channel, platform: Any = "web") -> str:
     return section(
-        render_guide(make_app(make_tool(channel=channel, platform=platform), platform=platform)),
+        render_guide(make_app(make_tool(channel=channel), platform=platform)),
         "## Authentication",
     )
 

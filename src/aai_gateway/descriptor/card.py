@@ -60,27 +60,25 @@ class AppIdentity(Protocol):
 # start makes ten thousand of each, and a frozen dataclass's __init__ costs three times as much.
 @dataclass(slots=True, unsafe_hash=True)
 class OperationRun:
-    """What decides whether an operation can run here: its platform, its channel and its call's
-    kind (executors look at nothing else, see `Executor.unavailable_reason`). Operations that
-    share these share the answer; `call` is the first such operation's call, as JSON."""
+    """What decides whether an operation can run here: its channel and its call's kind (executors
+    look at nothing else, see `Executor.unavailable_reason`). Operations that share these share
+    the answer; `call` is the first such operation's call, as JSON."""
 
     execution: str  # the channel's execution type
-    platform: Platform
     channel: str  # the channel as JSON (`model_dump_json`)
     call: str | None
     call_kind: str | None = None
 
     @property
-    def key(self) -> tuple[str, str, str | None]:
+    def key(self) -> tuple[str, str | None]:
         """What an executor's answer depends on (`call` stands for every call of its kind)."""
-        return (self.platform, self.channel, self.call_kind)
+        return (self.channel, self.call_kind)
 
     def stand_in(self, name: str) -> Tool:
-        """A tool with this run's platform, channel and call, to ask an executor about."""
+        """A tool with this run's channel and call, to ask an executor about."""
         return Tool(
             name=name,
             parameters=STAND_IN_PARAMETERS,
-            platform=self.platform,
             channel=_CHANNEL.validate_json(self.channel),
             call=None if self.call is None else _CALL.validate_json(self.call),
         )
@@ -161,7 +159,7 @@ MAX_PARAMETER_TEXTS = 64
 
 
 def card_of(app: AppDescriptor) -> AppCard:
-    runs: dict[tuple[Platform, str, str | None], int] = {}
+    runs: dict[tuple[str, str | None], int] = {}
     chosen: list[OperationRun] = []
     operation_runs: list[int] = []
     dumped: dict[int, str] = {}  # by id: a section's operations share one channel object
@@ -170,17 +168,15 @@ def card_of(app: AppDescriptor) -> AppCard:
         if channel is None:
             channel = dumped[id(tool.channel)] = tool.channel.model_dump_json()
         kind = tool.call.kind if tool.call is not None else None
-        number = runs.get((tool.platform, channel, kind))
+        number = runs.get((channel, kind))
         if number is None:
-            number = runs[(tool.platform, channel, kind)] = len(chosen)
+            number = runs[(channel, kind)] = len(chosen)
             call = tool.call.model_dump_json() if tool.call is not None else None
-            chosen.append(OperationRun(tool.execution_type.value, tool.platform, channel, call, kind))
+            chosen.append(OperationRun(tool.execution_type.value, channel, call, kind))
         operation_runs.append(number)
     probe = server_probe(app) if not (app.tools_declared or app.server_tools_read) else None
     server_run = (
-        OperationRun(probe.execution_type.value, probe.platform, probe.channel.model_dump_json(), None)
-        if probe
-        else None
+        OperationRun(probe.execution_type.value, probe.channel.model_dump_json(), None) if probe else None
     )
     return AppCard(
         id=app.id,

@@ -46,7 +46,7 @@ _RECORD_LENGTH = 18
 
 
 def _run_record(run: OperationRun) -> list[Any]:
-    return [run.execution, run.platform, run.channel, run.call, run.call_kind]
+    return [run.execution, run.channel, run.call, run.call_kind]
 
 
 def card_from_record(record: Any) -> AppCard:
@@ -153,18 +153,16 @@ def _parameter(value: Any) -> ParameterText:
 
 
 def _run(value: Any) -> OperationRun:
-    execution, platform, channel, call, kind = _list(value, 5)
+    execution, channel, call, kind = _list(value, 4)
     if not (
         type(execution) is str
         and execution in _EXECUTION_TYPES
-        and type(platform) is str
-        and platform in PLATFORMS
         and type(channel) is str
         and (call is None or type(call) is str)
         and (kind is None or type(kind) is str)
     ):
         raise ValueError("not the run a card record holds")
-    return OperationRun(execution, platform, channel, call, kind)
+    return OperationRun(execution, channel, call, kind)
 
 
 def _api_origin(value: Any) -> ApiOrigin:

@@ -181,7 +181,6 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
             description=t.description or "",
             parameters=t.parameters,
             returns=t.returns,
-            platform=platform,
             channel=channel,
             call=(
                 HttpCall(path=t.execution.path, method=t.execution.method, headers=t.execution.headers or {})

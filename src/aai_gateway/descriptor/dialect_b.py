@@ -233,7 +233,6 @@ def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
             description=t.description or "",
             parameters=t.parameters,
             returns=t.returns,
-            platform=platform,
             channel=channel,
             call=_call(t),
             timeout_ms=timeout_ms(t.timeout, unit_ms=timeout_unit_ms(raw))

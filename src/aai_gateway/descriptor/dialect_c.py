@@ -197,18 +197,11 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     active on the host when the host is one of them."""
     channel = _channel(doc)
     platforms = (doc.platform,) if doc.platform else DESKTOP_PLATFORMS
-    first = tuple(_tool(t, platforms[0], channel) for t in doc.tools or ())
+    tools = tuple(_tool(t, channel) for t in doc.tools or ())
     declared_type = execution_type(doc)
+    # The desktops of a file without `platform` share one channel, and so the same tool objects.
     sections = tuple(
-        PlatformSection(
-            platform=platform,
-            declared_type=declared_type,
-            channel=channel,
-            # The other desktops' tools differ only in their platform: copied, not validated again.
-            tools=first
-            if platform == platforms[0]
-            else tuple(t.model_copy(update={"platform": platform}) for t in first),
-        )
+        PlatformSection(platform=platform, declared_type=declared_type, channel=channel, tools=tools)
         for platform in platforms
     )
     active = next((s for s in sections if s.platform in (doc.platform, host)), None)
@@ -231,14 +224,13 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     )
 
 
-def _tool(raw: CTool, platform: Platform, channel: Channel) -> Tool:
+def _tool(raw: CTool, channel: Channel) -> Tool:
     return Tool(
         name=raw.name,
         description=raw.description or "",
         parameters=raw.parameters,
         returns=raw.returns,
         annotations=_annotations(raw.annotations),
-        platform=platform,
         channel=channel,
         call=_http_call(raw.execution) if raw.execution else (HttpCall() if channel.type == "http" else None),
     )

@@ -35,7 +35,6 @@ from .mcp_wire import (
     visible_text,
 )
 from .model import AppDescriptor, McpChannel, Tool, ToolAnnotations
-from .platforms import Platform
 from .quoting import clip, quoted
 
 MAX_DESCRIPTION_CHARS: Final = 4_096
@@ -66,7 +65,7 @@ class ServerTools:
     problems: tuple[Problem, ...]
 
 
-def convert(wire: Any, channel: McpChannel, platform: Platform, *, listed: int | None = None) -> ServerTools:
+def convert(wire: Any, channel: McpChannel, *, listed: int | None = None) -> ServerTools:
     """The canonical tools of a server's `tools/list` result (`wire`: the list of tool objects,
     every page). `listed`: how many tools the server listed, when `wire` holds only the first of
     them (a snapshot keeps at most `MAX_TOOLS`, `MAX_TOOLS_BYTES` in all)."""
@@ -110,7 +109,7 @@ def convert(wire: Any, channel: McpChannel, platform: Platform, *, listed: int |
         tool_problems = list(_tool_problems(entry, pointer))
         problems += tool_problems
         if not any(p.severity == "error" for p in tool_problems):
-            tools.append(_tool(entry, channel, platform))
+            tools.append(_tool(entry, channel))
     return ServerTools(tuple(tools), tuple(sorted(problems, key=_in_list_order)))
 
 
@@ -122,13 +121,9 @@ def with_server_tools(
     channel = app.sections[0].channel if app.sections else None
     if app.tools_declared or not isinstance(channel, McpChannel):
         raise ValueError(f"{app.id} declares its tools itself: a server's tools do not replace them")
-    taken = convert(wire, channel, app.platform or app.sections[0].platform, listed=listed)
-    sections = tuple(
-        section.model_copy(
-            update={"tools": tuple(t.model_copy(update={"platform": section.platform}) for t in taken.tools)}
-        )
-        for section in app.sections
-    )
+    taken = convert(wire, channel, listed=listed)
+    # Every section runs the one server: its tools are the same objects in each.
+    sections = tuple(section.model_copy(update={"tools": taken.tools}) for section in app.sections)
     active = next((s for s in sections if s.platform == app.platform), None)
     tools = active.tools if active else ()
     updated = app.model_copy(update={"sections": sections, "tools": tools, "server_tools_read": True})
@@ -152,9 +147,7 @@ def server_probe(app: AppDescriptor) -> Tool | None:
     section = app.section(app.platform) if app.platform is not None else None
     if section is None or not isinstance(section.channel, McpChannel):
         return None
-    return Tool(
-        name=SERVER_PROBE, parameters={"type": "object"}, platform=section.platform, channel=section.channel
-    )
+    return Tool(name=SERVER_PROBE, parameters={"type": "object"}, channel=section.channel)
 
 
 def without_server_tools(app: AppDescriptor) -> AppDescriptor:
@@ -245,7 +238,7 @@ def _annotation_problems(raw: Any, pointer: str) -> Iterator[Problem]:
             )
 
 
-def _tool(entry: dict[str, Any], channel: McpChannel, platform: Platform) -> Tool:
+def _tool(entry: dict[str, Any], channel: McpChannel) -> Tool:
     description = entry.get("description")
     output = entry.get("outputSchema")
     return Tool(
@@ -256,7 +249,6 @@ def _tool(entry: dict[str, Any], channel: McpChannel, platform: Platform) -> Too
         parameters=_draft7(entry["inputSchema"]),
         returns=_draft7(output) if isinstance(output, dict) else None,
         annotations=_annotations(entry.get("annotations"), entry.get("title")),
-        platform=platform,
         channel=channel,
     )
 

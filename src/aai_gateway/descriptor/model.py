@@ -239,7 +239,6 @@ class Tool(CanonicalModel):
     parameters: JsonObject
     returns: JsonObject | None = None
     annotations: ToolAnnotations | None = None
-    platform: Platform
     channel: Channel
     call: Call | None = None
     timeout_ms: int | None = None

@@ -46,7 +46,7 @@ from .mcp_snapshots import private_directory
 logger = logging.getLogger(__name__)
 
 DATABASE: Final = "descriptor-cards.sqlite3"
-FORMAT: Final = 4  # of the tables: a change makes every row of an older format unused
+FORMAT: Final = 5  # of the tables: a change makes every row of an older format unused
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""

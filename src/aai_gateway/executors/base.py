@@ -163,7 +163,7 @@ class Executor(Protocol):
     (`TIMEOUT`, `SERVICE_UNAVAILABLE`, `EXECUTION_FAILED`, ...). It must be safe to call
     concurrently. `unavailable_reason` says, without side effects, why a tool cannot run on
     this machine (wrong OS, program missing), or None when it can; it may read the tool's
-    execution type, platform, channel and the kind of its call, nothing else (the gateway asks
+    execution type, channel and the kind of its call, nothing else (the gateway asks
     once for all tools that share them, with a stand-in tool). An executor may also say which
     channel fields its answer depends on (`ExecutorBase.availability_from`). `aclose` stops what the
     executor keeps between calls (connections, agents). An executor never sees a tool it was
@@ -237,8 +237,8 @@ class ExecutorBase(ABC, Generic[ChannelT]):
     channel_class: type[ChannelT]
     label: str
     availability_from: ClassVar[tuple[str, ...] | None] = None
-    """The channel's fields `unavailable` reads, besides the tool's execution type, platform and
-    kind of call (`unavailable` may read nothing else of the tool): tools whose channels agree on
+    """The channel's fields `unavailable` reads, besides the tool's execution type and kind of
+    call (`unavailable` may read nothing else of the tool): tools whose channels agree on
     these get one answer, asked once for all (`service/disclosure.py`, `RunsHere`). None: it
     may read any field."""
 

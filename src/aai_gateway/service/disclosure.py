@@ -183,7 +183,7 @@ def listing_of(
 
 class RunsHere:
     """Which operations of apps can run here, asking the executors once per `OperationRun` (its
-    platform, channel and call kind: all an executor's answer depends on), or once per what the
+    channel and call kind: all an executor's answer depends on), or once per what the
     executor says it reads (`ExecutorBase.availability_from`: the HTTP executor reads nothing of
     a channel, so thousands of web APIs are one question). One per catalog version: a program
     installed since is found at the next."""
@@ -191,7 +191,7 @@ class RunsHere:
     def __init__(self, registry: ExecutorRegistry) -> None:
         self.registry = registry
         self._answers: dict[tuple[str | None, ...], str | None] = {}
-        self._by_run: dict[tuple[str, str, str | None], str | None] = {}
+        self._by_run: dict[tuple[str, str | None], str | None] = {}
 
     def reason(self, run: OperationRun, name: str) -> str | None:
         """Why the operations of `run` cannot run here (None: they can); `name`, one of them."""
@@ -215,9 +215,9 @@ class RunsHere:
         if fields is None:
             return run.key
         if not fields:
-            return (run.execution, run.platform, run.call_kind)
+            return (run.execution, run.call_kind)
         channel = json.loads(run.channel)
-        return (run.execution, run.platform, run.call_kind, json.dumps([channel.get(f) for f in fields]))
+        return (run.execution, run.call_kind, json.dumps([channel.get(f) for f in fields]))
 
     def operations(self, app: AppCard) -> tuple[str, ...]:
         """The names of `app`'s operations that can run here."""
