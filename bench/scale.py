@@ -27,10 +27,14 @@ by round (bench/harness.py: every measurement once per round), it measures:
                  CPU time (utime + stime, /proc/PID/stat) the gateway uses over --idle-seconds
                  of nothing after that search, as a share of one core (and, apart, the CPU time
                  it uses from its first answer to the end of that search: start-up work left
-                 for after the answer, the index build included, not idle),
-                 --calls sequential `aai_exec` calls of the echo app, as many reads of the echo
-                 app's guide (its `app_<id>` entry) and of one catalog app's guide (per run: the
-                 median call), and the RSS after them
+                 for after the answer, the index build included, not idle)
+  calls          side by side: a warm gateway of every size started and kept open at once, each
+                 sent one aai_search (its index built), then --calls rounds in which every
+                 gateway, in an order that turns each round, gets one `aai_exec` call of the echo
+                 app; the same for reads of the echo app's guide (its `app_<id>` entry) and of
+                 one catalog app's guide (per run and size: the median call); then each one's RSS.
+                 Calls of every size so share the same seconds of the machine: what disturbs
+                 one disturbs all, and the ratios to 10 apps hold on a busy machine
   baseline       the minimal SDK server (bench/plain_mcp_server.py) spawned the same way, to its
                  first tools/list answer
   scan+validate  in this process, the gateway's catalog build over DIR (discovery.build_catalog,
@@ -65,7 +69,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,15 +265,22 @@ class Session:
     entries: int
     cpu_at_answer: float
     """CPU seconds the gateway had used when its first tools/list answer arrived."""
-    rss_after: int | None = None
     settle_cpu: float | None = None
     """CPU seconds from the first answer to the end of the first search: work left for after it."""
     first_search: float | None = None
     """Seconds the first aai_search took, sent after the settle pause."""
     idle_cpu: float | None = None
-    exec_call: float | None = None
-    guide_echo: float | None = None
-    guide_app: float | None = None
+
+
+@dataclass
+class CallsRun:
+    """What one gateway of the side-by-side call phase measured: median seconds per call."""
+
+    exec_call: float
+    guide_echo: float
+    guide_app: float | None
+    rss_after: int
+    """RSS after a search and the calls."""
 
 
 @dataclass
@@ -286,6 +297,7 @@ class Options:
 class Results:
     timings: dict[tuple[str, int], Timing] = field(default_factory=dict)
     sessions: dict[tuple[str, int], list[Session]] = field(default_factory=dict)
+    calls: dict[int, list[CallsRun]] = field(default_factory=dict)
     baseline_rss: list[int] = field(default_factory=list)
     load: list[float] = field(default_factory=list)
     """The 1-minute load average, every 5 s of the measurement (this benchmark adds about 1)."""
@@ -342,15 +354,6 @@ async def all_tools(client: Client, first: Any) -> list[Any]:
     return tools
 
 
-async def median_call(count: int, call: Callable[[], Awaitable[None]]) -> float:
-    seconds = []
-    for _ in range(count):
-        started = time.perf_counter()
-        await call()
-        seconds.append(time.perf_counter() - started)
-    return statistics.median(seconds)
-
-
 def successful(what: str, result: types.CallToolResult) -> None:
     if result.is_error:
         text = [block.text for block in result.content if isinstance(block, types.TextContent)]
@@ -361,8 +364,8 @@ async def gateway_run(
     space: Workspace, cache: Path, options: Options, *, full: bool
 ) -> tuple[float, Session]:
     """One gateway process: seconds from spawn to the first tools/list answer, then the figures
-    of the session (with `full`: idle CPU, calls and guide reads, RSS after them)."""
-    names = app_tool_names([ECHO_ID, *([space.guide_app] if space.guide_app else [])])
+    of the session (with `full`: the first search and idle CPU)."""
+    names = app_tool_names([ECHO_ID])
     server = gateway_server(space.folder, gateway_environment(space.folder, cache), options.serve_args)
     before = child_pids()
     pid = None
@@ -384,7 +387,7 @@ async def gateway_run(
                 )
                 session = Session(session_rss, len(wire.encode()), len(wire), len(tools), cpu_at_answer)
                 if full:
-                    await measure_session(client, pid, space, session, names=names, options=options)
+                    await measure_session(client, pid, session, options)
         return seconds, session
     except TimeoutError:
         raise SystemExit(
@@ -396,11 +399,8 @@ async def gateway_run(
             stop_if_alive(pid)
 
 
-async def measure_session(
-    client: Client, pid: int, space: Workspace, session: Session, *, names: dict[str, str], options: Options
-) -> None:
-    """CPU after the first answer and when idle, then the calls and guide reads, then the RSS,
-    into `session`."""
+async def measure_session(client: Client, pid: int, session: Session, options: Options) -> None:
+    """The first search, the CPU after the first answer and when idle, into `session`."""
     await anyio.sleep(options.settle_seconds)
     searched = time.perf_counter()
     successful("aai_search", await client.call_tool("aai_search", {"query": FIRST_QUERY}))
@@ -410,23 +410,96 @@ async def measure_session(
     await anyio.sleep(options.idle_seconds)
     session.idle_cpu = (sum(tree_cpu(pid)) - cpu_before) / (time.perf_counter() - wall_before)
 
-    def call(name: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[None]]:
-        """tools/call through the SDK session, not `Client.call_tool`: that one lists the tools
-        again before every call of a tool it has not seen listed (an app's entry once tools/list
-        is bounded), which would count the client's extra tools/list against the gateway."""
-        request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
 
-        async def one_call() -> None:
-            successful(name, await client.session.send_request(request, types.CallToolResult))
+def tool_call(client: Client, name: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[None]]:
+    """tools/call through the SDK session, not `Client.call_tool`: that one lists the tools again
+    before every call of a tool it has not seen listed (an app's entry once tools/list is
+    bounded), which would count the client's extra tools/list against the gateway."""
+    request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
 
-        return one_call
+    async def one_call() -> None:
+        successful(name, await client.session.send_request(request, types.CallToolResult))
 
-    exec_echo = call("aai_exec", {"app": ECHO_ID, "tool": "echo", "args": PAYLOAD})
-    session.exec_call = await median_call(options.calls, exec_echo)
-    session.guide_echo = await median_call(options.calls, call(names[ECHO_ID], {}))
-    if space.guide_app:
-        session.guide_app = await median_call(options.calls, call(names[space.guide_app], {}))
-    session.rss_after = rss_bytes(pid)
+    return one_call
+
+
+async def side_by_side_calls(spaces: Sequence[Workspace], options: Options) -> dict[int, CallsRun]:
+    """A warm gateway of every size, all open at once; each searched once, then called in turns
+    (`calls` in the module's docstring). The median call of each kind, and the RSS, by size."""
+    guide_app = next((s.guide_app for s in spaces if s.guide_app), None)
+    opened: list[tuple[Workspace, Client, int]] = []
+    try:
+        with anyio.fail_after(options.timeout):
+            async with AsyncExitStack() as stack:
+                return await _calls_in_turns(stack, opened, spaces, guide_app, options)
+    except TimeoutError:
+        raise SystemExit(
+            f"the side-by-side calls did not finish within {options.timeout:.0f} s (--timeout)"
+        ) from None
+    finally:  # after every client has closed its session: whatever did not end with it
+        for _space, _client, pid in opened:
+            stop_if_alive(pid)
+
+
+async def _calls_in_turns(
+    stack: AsyncExitStack,
+    opened: list[tuple[Workspace, Client, int]],
+    spaces: Sequence[Workspace],
+    guide_app: str | None,
+    options: Options,
+) -> dict[int, CallsRun]:
+    """`side_by_side_calls` with its sessions opened on `stack` (and into `opened`)."""
+    for space in spaces:
+        server = gateway_server(
+            space.folder, gateway_environment(space.folder, space.warm_cache), options.serve_args
+        )
+        before = child_pids()
+        client = await stack.enter_async_context(Client(server, mode="legacy"))
+        opened.append((space, client, spawned_process(before, "aai_gateway")))
+    for _space, client, _pid in opened:  # every index built before the first timed call
+        successful("aai_search", await client.call_tool("aai_search", {"query": FIRST_QUERY}))
+    medians: dict[int, dict[str, float]] = {space.size: {} for space, _client, _pid in opened}
+    kinds: list[tuple[str, str | None, dict[str, Any]]] = [
+        ("exec_call", "aai_exec", {"app": ECHO_ID, "tool": "echo", "args": PAYLOAD}),
+        ("guide_echo", ECHO_ID, {}),
+        ("guide_app", guide_app, {}),
+    ]
+    for kind, name, arguments in kinds:
+        entries = [
+            (space, name if kind == "exec_call" else app_entry_name(space, name))
+            for space, _client, _pid in opened
+        ]
+        sent = [
+            (space.size, tool_call(client, entry, arguments))
+            for (space, entry), (_space, client, _pid) in zip(entries, opened, strict=True)
+            if entry is not None
+        ]
+        seconds: dict[int, list[float]] = {size: [] for size, _call in sent}
+        for turn in range(options.calls if sent else 0):
+            shift = turn % len(sent)
+            for size, one_call in sent[shift:] + sent[:shift]:
+                started = time.perf_counter()
+                await one_call()
+                seconds[size].append(time.perf_counter() - started)
+        for size, taken in seconds.items():
+            medians[size][kind] = statistics.median(taken)
+    return {
+        space.size: CallsRun(
+            medians[space.size]["exec_call"],
+            medians[space.size]["guide_echo"],
+            medians[space.size].get("guide_app"),
+            rss_bytes(pid),
+        )
+        for space, _client, pid in opened
+    }
+
+
+def app_entry_name(space: Workspace, app_id: str | None) -> str | None:
+    """The tool name of `app_id`'s entry in `space`'s gateway, or None when it has no such app
+    (the catalog app whose guide is read exists from the reference size on)."""
+    if app_id is None or (app_id != ECHO_ID and app_id not in space.ids):
+        return None
+    return app_tool_names([app_id])[app_id]
 
 
 async def baseline_run(options: Options) -> tuple[float, int]:
@@ -483,7 +556,13 @@ async def measure(spaces: Sequence[Workspace], options: Options) -> Results:
         results.baseline_rss.append(rss)
         return seconds
 
-    measurements: dict[tuple[str, int], Measurement] = {("baseline", 0): baseline}
+    async def calls() -> float:
+        started = time.perf_counter()
+        for size, run in (await side_by_side_calls(spaces, options)).items():
+            results.calls.setdefault(size, []).append(run)
+        return time.perf_counter() - started
+
+    measurements: dict[tuple[str, int], Measurement] = {("baseline", 0): baseline, ("calls", 0): calls}
     for space in spaces:
         measurements["json", space.size] = in_process(functools.partial(json_load_all, space.files))
         measurements["scan", space.size] = in_process(functools.partial(gateway_scan, space.folder))
@@ -606,23 +685,24 @@ def table(
         return list(timings[kind, size].samples)
 
     def of(kind: str, size: int, name: str) -> list[float]:
+        if kind == "calls":
+            runs = results.calls.get(size, [])
+            return [float(v) for r in runs if (v := getattr(r, name)) is not None]
         return [float(v) for s in sessions.get((kind, size), []) if (v := getattr(s, name)) is not None]
 
     baseline = samples("baseline", 0)
     by_size = {space.size: space for space in spaces}
 
-    def growth(name: str, size: int) -> str:
+    def growth(kind: str, name: str, size: int) -> str:
         if size < 100 or 0 not in sizes:
             return "–"
-        per = [
-            (a - b) / (size / 1000) for a, b in zip(of("warm", size, name), of("warm", 0, name), strict=True)
-        ]
+        per = [(a - b) / (size / 1000) for a, b in zip(of(kind, size, name), of(kind, 0, name), strict=True)]
         return spread(per, mb)
 
     def versus_reference(name: str, size: int) -> str:
         if size == REFERENCE:
             return "1.00× (reference)"
-        return ratio_cell(of("warm", size, name), of("warm", REFERENCE, name))
+        return ratio_cell(of("calls", size, name), of("calls", REFERENCE, name))
 
     def list_size(size: int) -> str:
         """Bytes, ≈ tokens and tools of tools/list (the same in every run, else its range)."""
@@ -658,14 +738,14 @@ def table(
         row("tools/list", list_size),
         row("RSS after start, cold, MB", lambda n: spread(of("cold", n, "rss_start"), mb)),
         row("RSS after start, warm, MB", lambda n: spread(of("warm", n, "rss_start"), mb)),
-        row("RSS after the calls, MB", lambda n: spread(of("warm", n, "rss_after"), mb)),
-        row("RSS growth per 1,000 vs 0, start, MB (≤ 15)", lambda n: growth("rss_start", n)),
-        row("RSS growth per 1,000 vs 0, after calls, MB (≤ 15)", lambda n: growth("rss_after", n)),
-        row(f"aai_exec, µs ({calls})", lambda n: spread(of("warm", n, "exec_call"), us)),
+        row("RSS after a search and the calls, MB", lambda n: spread(of("calls", n, "rss_after"), mb)),
+        row("RSS growth per 1,000 vs 0, start, MB (≤ 15)", lambda n: growth("warm", "rss_start", n)),
+        row("RSS growth per 1,000 vs 0, after calls, MB (≤ 15)", lambda n: growth("calls", "rss_after", n)),
+        row(f"aai_exec, µs ({calls})", lambda n: spread(of("calls", n, "exec_call"), us)),
         row(f"aai_exec ÷ at {REFERENCE} apps (target ≤ 1.1×)", lambda n: versus_reference("exec_call", n)),
-        row("guide read, echo app, µs", lambda n: spread(of("warm", n, "guide_echo"), us)),
+        row("guide read, echo app, µs", lambda n: spread(of("calls", n, "guide_echo"), us)),
         row(f"guide read, echo ÷ at {REFERENCE} apps (≤ 1.1×)", lambda n: versus_reference("guide_echo", n)),
-        row("guide read, catalog app, µs", lambda n: spread(of("warm", n, "guide_app"), us)),
+        row("guide read, catalog app, µs", lambda n: spread(of("calls", n, "guide_app"), us)),
         row(f"guide read, catalog ÷ at {REFERENCE} (≤ 1.1×)", lambda n: versus_reference("guide_app", n)),
         row(
             f"first aai_search, {options.settle_seconds:g} s after the first answer, ms",
@@ -694,9 +774,8 @@ def targets(results: Results, spaces: Sequence[Workspace], idle_seconds: float) 
     def med(kind: str, name: str | None = None, n: int = size) -> float:
         if name is None:
             return statistics.median(timings[kind, n].samples)
-        return statistics.median(
-            float(getattr(s, name)) for s in sessions[kind, n] if getattr(s, name) is not None
-        )
+        runs: Sequence[Any] = results.calls[n] if kind == "calls" else sessions[kind, n]
+        return statistics.median(float(getattr(r, name)) for r in runs if getattr(r, name) is not None)
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "NOT met"
@@ -715,11 +794,14 @@ def targets(results: Results, spaces: Sequence[Workspace], idle_seconds: float) 
         ("guide_echo", "echo guide read"),
         ("guide_app", "catalog guide read"),
     ):
-        ratio = med("warm", name) / med("warm", name, REFERENCE)
+        ratio = med("calls", name) / med("calls", name, REFERENCE)
         lines.append(f"  {label} ≤ 1.1× at {REFERENCE} apps: {ratio:.2f}× — {verdict(ratio <= 1.1)}")
     if size >= 100:
-        for name, when in (("rss_start", "at start"), ("rss_after", "after a search and the calls")):
-            per = (med("warm", name) - med("warm", name, 0)) / (size / 1000) / 1e6
+        for kind, name, when in (
+            ("warm", "rss_start", "at start"),
+            ("calls", "rss_after", "after a search and the calls"),
+        ):
+            per = (med(kind, name) - med(kind, name, 0)) / (size / 1000) / 1e6
             lines.append(
                 f"  RSS growth ≤ 15 MB per 1,000 descriptors, {when}: {per:.1f} MB — {verdict(per <= 15)}"
             )
@@ -832,7 +914,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"median (smallest–largest) of {args.repeat} runs, interleaved round by round; ratios: of the "
         f"medians (range: the ratios within one round). Per-call figures: {args.calls} sequential calls "
-        f"per run, the run's median. Baseline: minimal SDK server start "
+        f"of each kind per run, to the gateways of every size in turns; the run's median. "
+        f"Baseline: minimal SDK server start "
         f"{spread(results.timings['baseline', 0].samples, ms, ' ms')}, "
         f"RSS {spread(results.baseline_rss, mb, ' MB')}. 1-minute load average while measuring "
         f"{spread(results.load, hundredths)} (this benchmark adds ~1), {os.cpu_count()} CPUs."
