@@ -160,42 +160,31 @@ def test_a_question_asks_to_be_told_and_a_polite_request_asks_for_an_action(quer
     assert is_question(query) is asks
 
 
-def test_a_question_lifts_the_operations_that_look_and_only_them() -> None:
-    from aai_gateway.search import LOOKING_LEAD
-
-    car = app(
-        "car",
-        {"en": "Car"},
-        "Your car",
-        [
-            tool("lock_doors", "Lock the car doors"),
-            tool("get_vehicle_state", "Get the car's state: doors locked, climate, battery"),
-        ],
+def test_a_question_puts_the_operation_that_looks_first_and_the_same_words_said_do_not() -> None:
+    same = "The car doors: locked or open"
+    index = SearchIndex(
+        [app("car", {"en": "Car"}, "Your car", [tool("doors", same), tool("get_doors", same)])]
     )
-    index = SearchIndex([car])
-    asked = {hit.tool: hit.score for hit in index.search("are the car doors locked?", 3)}
-    said = {hit.tool: hit.score for hit in index.search("the car doors locked", 3)}
-    assert asked["get_vehicle_state"] == pytest.approx(said["get_vehicle_state"] * LOOKING_LEAD, rel=1e-3)
-    assert asked["lock_doors"] == pytest.approx(said["lock_doors"], rel=1e-3)
+
+    assert [hit.tool for hit in index.search("are the car doors locked?", 2)] == ["get_doors", "doors"]
+    assert [hit.tool for hit in index.search("the car doors locked", 2)] == ["doors", "get_doors"]
 
 
 def test_a_question_lifts_an_operation_its_app_says_only_reads_whatever_its_name() -> None:
-    from aai_gateway.search import LOOKING_LEAD
-
-    read_only = {"readOnlyHint": True}
+    same = "Die Türen des Autos: zu oder offen"
     car = app(
         "car",
         {"de": "Auto"},
         "Dein Auto",
         [
-            {**tool("verriegeln", "Das Auto verriegeln"), "annotations": {"destructiveHint": False}},
-            {**tool("fahrzeugstatus", "Türen, Klima und Akku des Autos"), "annotations": read_only},
-            {**tool("tueren", "Die Türen des Autos")},
+            {**tool("tueren_schalten", same), "annotations": {"destructiveHint": False}},
+            {**tool("tueren_melden", same), "annotations": {"readOnlyHint": True}},
+            tool("tueren", same),
         ],
     )
     index = SearchIndex([car])
-    asked = {hit.tool: hit.score for hit in index.search("Sind die Türen des Autos zu?", 3)}
-    said = {hit.tool: hit.score for hit in index.search("Türen des Autos zu", 3)}
-    assert asked["fahrzeugstatus"] == pytest.approx(said["fahrzeugstatus"] * LOOKING_LEAD, rel=1e-3)
-    assert asked["tueren"] == pytest.approx(said["tueren"], rel=1e-3)
-    assert asked["verriegeln"] == pytest.approx(said["verriegeln"], rel=1e-3)
+
+    asked = [hit.tool for hit in index.search("Sind die Türen des Autos zu?", 3)]
+    said = [hit.tool for hit in index.search("Türen des Autos zu", 3)]
+    assert asked == ["tueren_melden", "tueren", "tueren_schalten"]  # not destructive is not read-only
+    assert said == ["tueren", "tueren_schalten", "tueren_melden"]

@@ -288,3 +288,27 @@ def test_a_word_written_in_camel_case_is_still_a_word_not_an_identifier() -> Non
     )
     for query in ("eMail senden", "E-Mail senden", "email senden"):
         assert index.search(query, 1)[0].tool == "fasong_youjian", query  # sending mail, in Chinese
+
+
+def test_the_literal_reading_places_what_the_lexicon_misread_near_the_top_and_never_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    tools = [tool(f"op{n}", f"Operation number {n}") for n in range(8)]
+    index = SearchIndex([app("many", {"en": "Many"}, "An app of many operations", tools)])
+    # Entry 0 is the app; the lexicon reads the query as what entries 1-6 do, in that order, and
+    # finds nothing of entries 7 and 8; the query's words alone find entries 8, 7 and 6.
+    lexicon = np.array([0, 9, 8, 7, 6, 5, 4, 0, 0], dtype=np.float32)
+    literal = np.array([0, 0, 0, 0, 0, 0, 1, 2, 3], dtype=np.float32)
+
+    def scores(
+        query: str, lexicon_: object, within: range | None, *, looks: bool = False
+    ) -> tuple[object, bool]:
+        return (lexicon if lexicon_ is not None else literal), False
+
+    monkeypatch.setattr(index, "_scores", scores)
+    ranked = [hit.tool for hit in index.search("anything", 9)]
+
+    assert ranked[:4] == ["op0", "op1", "op2", "op7"]  # the lexicon's first stays first
+    assert ranked.index("op5") < ranked.index("op4")  # both readings rank it: it rises
