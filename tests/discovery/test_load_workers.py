@@ -347,3 +347,37 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_worker_that_starts_just_after_the_build_failed_is_ended_too(tmp_path: Path) -> None:
+    """The build fails here while a feeding thread is still starting its worker: that worker,
+    listed only after the build ended the others, ends at once instead of waiting on a file."""
+    stuck = [sys.executable, "-c", "import sys, time\nsys.stdin.readline()\ntime.sleep(3600)"]
+    files = [(str(tmp_path / f"app{n}.json"), False) for n in range(load_workers.CHUNK * 4)]
+    failed = threading.Event()
+    real_popen = subprocess.Popen
+    workers: list[subprocess.Popen[bytes]] = []
+
+    def late_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        failed.wait(30)
+        time.sleep(0.5)  # this process has ended the workers it knew of by now
+        workers.append(real_popen(*args, **kwargs))
+        return workers[-1]
+
+    def read_here(path: str, bundled: bool) -> None:
+        failed.set()
+        raise KeyboardInterrupt
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(load_workers, "worker_command", lambda host: stuck)
+        patch.setattr(subprocess, "Popen", late_popen)
+        with pytest.raises(KeyboardInterrupt):
+            load_workers.read_on_every_core(files, "linux", read_here, workers=1)
+        deadline = time.monotonic() + 30
+        while not workers and time.monotonic() < deadline:
+            time.sleep(0.05)
+    try:
+        assert workers[0].wait(timeout=10) is not None
+    finally:
+        workers[0].kill()
+        workers[0].wait()

@@ -102,6 +102,7 @@ def read_on_every_core(
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
     rows: list[WorkerRow] = []
     started: list[subprocess.Popen[bytes]] = []
+    stopping = threading.Event()  # set before `started` is read to end them: see `_feed`
     # Each worker's first chunks are its own before it starts: this process, reading meanwhile,
     # could otherwise take every chunk of a small build before a worker asks.
     threads = [
@@ -111,7 +112,7 @@ def read_on_every_core(
                 chunks,
                 rows,
                 host,
-                started,
+                (started, stopping),
                 deque(chunks.popleft() for _ in range(min(IN_FLIGHT, len(chunks)))),
             ),
             name=f"aai-load-worker-{n}",
@@ -135,6 +136,7 @@ def read_on_every_core(
                 return rows
     except BaseException:  # Ctrl-C, or `read_here` failing: the build is over, and so are the workers
         chunks.clear()
+        stopping.set()
         for process in list(started):  # one stuck on a file would outlive the gateway otherwise
             process.kill()
         raise
@@ -165,11 +167,13 @@ def _feed(
     chunks: deque[list[tuple[str, bool]]],
     rows: list[WorkerRow],
     host: Platform,
-    started: list[subprocess.Popen[bytes]],
+    life: tuple[list[subprocess.Popen[bytes]], threading.Event],
     sent: deque[list[tuple[str, bool]]],
 ) -> None:
     """One worker's life: the chunks it was given (`sent`, in the order the worker answers them),
-    then chunks from the front of the queue until it is empty."""
+    then chunks from the front of the queue until it is empty. `life`: the workers started, and
+    whether the build has ended and is ending them."""
+    started, stopping = life
     try:
         process = subprocess.Popen(worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     except OSError as exc:
@@ -179,6 +183,11 @@ def _feed(
     started.append(process)
     assert process.stdin is not None and process.stdout is not None
     try:
+        # Told after being listed: a build that ended while this one started either finds it in
+        # `started` or has set `stopping` before this reads it.
+        if stopping.is_set():
+            process.kill()
+            return
         for chunk in sent:
             if not _send(process.stdin, chunk):
                 break

@@ -22,7 +22,6 @@ stops trying and returns what it has.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator
@@ -374,35 +373,3 @@ def _minimal(schema: Schema) -> Any:
     fill (a recursive reference, or a structure nested too deep)."""
     kind = (types_of(schema) or ["string"])[0]
     return {"object": {}, "array": [], "string": "", "integer": 0, "number": 0, "boolean": False}.get(kind)
-
-
-def fitted(arguments: dict[str, Any], max_chars: int) -> tuple[dict[str, Any], bool]:
-    """`arguments`, or when their JSON is longer than `max_chars`, a shorter copy and True:
-    nested values past some depth emptied (`{}`, `[]`), at the deepest depth that fits, and at
-    worst only the first top-level properties that fit. A schema can make a valid example
-    megabytes long (required properties nested through references); a shortened one is the
-    best a bounded guide can show."""
-    if _json_length(arguments) <= max_chars:
-        return arguments, False
-    for depth in range(MAX_DEPTH, 0, -1):
-        pruned = _emptied_below(arguments, depth)
-        if _json_length(pruned) <= max_chars:
-            return pruned, True
-    kept: dict[str, Any] = {}
-    for key, value in _emptied_below(arguments, 1).items():
-        if _json_length({**kept, key: value}) > max_chars:
-            break
-        kept[key] = value
-    return kept, True
-
-
-def _emptied_below(value: Any, depth: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _emptied_below(v, depth - 1) for k, v in value.items()} if depth > 0 else {}
-    if isinstance(value, list):
-        return [_emptied_below(v, depth - 1) for v in value] if depth > 0 else []
-    return value
-
-
-def _json_length(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False))

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..descriptor.annotations import annotation_hints
 from ..descriptor.model import Tool, ToolAnnotations
-from .examples import example_arguments, fitted
+from .examples import example_arguments
 from .fields import capped, parameter_lines, returns_summary
+from .schema import MAX_DEPTH
 
 ONE_LINE_CALL = 130  # longer example calls are spread over several lines
 MAX_DESCRIPTION = 1_500  # characters of an operation's description in its section
@@ -82,3 +83,35 @@ def call_text(exec_tool: str, call: dict[str, Any]) -> Sequence[str]:
 
 def call_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+def fitted(arguments: dict[str, Any], max_chars: int) -> tuple[dict[str, Any], bool]:
+    """`arguments`, or when their JSON is longer than `max_chars`, a shorter copy and True:
+    nested values past some depth emptied (`{}`, `[]`), at the deepest depth that fits, and at
+    worst only the first top-level properties that fit. A schema can make a valid example
+    megabytes long (required properties nested through references); a shortened one is the
+    best a bounded guide can show."""
+    if _json_length(arguments) <= max_chars:
+        return arguments, False
+    for depth in range(MAX_DEPTH, 0, -1):
+        pruned = _emptied_below(arguments, depth)
+        if _json_length(pruned) <= max_chars:
+            return pruned, True
+    kept: dict[str, Any] = {}
+    for key, value in _emptied_below(arguments, 1).items():
+        if _json_length({**kept, key: value}) > max_chars:
+            break
+        kept[key] = value
+    return kept, True
+
+
+def _emptied_below(value: Any, depth: int) -> Any:
+    if isinstance(value, dict):
+        return {k: _emptied_below(v, depth - 1) for k, v in value.items()} if depth > 0 else {}
+    if isinstance(value, list):
+        return [_emptied_below(v, depth - 1) for v in value] if depth > 0 else []
+    return value
+
+
+def _json_length(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
