@@ -67,6 +67,23 @@ def test_files_read_by_a_worker_give_what_reading_every_file_here_gives(many: Pa
     assert outcome(*shared) == outcome(*here)
 
 
+def test_texts_a_worker_sent_that_do_not_read_back_are_taken_from_the_file_when_search_asks(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package_root = str(Path(load_workers.__file__).resolve().parents[2])
+    garbled = (
+        f"import json, sys\nsys.path.insert(0, {package_root!r})\n"
+        "from aai_gateway.discovery.file_outcomes import outcome_row\n"
+        "for line in sys.stdin:\n"
+        "    rows = [list(outcome_row(path, bundled, 'linux')) for path, bundled in json.loads(line)]\n"
+        '    print(json.dumps([[*row[:5], \'[["not", "texts"]]\'] for row in rows]), flush=True)'
+    )
+    monkeypatch.setattr(load_workers, "worker_command", lambda host: [sys.executable, "-c", garbled])
+    shared = build(many, READ_AHEAD_FROM)
+    assert shared[1].last_counts.by_workers > 0
+    assert outcome(*shared) == outcome(*build(many, 10**9))
+
+
 def test_outcomes_a_worker_read_go_to_the_card_cache_and_the_next_start_takes_them(
     many: Path, tmp_path: Path
 ) -> None:
@@ -300,9 +317,9 @@ def test_a_path_named_twice_is_read_once_and_the_worker_keeps_its_chunks(
     asked: list[list[tuple[str, bool]]] = []
     real = load_workers.read_on_every_core
 
-    def recorded(wanted: list[tuple[str, bool]], *rest: Any) -> list[load_workers.WorkerRow]:
+    def recorded(wanted: list[tuple[str, bool]], *rest: Any) -> None:
         asked.append(list(wanted))
-        return real(wanted, *rest)
+        real(wanted, *rest)
 
     monkeypatch.setattr("aai_gateway.discovery.loading.read_on_every_core", recorded)
     build = loads.begin()
@@ -332,7 +349,7 @@ def test_a_build_that_fails_here_ends_its_workers_even_one_stuck_on_a_file(tmp_p
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(load_workers, "worker_command", lambda host: stuck)
         with pytest.raises(KeyboardInterrupt):
-            load_workers.read_on_every_core(files, "linux", read_here, workers=1)
+            load_workers.read_on_every_core(files, "linux", read_here, lambda row: None, workers=1)
     pid = int(pid_file.read_text())
     deadline = time.monotonic() + 30
     while _alive(pid) and time.monotonic() < deadline:
@@ -372,7 +389,7 @@ def test_a_worker_that_starts_just_after_the_build_failed_is_ended_too(tmp_path:
         patch.setattr(load_workers, "worker_command", lambda host: stuck)
         patch.setattr(subprocess, "Popen", late_popen)
         with pytest.raises(KeyboardInterrupt):
-            load_workers.read_on_every_core(files, "linux", read_here, workers=1)
+            load_workers.read_on_every_core(files, "linux", read_here, lambda row: None, workers=1)
         deadline = time.monotonic() + 30
         while not workers and time.monotonic() < deadline:
             time.sleep(0.05)

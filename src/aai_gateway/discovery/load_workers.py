@@ -95,12 +95,14 @@ def read_on_every_core(
     files: Sequence[tuple[str, bool]],
     host: Platform,
     read_here: Callable[[str, bool], None],
+    take_row: Callable[[WorkerRow], None],
     workers: int,
-) -> list[WorkerRow]:
+) -> None:
     """Every file of `files` (path, bundled) read once: by `read_here` in this process, or by one
-    of `workers` worker processes, whose outcomes are returned."""
+    of `workers` worker processes, whose outcomes go to `take_row` (in this thread, between the
+    chunks it reads: taking an answer is work too, and it is shared the way reading is)."""
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
-    rows: list[WorkerRow] = []
+    rows: deque[WorkerRow] = deque()
     started: list[subprocess.Popen[bytes]] = []
     stopping = threading.Event()  # set before `started` is read to end them: see `_feed`
     # Each worker's first chunks are its own before it starts: this process, reading meanwhile,
@@ -131,9 +133,11 @@ def read_on_every_core(
                     break
                 for path, bundled in chunk:
                     read_here(path, bundled)
+                _take(rows, take_row)
             _wait_for(threads, rows, started)
+            _take(rows, take_row)
             if not chunks:  # a worker that failed gave its chunk back after this process was done
-                return rows
+                return
     except BaseException:  # Ctrl-C, or `read_here` failing: the build is over, and so are the workers
         chunks.clear()
         stopping.set()
@@ -142,8 +146,15 @@ def read_on_every_core(
         raise
 
 
+def _take(rows: deque[WorkerRow], take_row: Callable[[WorkerRow], None]) -> None:
+    """The workers' answers that came so far, each to `take_row` (feeding threads add more
+    meanwhile: a deque's appends and pops are safe between threads)."""
+    while rows:
+        take_row(rows.popleft())
+
+
 def _wait_for(
-    threads: list[threading.Thread], rows: list[WorkerRow], started: list[subprocess.Popen[bytes]]
+    threads: list[threading.Thread], rows: deque[WorkerRow], started: list[subprocess.Popen[bytes]]
 ) -> None:
     """Until every feeding thread has ended. Workers that answer nothing for STALL_SECONDS (one
     stuck on a file that never ends, such as a FIFO put in place of a descriptor) are killed:
@@ -165,7 +176,7 @@ def _wait_for(
 
 def _feed(
     chunks: deque[list[tuple[str, bool]]],
-    rows: list[WorkerRow],
+    rows: deque[WorkerRow],
     host: Platform,
     life: tuple[list[subprocess.Popen[bytes]], threading.Event],
     sent: deque[list[tuple[str, bool]]],

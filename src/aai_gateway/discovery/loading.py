@@ -37,7 +37,7 @@ from .file_outcomes import (
     snapshot_body,
     storable,
 )
-from .load_workers import PARALLEL_FROM, read_on_every_core, worker_count
+from .load_workers import PARALLEL_FROM, WorkerRow, read_on_every_core, worker_count
 from .scanner import describe_os_error
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ class FileLoads:
         self._lock = threading.Lock()
         self._loads: dict[str, FileLoad] = {}
         self._stored: dict[str, StoredOutcome] | None = None
-        self._texts: dict[str, tuple[OperationText, ...]] = {}  # without a cache only
+        self._texts: dict[str, tuple[OperationText, ...] | str] = {}  # without a cache only; str: JSON
         self._held: OrderedDict[str, tuple[str, AppDescriptor]] = OrderedDict()
         self._restored: set[str] = set()  # outcomes a first build took from the snapshot
         self._racy: set[str] = set()  # outcomes read while their file may still change: read again
@@ -191,10 +191,8 @@ class FileLoads:
         def read_here(path: str, bundled: bool) -> None:
             build.read_ahead[path] = read_outcome(path, stamps[path], bundled, self.host)
 
-        rows = read_on_every_core(
-            [(p, bundled) for p, _stamp, bundled in wanted], self.platform, read_here, workers
-        )
-        for path, bundled, card, reason, problems, texts in rows:
+        def take_row(answer: WorkerRow) -> None:
+            path, bundled, card, reason, problems, texts = answer
             row = NewOutcome(path, stamps[path], bundled, card, reason, problems, texts)
             try:
                 load = checked_outcome(
@@ -205,14 +203,15 @@ class FileLoads:
                     reason=reason,
                     problems=problems,
                 )
-                # With a cache the texts go there as they came (checked when read back).
-                kept = None
-                if texts is not None and self.cache is None:
-                    kept = texts_from_record(json.loads(texts))
             except (ValueError, TypeError, RecursionError):
                 logger.debug("a worker's outcome of %s does not read back; loading the file here", path)
-                continue
-            build.read_ahead[path] = ReadAhead(load, None, kept, row)
+                return
+            # Its texts stay the row's JSON, checked when search reads them (`texts`), as a cache's.
+            build.read_ahead[path] = ReadAhead(load, None, None, row)
+
+        read_on_every_core(
+            [(p, bundled) for p, _stamp, bundled in wanted], self.platform, read_here, take_row, workers
+        )
 
     def _must_read(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> bool:
         return (
@@ -226,9 +225,10 @@ class FileLoads:
         if ahead.app is not None:
             self._hold(path, outcome.stamp, ahead.app)
         if self.cache is None:
-            if ahead.texts is not None:
+            texts = ahead.texts if ahead.row is None else ahead.row.texts
+            if texts is not None:
                 with self._lock:
-                    self._texts[path] = ahead.texts
+                    self._texts[path] = texts
         elif not racy and outcome.stamp and storable(path):
             build.new.append(ahead.row if ahead.row is not None else outcome_row_of(outcome, ahead.texts))
         return outcome
@@ -328,10 +328,12 @@ class FileLoads:
         for card, _stamp in cards:
             path = card.location
             with self._lock:
-                kept = self._texts.get(path)
-            if kept is None and path in stored:
+                held = self._texts.get(path)
+            written = held if isinstance(held, str) else stored.get(path)
+            kept = held if isinstance(held, tuple) else None
+            if written is not None:
                 try:
-                    kept = texts_from_record(json.loads(stored[path]))
+                    kept = texts_from_record(json.loads(written))
                 except (ValueError, TypeError, RecursionError):
                     kept = None
             if kept is None:
