@@ -312,3 +312,20 @@ def test_the_literal_reading_places_what_the_lexicon_misread_near_the_top_and_ne
 
     assert ranked[:4] == ["op0", "op1", "op2", "op7"]  # the lexicon's first stays first
     assert ranked.index("op5") < ranked.index("op4")  # both readings rank it: it rises
+
+
+def test_a_name_with_digits_inside_is_corrected_like_any_name() -> None:
+    index = SearchIndex(
+        [
+            app(
+                "z2m",
+                {"en": "Zigbee2MQTT"},
+                "Zigbee devices over MQTT",
+                [tool("permit_join", "Let devices join")],
+            ),
+            app("mqtt", {"en": "MQTT Explorer"}, "Browse an MQTT broker", [tool("topics", "List topics")]),
+        ]
+    )
+
+    assert [hit.app.id for hit in index.search("zigbe2mqtt", 1)] == ["z2m"]
+    assert [hit.app.id for hit in index.search("zigbee2mqt", 1)] == ["z2m"]

@@ -37,7 +37,7 @@ from .cjk_names import NameSounds
 from .lexicon import Lexicon
 from .normalize import clip_field
 from .spelling import Loanwords
-from .tokens import analyze, fold_word, stem
+from .tokens import NAME_WITH_NUMBER, analyze, fold_word, stem
 
 FIELDS = ("name", "text", "params", "owner", "owner_text")
 FIELD_WEIGHTS: Mapping[str, float] = {
@@ -343,7 +343,9 @@ class Corpus:
             seen.add((piece, app_name))
             if app_name:
                 surfaces = analysed[2]
-                self.name_words.update(word for word in surfaces if word.isalpha())
+                self.name_words.update(
+                    word for word in surfaces if word.isalpha() or NAME_WITH_NUMBER.fullmatch(word)
+                )
                 if len(surfaces) > 1:
                     self.name_words.add("".join(surfaces))  # `ImmoScout24`: immoscout24
             if app_name and piece.isalpha():

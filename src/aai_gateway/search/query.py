@@ -40,14 +40,11 @@ from .query_units import (
     WeightedQuery,
 )
 from .stopwords import CJK_STOPWORDS, query_stop_terms
-from .tokens import Analyzed, analyze, fold_word, stem
+from .tokens import NAME_WITH_NUMBER, Analyzed, analyze, fold_word, stem
 
 if TYPE_CHECKING:
     from .cjk_names import NameSounds
     from .spelling import Loanwords, Speller
-
-_NAME_WITH_NUMBER = re.compile(r"[^\W\d_]{4,}\d{1,4}")
-"""A word of letters then digits (`imoscout24`): a name, corrected as a typo like a word."""
 
 
 def query_weights(
@@ -162,7 +159,7 @@ def _words(
             speller is None
             or (term in build.vocabulary and surface in surfaces)
             or in_phrase
-            or not (surface.isalpha() or _NAME_WITH_NUMBER.fullmatch(surface))
+            or not (surface.isalpha() or NAME_WITH_NUMBER.fullmatch(surface))
         ):
             continue
         if typo_words >= MAX_TYPO_WORDS:

@@ -24,6 +24,10 @@ from itertools import pairwise
 
 from .normalize import Run, clip_field, fold_run, runs
 
+NAME_WITH_NUMBER = re.compile(r"(?=(?:\d*[^\W\d_]){4})[^\W\d_][^\W_]*\d[^\W_]*")
+"""A word of letters and digits that starts with a letter and has four letters or more
+(`zigbee2mqtt`, `immoscout24`): in an app's name, a name the speller knows; in a query, a word it
+corrects like any other (`zigbe2mqtt`, `imoscout24`)."""
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 MIN_HIRAGANA_LOANWORD = 4
 MAX_WHOLE_RUN = 12
