@@ -168,16 +168,17 @@ class SearchIndex:
         two rankings are fused by reciprocal rank, the lexicon's weighing more: what both rank
         high leads, and what only one finds still has its place near the top."""
         read, looks = self._scores(query, self._lexicon, within)
-        if self._lexicon is None or read is None:
-            fused = {i: float(read[i]) for i in self._best(read, limit)} if read is not None else {}
-        else:
-            fused = {}
-            literal, _ = self._scores(query, None, within, looks=looks)
-            for share, scores in ((1.0, read), (LITERAL_SHARE, literal)):
-                for rank, i in enumerate(
-                    self._best(scores, max(limit, FUSED_DEPTH)) if scores is not None else ()
-                ):
-                    fused[i] = fused.get(i, 0.0) + share / (RANK_OFFSET + rank)
+        if read is None:
+            return []
+        readings = [(1.0, read)]
+        if self._lexicon is not None:  # without one (`concepts=False`), the literal reading is all
+            readings.append((LITERAL_SHARE, self._scores(query, None, within, looks=looks)[0]))
+        fused: dict[int, float] = {}
+        for share, scores in readings:
+            for rank, i in enumerate(
+                self._best(scores, max(limit, FUSED_DEPTH)) if scores is not None else ()
+            ):
+                fused[i] = fused.get(i, 0.0) + share / (RANK_OFFSET + rank)
         offset = within.start if within is not None else 0
         hits: list[SearchHit] = []
         for i in sorted(fused, key=lambda i: (-fused[i], i))[:limit]:
