@@ -20,7 +20,7 @@ from .card_cache import file_stamp
 from .file_outcomes import FileLoad, invalid_reason, read_file
 from .loading import FileLoads, LoadBuild
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
-from .scanner import Unreadable, root_status, walk_source
+from .scanner import Found, Unreadable, root_status, walk_source
 from .sources import SourceSpec
 
 logger = logging.getLogger(__name__)
@@ -190,15 +190,15 @@ def _add_sources(
     seen_files: set[tuple[int, int]] = set()
     files, unreadable = marks
     walked = [
-        (spec, status, list(walk_source(spec)) if status.exists else [])
+        (spec, status, [_stamped(item) for item in walk_source(spec)] if status.exists else [])
         for spec, status in ((spec, root_status(spec)) for spec in sources)
     ]
     loads.read_ahead(
         build,
         [
-            (os.path.abspath(item.path), file_stamp(item.info), spec.bundled)
+            (item.path, stamp, spec.bundled)
             for spec, _status, items in walked
-            for item in items
+            for item, stamp in items
             if not isinstance(item, Unreadable)
         ],
     )
@@ -212,17 +212,16 @@ def _add_sources(
                 catalog.skipped.append(Skipped(str(spec.root), spec.label, f"path {status.reason}"))
             continue
         found = 0
-        for item in items:
+        for item, stamp in items:
             if isinstance(item, Unreadable):
                 unreadable.add((str(item.path), item.reason))
                 catalog.skipped.append(Skipped(str(item.path), spec.label, item.reason))
                 continue
-            stamp = file_stamp(item.info)
-            files.add((item.path, stamp))
+            path = item.path  # absolute: the binding, whatever the folder
+            files.add((path, stamp))
             if (item.info.st_dev, item.info.st_ino) in seen_files:  # the same file by another path
                 continue
             seen_files.add((item.info.st_dev, item.info.st_ino))
-            path = os.path.abspath(item.path)  # the binding: absolute, whatever the folder
             load = loads.load(build, path, item.info, bundled=spec.bundled, stamp=stamp)
             if load.card is None:
                 catalog.skipped.append(Skipped(path, spec.label, load.reason, load.problems))
@@ -245,6 +244,10 @@ def _add_sources(
                 entry = _with_snapshot_or_none(entry, snapshots)
             catalog.entries.append(entry)
         catalog.sources.append(SourceReport(spec.label, str(spec.root), spec.pattern.value, "ok", found))
+
+
+def _stamped(item: Found | Unreadable) -> tuple[Found | Unreadable, str]:
+    return item, "" if isinstance(item, Unreadable) else file_stamp(item.info)
 
 
 def _with_snapshot_or_none(entry: CatalogEntry, snapshots: SnapshotStore) -> CatalogEntry:

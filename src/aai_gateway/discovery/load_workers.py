@@ -38,6 +38,9 @@ PARALLEL_FROM = 1000
 MAX_WORKERS = 7
 CHUNK = 32  # files per message: large enough that a message costs little, small to share well
 IN_FLIGHT = 2  # chunks sent to a worker before its answers are read
+ANSWER_BUFFER = 1 << 20
+"""Bytes of a worker's answers its pipe holds, and read from it at once (1 MiB: Linux's default
+limit for a pipe)."""
 STALL_SECONDS = 60
 """A chunk takes a worker ~30 ms: one that answers nothing for this long is stuck."""
 
@@ -186,13 +189,16 @@ def _feed(
     whether the build has ended and is ending them."""
     started, stopping = life
     try:
-        process = subprocess.Popen(worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        process = subprocess.Popen(
+            worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=ANSWER_BUFFER
+        )
     except OSError as exc:
         logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
         chunks.extendleft(sent)
         return
     started.append(process)
     assert process.stdin is not None and process.stdout is not None
+    _widen(process.stdout)
     try:
         # Told after being listed: a build that ended while this one started either finds it in
         # `started` or has set `stopping` before this reads it.
@@ -223,6 +229,18 @@ def _feed(
     finally:
         chunks.extendleft(sent)  # whatever ended this thread, unanswered files are read here
         _stop(process)
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """Let the pipe hold a whole answer (Linux: 64 KiB by default, about 20 files' outcomes): a
+    worker then never waits, its answer half written, for the thread reading it, which waits for
+    the interpreter lock while this process reads files of its own."""
+    try:
+        import fcntl  # noqa: PLC0415 (POSIX only)
+
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, ANSWER_BUFFER)
+    except (ImportError, AttributeError, OSError):  # not Linux, or a lower limit: the default pipe
+        pass
 
 
 def _send(to_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> bool:

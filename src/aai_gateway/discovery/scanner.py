@@ -59,9 +59,10 @@ def root_status(spec: SourceSpec) -> RootStatus:
 
 
 def walk_source(spec: SourceSpec) -> Iterator[Found | Unreadable]:
-    """Descriptor files of one source, in a stable (sorted) order. (Paths are strings here: a
-    source may hold thousands of files, and `pathlib` would be most of the walk's time.)"""
-    root = str(spec.root)
+    """Descriptor files of one source, in a stable (sorted) order, by absolute path (what binds
+    an app to its file). (Paths are strings here: a source may hold thousands of files, and
+    `pathlib` would be most of the walk's time.)"""
+    root = os.path.abspath(spec.root)
     if spec.explicit and os.path.isfile(root):
         checked = _check_file(root)
         if checked is not None:
@@ -172,7 +173,27 @@ def _xcode_products(root: str) -> Iterator[Found | Unreadable]:
                 yield from _bundles(configuration.path, max_depth=1)
 
 
-def read_descriptor_bytes(path: Path) -> bytes:
-    """Read at most the size limit (+1 byte so an over-long file is still detected)."""
-    with open(path, "rb") as handle:
-        return handle.read(MAX_DESCRIPTOR_BYTES + 1)
+def read_descriptor_bytes(path: Path | str) -> bytes:
+    """Read at most the size limit (+1 byte so an over-long file is still detected).
+
+    What the open file says its size is decides the first read, so no buffer of the whole limit
+    is made for an ordinary file (that alone was most of a read); a file that grew since is
+    read on to the limit. Opening never blocks (a FIFO put where a file was found would), and
+    what is not a regular file once open is refused."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)  # not inherited: PEP 446
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        wanted = MAX_DESCRIPTOR_BYTES + 1
+        data = os.read(fd, min(info.st_size + 1, wanted))
+        if len(data) <= info.st_size or len(data) == wanted:  # its end (a short read is), or the limit
+            return data
+        chunks, read = [data], len(data)  # it grew since: read on to its end or the limit
+        while read < wanted and (chunk := os.read(fd, min(1 << 16, wanted - read))):
+            chunks.append(chunk)
+            read += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
