@@ -3,12 +3,16 @@ mistakes to the parser of every command."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from aai_gateway.cli.main import COMMAND_MODULES, main
+from tests.builders import c_descriptor, write_json
 
 
 @pytest.mark.parametrize("asked", [["--help"], ["-h"], ["--hel"], ["--he"], ["--path", "apps", "--hel"]])
@@ -43,3 +47,36 @@ def test_a_start_of_serve_imports_no_other_command() -> None:
     others = {f"aai_gateway.cli.{module}" for name, module in COMMAND_MODULES.items() if name != "serve"}
     assert command == "None" and "aai_gateway.cli.serve" in modules
     assert not others & set(modules), sorted(others & set(modules))
+
+
+def test_a_start_whose_cards_come_from_the_cache_imports_neither_the_loader_nor_the_search_engine(
+    tmp_path: Path,
+) -> None:
+    descriptor = write_json(
+        tmp_path / "apps" / "notes" / "aai.json",
+        c_descriptor("dev.test.notes", type="http", baseUrl="https://notes.example.com"),
+    )
+    old = time.time() - 60  # a file modified just now is read again at each start: it may change
+    os.utime(descriptor, (old, old))
+    program = (
+        "import sys; from aai_gateway.cli.main import parse; "
+        "from aai_gateway.cli.runtime import build_gateway, build_watcher; import aai_gateway.server.app; "
+        f"args = parse(['--no-default-paths', '--path', {str(tmp_path / 'apps')!r}]); "
+        "gateway = build_gateway(args, build_watcher(args)); "
+        "print(gateway.listing.listable, ' '.join(sys.modules))"
+    )
+    environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache")}
+
+    def start() -> tuple[str, set[str]]:
+        done = subprocess.run(
+            [sys.executable, "-c", program], capture_output=True, text=True, check=True, env=environment
+        )
+        listed, *modules = done.stdout.split()
+        return listed, set(modules)
+
+    first_listed, first = start()  # reads the file, and keeps its card
+    listed, modules = start()
+    assert first_listed == listed == "1"
+    assert "aai_gateway.descriptor.loader" in first
+    unneeded = {"aai_gateway.descriptor.loader", "aai_gateway.search.index", "aai_gateway.search.corpus"}
+    assert not unneeded & modules, sorted(unneeded & modules)

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 import anyio
 import pytest
 
-from aai_gateway import search as search_package
 from aai_gateway.consent.listing_config import ListingConfig
 from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.descriptor.card import AppCard, OperationText, card_of
 from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.search import index as search_index
 from aai_gateway.service import search as service_search
 
 from .apps import catalog_of, gateway_of, http_app, many_apps, operation
@@ -107,14 +107,14 @@ async def test_nothing_found_says_what_to_try_instead() -> None:
 def built(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of apps of each search index built from now on."""
     sizes: list[int] = []
-    real = search_package.SearchIndex
+    real = search_index.SearchIndex
 
     def counting(apps: Iterable[object]) -> object:
         apps = list(apps)
         sizes.append(len(apps))
         return real(apps)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(service_search, "SearchIndex", counting)
+    monkeypatch.setattr(search_index, "SearchIndex", counting)
     return sizes
 
 
@@ -148,7 +148,7 @@ async def test_a_bounded_gateway_builds_its_index_ahead_of_the_first_search_and_
 async def test_an_index_build_that_fails_fails_the_search_that_waited_for_it_and_the_next_builds_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = search_package.SearchIndex
+    real = search_index.SearchIndex
     attempts: list[int] = []
 
     def failing_once(apps: Iterable[object]) -> object:
@@ -158,7 +158,7 @@ async def test_an_index_build_that_fails_fails_the_search_that_waited_for_it_and
             raise MemoryError("no room for the index")
         return real(apps)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(service_search, "SearchIndex", failing_once)
+    monkeypatch.setattr(search_index, "SearchIndex", failing_once)
     gateway = gateway_of([notes_app(), *many_apps(6)], ListingConfig(max_apps=5))
     with pytest.raises(MemoryError, match="no room for the index"):
         await gateway.prepare_search()

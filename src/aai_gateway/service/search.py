@@ -13,7 +13,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
@@ -22,8 +22,10 @@ from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
-from ..search import DEFAULT_LIMIT, MAX_LIMIT, SearchHit, SearchIndex
-from ..search.corpus import IndexedApp
+from ..search import DEFAULT_LIMIT, MAX_LIMIT
+
+if TYPE_CHECKING:  # the engine is imported with the first search: a start needs none of it
+    from ..search import IndexedApp, SearchHit, SearchIndex
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
@@ -143,6 +145,8 @@ class Searcher:
     ) -> list[SearchHit]:
         """The best matches among `tools` of `app`: from the shared index when it holds the app,
         else from an index of the app alone (a web app that is not pinned)."""
+        from ..search import IndexedApp, SearchIndex  # noqa: PLC0415
+
         names = {tool.name for tool in tools}
         alone = IndexedApp(card_of(app), tuple(t for t in texts_of(app) if t.name in names))
         if app_key(app) not in self._apps:
@@ -169,6 +173,8 @@ class Searcher:
                 self._index = build.value
 
     def _built(self, apps: list[tuple[AppCard, frozenset[str]]]) -> SearchIndex:
+        from ..search import SearchIndex  # noqa: PLC0415
+
         index = SearchIndex(self._indexed(apps))
         return_free_memory()  # the build's scratch memory, freed but kept by the allocator
         return index
@@ -177,6 +183,8 @@ class Searcher:
         """The apps with their texts, read a batch at a time: the index keeps no texts, so only
         a batch's are in memory at once (all of 10,000 apps' cost ~40 MB, which freed would leave
         the heap that much bigger)."""
+        from ..search import IndexedApp  # noqa: PLC0415
+
         for start in range(0, len(apps), TEXTS_BATCH):
             batch = apps[start : start + TEXTS_BATCH]
             texts = self._texts_of([card for card, _ in batch])
@@ -193,6 +201,8 @@ def in_app_order(
 ) -> list[SearchHit]:
     """The hits of a search restricted to `app`: with a blank query, its first `limit` operations
     in order; an operation named exactly by the query comes first."""
+    from ..search import SearchHit  # noqa: PLC0415
+
     card = card_of(app)
     if not query.strip():
         return [SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
