@@ -220,17 +220,22 @@ def _operation_text(tool: Tool) -> OperationText:
     parameters: tuple[ParameterText, ...] = ()
     if isinstance(properties, dict):
         parameters = tuple(
-            ParameterText(
-                str(name), _text_or_none(schema.get("title")), _text_or_none(schema.get("description"))
-            )
-            if isinstance(schema, dict)
-            else ParameterText(str(name), None, None)
-            for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS)
+            [
+                _parameter_text(name, schema)
+                for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS)
+            ]
         )
     hint = tool.annotations.read_only_hint if tool.annotations else None
     reads_only = hint if hint is not None else isinstance(tool.call, HttpCall) and tool.call.method == "GET"
     return OperationText(tool.name, title, tool.description, parameters, reads_only)
 
 
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _parameter_text(name: Any, schema: Any) -> ParameterText:
+    if not isinstance(schema, dict):
+        return ParameterText(str(name), None, None)
+    title, description = schema.get("title"), schema.get("description")
+    return ParameterText(
+        str(name),
+        title if isinstance(title, str) and title else None,
+        description if isinstance(description, str) and description else None,
+    )

@@ -151,7 +151,7 @@ def _load_document(
             "warning",
         )
         return LoadResult(None, [*problems_from_validation(exc), note], dialect)
-    problems = list(unknown_field_warnings(raw))
+    problems = unknown_field_warnings(raw)
     with schemas_known_plain(plain_schemas):
         problems += spec.check(raw)
     if any(p.severity == "error" for p in problems):

@@ -11,7 +11,6 @@ import functools
 import json
 import re
 import typing
-from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -133,17 +132,29 @@ def problems_from_validation(error: ValidationError, prefix: tuple[str | int, ..
 ALLOWED_EXTRA_KEYS = frozenset({"$schema", "$comment"})
 
 
-def unknown_field_warnings(model: BaseModel, prefix: tuple[str | int, ...] = ()) -> Iterator[Problem]:
-    """Warn about fields a raw model does not know, recursively, with a spelling suggestion."""
-    for key in model.model_extra or {}:
-        if key in ALLOWED_EXTRA_KEYS or key.startswith("x-"):
-            continue
-        known = [info.alias or name for name, info in type(model).model_fields.items()]
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
-        yield Problem(json_pointer(*prefix, key), f"unknown field {quoted(key)} is ignored{hint}", "warning")
+def unknown_field_warnings(model: BaseModel) -> list[Problem]:
+    """Warn about fields a raw model does not know, recursively, with a spelling suggestion.
+    (Every file is walked, and almost none has such a field: plain calls that fill one list.)"""
+    found: list[Problem] = []
+    _unknown_fields(model, (), found)
+    return found
+
+
+def _unknown_fields(model: BaseModel, prefix: tuple[str | int, ...], found: list[Problem]) -> None:
+    extra = model.model_extra
+    if extra:
+        for key in extra:
+            if key in ALLOWED_EXTRA_KEYS or key.startswith("x-"):
+                continue
+            known = [info.alias or name for name, info in type(model).model_fields.items()]
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f"; did you mean '{close[0]}'?" if close else f"; known fields: {', '.join(known)}"
+            message = f"unknown field {quoted(key)} is ignored{hint}"
+            found.append(Problem(json_pointer(*prefix, key), message, "warning"))
     for name, alias in _model_bearing_fields(type(model)):
-        yield from _walk(getattr(model, name), (*prefix, alias))
+        value = getattr(model, name)
+        if value is not None:
+            _walk(value, (*prefix, alias), found)
 
 
 @functools.cache
@@ -162,12 +173,12 @@ def _mentions_model(annotation: Any) -> bool:
     return any(_mentions_model(arg) for arg in typing.get_args(annotation))
 
 
-def _walk(value: Any, prefix: tuple[str | int, ...]) -> Iterator[Problem]:
+def _walk(value: Any, prefix: tuple[str | int, ...], found: list[Problem]) -> None:
     if isinstance(value, BaseModel):
-        yield from unknown_field_warnings(value, prefix)
+        _unknown_fields(value, prefix, found)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            yield from _walk(item, (*prefix, index))
+            _walk(item, (*prefix, index), found)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _walk(item, (*prefix, key))
+            _walk(item, (*prefix, key), found)

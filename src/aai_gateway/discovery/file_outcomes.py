@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..descriptor import AppDescriptor, Platform, Source
@@ -53,7 +52,7 @@ def read_file(
     """The app in the file at `path` and its warnings, or (None, its problems), or, when it cannot
     be read, an outcome saying why (with no stamp)."""
     try:
-        data = read_descriptor_bytes(Path(path))
+        data = read_descriptor_bytes(path)
     except OSError as exc:
         return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
     from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
