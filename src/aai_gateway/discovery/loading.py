@@ -189,7 +189,13 @@ class FileLoads:
         build.read_ahead_ns = time.time_ns()
 
         def read_here(path: str, bundled: bool) -> None:
-            build.read_ahead[path] = read_outcome(path, stamps[path], bundled, self.host)
+            ahead = read_outcome(path, stamps[path], bundled, self.host)
+            if ahead.app is not None and ahead.app.tools_declared:
+                # Not held: thousands read at once would only pass through the few held, each
+                # freed then, one after the other. Freed here, it is freed while workers read
+                # too. (An app whose tools its server lists is asked for at once: kept.)
+                ahead.app = None
+            build.read_ahead[path] = ahead
 
         def take_row(answer: WorkerRow) -> None:
             path, bundled, card, reason, problems, texts = answer
