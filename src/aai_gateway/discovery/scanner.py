@@ -68,25 +68,38 @@ def walk_source(spec: SourceSpec) -> Iterator[Found | Unreadable]:
         if checked is not None:
             yield checked
         return
-    if spec.pattern in (Pattern.FILES, Pattern.FILES_AND_APP_DIRS):
-        yield from _json_files(root)
-    if spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
-        yield from _app_dirs(root)
+    if spec.pattern in (Pattern.FILES, Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
+        listed = _listing(root)  # one listing for both kinds
+        if isinstance(listed, Unreadable):
+            yield listed
+            return
+        if spec.pattern in (Pattern.FILES, Pattern.FILES_AND_APP_DIRS):
+            yield from _json_files(listed)
+        if spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
+            yield from _app_dirs(listed)
     if spec.pattern == Pattern.BUNDLES:
         yield from _bundles(root, max_depth=4)
     if spec.pattern == Pattern.XCODE_PRODUCTS:
         yield from _xcode_products(root)
 
 
-def _entries(directory: str) -> Iterator[os.DirEntry[str] | Unreadable]:
+def _listing(directory: str) -> list[os.DirEntry[str]] | Unreadable:
+    """The entries of `directory` sorted by name (none when it does not exist)."""
     try:
         with os.scandir(directory) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
+            return sorted(listing, key=lambda e: e.name)
     except OSError as exc:
-        if exc.errno != errno.ENOENT:
-            yield Unreadable(directory, f"cannot list directory: {describe_os_error(exc)}")
-        return
-    yield from entries
+        if exc.errno == errno.ENOENT:
+            return []
+        return Unreadable(directory, f"cannot list directory: {describe_os_error(exc)}")
+
+
+def _entries(directory: str) -> Iterator[os.DirEntry[str] | Unreadable]:
+    listed = _listing(directory)
+    if isinstance(listed, Unreadable):
+        yield listed
+    else:
+        yield from listed
 
 
 def _check_file(path: str) -> Found | Unreadable | None:
@@ -106,21 +119,17 @@ def _check_file(path: str) -> Found | Unreadable | None:
     return Found(path, info)
 
 
-def _json_files(root: str) -> Iterator[Found | Unreadable]:
-    for entry in _entries(root):
-        if isinstance(entry, Unreadable):
-            yield entry
-        elif entry.name.endswith(".json") and not entry.name.startswith("."):
+def _json_files(entries: list[os.DirEntry[str]]) -> Iterator[Found | Unreadable]:
+    for entry in entries:
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
             checked = _check_file(entry.path)
             if checked is not None:
                 yield checked
 
 
-def _app_dirs(root: str) -> Iterator[Found | Unreadable]:
-    for entry in _entries(root):
-        if isinstance(entry, Unreadable):
-            yield entry
-        elif not entry.name.startswith(".") and not entry.name.endswith(".json"):
+def _app_dirs(entries: list[os.DirEntry[str]]) -> Iterator[Found | Unreadable]:
+    for entry in entries:
+        if not entry.name.startswith(".") and not entry.name.endswith(".json"):
             checked = _check_file(os.path.join(entry.path, DESCRIPTOR_NAME))
             if checked is not None:
                 yield checked
