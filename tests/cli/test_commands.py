@@ -227,3 +227,27 @@ def test_validate_reports_an_applescript_comment_whose_end_is_in_doubt_at_its_sc
         f"{path}: /platforms/macos/tools/0/script: the block comment (* … *) at character 1 holds a "
         'double quote (")'
     ) in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pipe named by its /dev/fd path")
+def test_validate_and_diff_read_a_descriptor_from_a_pipe(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`cat aai.json | aai-gateway validate /dev/stdin`, `aai-gateway diff <(git show …) aai.json`."""
+    text = json.dumps(c_descriptor("dev.test.piped")).encode()
+    path = write_json(tmp_path / "aai.json", c_descriptor("dev.test.piped"))
+
+    def piped() -> str:
+        reading, writing = os.pipe()
+        os.write(writing, text)
+        os.close(writing)
+        return f"/dev/fd/{reading}"
+
+    named = piped()
+    code, out, _ = run(capsys, "validate", named)
+    os.close(int(named.rsplit("/", 1)[1]))
+    assert code == 0 and f"{named}: ok: dev.test.piped 1.0.0" in out, out
+    named = piped()
+    code, out, err = run(capsys, "diff", named, str(path))
+    os.close(int(named.rsplit("/", 1)[1]))
+    assert code == 0, err

@@ -21,7 +21,7 @@ from aai_gateway.discovery import build_catalog, load_workers
 from aai_gateway.discovery.card_cache import CardCache
 from aai_gateway.discovery.catalog import Catalog
 from aai_gateway.discovery.loading import FileLoads
-from tests.builders import c_descriptor, write_json
+from tests.builders import c_descriptor, mcp_descriptor, write_json
 from tests.discovery.cache_support import HOUR_AGO, sources
 
 FILES = 96  # three chunks for the worker, the rest here
@@ -398,3 +398,26 @@ def test_a_worker_that_starts_just_after_the_build_failed_is_ended_too(tmp_path:
     finally:
         workers[0].kill()
         workers[0].wait()
+
+
+def test_apps_read_ahead_here_are_not_held_but_those_whose_server_lists_their_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands read at once would only pass through the few descriptors held; an app whose tools
+    its MCP server lists is asked for at once (its tool snapshot), so that one is kept."""
+    monkeypatch.setattr(load_workers, "available_cores", lambda: 2)
+    folder = tmp_path / "apps"
+    for number in range(FILES):
+        if number % 4 == 0:
+            descriptor = mcp_descriptor(f"dev.test.server{number}", command="/nonexistent/server")
+        else:
+            descriptor = c_descriptor(f"dev.test.app{number}")
+        write_json(folder / f"app{number}" / "aai.json", descriptor)
+    for path in folder.rglob("aai.json"):
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+    catalog, loads = build(folder, READ_AHEAD_FROM)
+    read_here = FILES - loads.last_counts.by_workers
+    assert read_here > FILES // 4  # this process read apps of both kinds
+    held = set(loads._held)  # what `FileLoads.descriptor` answers without reading the file again
+    servers = {e.card.location for e in catalog.entries if not e.card.tools_declared}
+    assert held and held <= servers

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..descriptor import AppDescriptor, Source, load_descriptor
 from ..descriptor.compat import Bump, diff_descriptors, next_version, required_bump, satisfies
@@ -33,7 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _load(path: str, args: argparse.Namespace) -> AppDescriptor:
     try:
-        data = read_descriptor_bytes(Path(path))
+        data = read_descriptor_bytes(path, named_by_user=True)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read file: {describe_os_error(exc)}", file=path) from exc
     return load_descriptor(data, Source(kind="file", location=path), chosen_platform(args))

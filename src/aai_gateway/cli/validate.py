@@ -30,7 +30,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def validate_file(path: Path, args: argparse.Namespace) -> LoadResult:
     try:
-        data = read_descriptor_bytes(path)
+        data = read_descriptor_bytes(path, named_by_user=True)
     except OSError as exc:
         return LoadResult(None, [Problem("", f"cannot read file: {describe_os_error(exc)}")])
     return load_text(data, Source(kind="file", location=str(path)), chosen_platform(args))

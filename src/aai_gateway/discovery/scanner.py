@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,12 @@ from ..descriptor.limits import MAX_DESCRIPTOR_BYTES
 from .sources import Pattern, SourceSpec
 
 DESCRIPTOR_NAME = "aai.json"
+# Open flags of discovery's reads: a FIFO does not wait for a writer, a terminal does not become
+# the process's controlling terminal (Windows has no such files, and reads binary when told).
+if sys.platform == "win32":
+    _BINARY, _NEVER_WAIT = os.O_BINARY, 0
+else:
+    _BINARY, _NEVER_WAIT = 0, os.O_NONBLOCK | os.O_NOCTTY
 BUNDLE_RESOURCES = ("Contents", "Resources", DESCRIPTOR_NAME)
 
 
@@ -182,25 +189,31 @@ def _xcode_products(root: str) -> Iterator[Found | Unreadable]:
                 yield from _bundles(configuration.path, max_depth=1)
 
 
-def read_descriptor_bytes(path: Path | str) -> bytes:
+def read_descriptor_bytes(path: Path | str, *, named_by_user: bool = False) -> bytes:
     """Read at most the size limit (+1 byte so an over-long file is still detected).
 
-    What the open file says its size is decides the first read, so no buffer of the whole limit
-    is made for an ordinary file (that alone was most of a read); a file that grew since is
-    read on to the limit. Opening never blocks (a FIFO put where a file was found would), and
-    what is not a regular file once open is refused."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)  # not inherited: PEP 446
+    Discovery (the default) reads only regular files: opening never blocks (a FIFO or terminal
+    put where a file was found would) and anything else is refused once open. A file the user
+    names on the command line (`named_by_user`: `validate`, `diff`) may be any readable stream,
+    `/dev/stdin` or a shell's `<(...)`, and is opened as it is. Either way reading asks for what
+    the file says it holds (+1), never a buffer of the whole limit (that alone was most of a
+    discovery read), and goes on to its end: a file that grew is read on to the limit, and a
+    short read (a network or FUSE file system) is not taken for the end."""
+    flags = os.O_RDONLY | _BINARY  # not inherited either way: PEP 446
+    if not named_by_user:
+        flags |= _NEVER_WAIT
     fd = os.open(path, flags)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if not named_by_user and not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         wanted = MAX_DESCRIPTOR_BYTES + 1
-        data = os.read(fd, min(info.st_size + 1, wanted))
-        if len(data) <= info.st_size or len(data) == wanted:  # its end (a short read is), or the limit
-            return data
-        chunks, read = [data], len(data)  # it grew since: read on to its end or the limit
-        while read < wanted and (chunk := os.read(fd, min(1 << 16, wanted - read))):
+        chunks: list[bytes] = []
+        read = 0
+        while read < wanted:
+            chunk = os.read(fd, min(wanted - read, max(info.st_size + 1 - read, 1 << 16)))
+            if not chunk:
+                break
             chunks.append(chunk)
             read += len(chunk)
         return b"".join(chunks)
