@@ -16,30 +16,32 @@ from aai_gateway.discovery.scanner import read_descriptor_bytes
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/fd")
 
 
+def written(folder: Path, content: bytes) -> Path:
+    path = folder / "aai.json"
+    path.write_bytes(content)
+    return path
+
+
 def test_a_descriptor_is_read_whole(tmp_path: Path) -> None:
-    path = tmp_path / "aai.json"
-    path.write_bytes(b'{"schemaVersion": "1.0"}')
+    path = written(tmp_path, b'{"schemaVersion": "1.0"}')
     assert read_descriptor_bytes(path) == b'{"schemaVersion": "1.0"}'
     assert read_descriptor_bytes(str(path)) == b'{"schemaVersion": "1.0"}'
 
 
 def test_an_empty_file_reads_as_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "aai.json"
-    path.write_bytes(b"")
+    path = written(tmp_path, b"")
     assert read_descriptor_bytes(path) == b""
 
 
 def test_a_file_over_the_limit_is_read_to_one_byte_past_it(tmp_path: Path) -> None:
-    path = tmp_path / "aai.json"
-    path.write_bytes(b" " * (MAX_DESCRIPTOR_BYTES + 100))
+    path = written(tmp_path, b" " * (MAX_DESCRIPTOR_BYTES + 100))
     assert len(read_descriptor_bytes(path)) == MAX_DESCRIPTOR_BYTES + 1
 
 
 def test_a_file_that_grew_after_its_size_was_asked_is_read_to_its_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "aai.json"
-    path.write_bytes(b"x" * 200_000)
+    path = written(tmp_path, b"x" * 200_000)
     real = os.fstat
 
     def said_smaller(fd: int) -> os.stat_result:
@@ -54,8 +56,7 @@ def test_short_reads_are_not_taken_for_the_end_of_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A network or FUSE file system may answer a read with less than it has."""
-    path = tmp_path / "aai.json"
-    path.write_bytes(b"y" * 50_000)
+    path = written(tmp_path, b"y" * 50_000)
     real = os.read
     monkeypatch.setattr(os, "read", lambda fd, size: real(fd, min(size, 999)))
     assert read_descriptor_bytes(path) == b"y" * 50_000
