@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from aai_gateway.descriptor.limits import MAX_DESCRIPTOR_BYTES
-from aai_gateway.discovery.scanner import read_descriptor_bytes
+from aai_gateway.discovery.scanner import read_descriptor_bytes, root_status, walk_source
+from aai_gateway.discovery.sources import Pattern, SourceSpec
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/fd")
 
@@ -98,3 +99,20 @@ def test_a_stream_the_user_names_is_read_whole(tmp_path: Path) -> None:
         assert read_descriptor_bytes(f"/dev/fd/{reading}", named_by_user=True) == b'{"schemaVersion": "1.0"}'
     finally:
         os.close(reading)
+
+
+@posix_only
+def test_a_root_through_a_link_and_dot_dot_is_checked_where_it_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`link/../apps` names `apps` here, as every binding reads it, not the parent of the link's
+    target: the root's check and the walk see the same folder."""
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    (here / "apps" / "notes").mkdir(parents=True)
+    written(here / "apps" / "notes", b"{}")
+    (elsewhere / "deep").mkdir(parents=True)  # `link/..` by the OS: `elsewhere`, which has no apps
+    (here / "link").symlink_to(elsewhere / "deep")
+    monkeypatch.chdir(here)
+    spec = SourceSpec("--path", Path("link/../apps"), Pattern.FILES_AND_APP_DIRS, explicit=True)
+    assert root_status(spec).exists
+    assert [item.path for item in walk_source(spec)] == [str(here / "apps" / "notes" / "aai.json")]

@@ -54,8 +54,10 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def root_status(spec: SourceSpec) -> RootStatus:
+    """Whether the source's root is there to walk: the same absolute path `walk_source` walks
+    (`link/../apps` is `apps`, as in every binding, not the parent of where `link` points)."""
     try:
-        info = os.stat(spec.root)
+        info = os.stat(os.path.abspath(spec.root))
     except OSError as exc:
         return RootStatus(False, describe_os_error(exc))
     if spec.explicit and stat.S_ISREG(info.st_mode):
