@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from ..errors import Problem
+from ..errors import Problem, json_pointer
 from . import checks
 from .model import (
     AppDescriptor,
@@ -147,9 +147,9 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
             yield from checks.check_url(
                 doc.auth.oauth2.token_endpoint, "/auth/oauth2/token_endpoint", what="token_endpoint"
             )
-    yield from checks.check_tool_names((t.name, f"/tools/{i}") for i, t in enumerate(doc.tools))
+    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(doc.tools))
     for index, tool in enumerate(doc.tools):
-        pointer = f"/tools/{index}"
+        pointer = json_pointer("tools", index)
         if not tool.description:
             yield Problem(
                 f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"

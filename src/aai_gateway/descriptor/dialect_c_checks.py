@@ -59,9 +59,9 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
     tools = doc.tools or []
-    yield from checks.check_tool_names((t.name, f"/tools/{i}") for i, t in enumerate(tools))
+    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(tools))
     for index, tool in enumerate(tools):
-        yield from _check_tool(tool, f"/tools/{index}", kind)
+        yield from _check_tool(tool, json_pointer("tools", index), kind)
 
 
 def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:

@@ -97,11 +97,11 @@ def convert(wire: Any, channel: McpChannel, *, listed: int | None = None) -> Ser
         )
     named = [(index, entry) for index, entry in candidates if _has_name(entry, index, problems)]
     name_problems: dict[str, Problem] = {}
-    for problem in check_tool_names((entry["name"], f"/tools/{index}") for index, entry in named):
+    for problem in check_tool_names((entry["name"], json_pointer("tools", index)) for index, entry in named):
         name_problems.setdefault(problem.pointer.rsplit("/", 1)[0], problem)
     tools: list[Tool] = []
     for index, entry in named:
-        pointer = f"/tools/{index}"
+        pointer = json_pointer("tools", index)
         found = name_problems.get(pointer)
         if found is not None:
             problems.append(Problem(found.pointer, found.message + _LEFT_OUT))
@@ -163,7 +163,7 @@ def without_server_tools(app: AppDescriptor) -> AppDescriptor:
 
 def _size_problem(entry: Any, index: int, problems: list[Problem]) -> int | None:
     """The entry's size in bytes of JSON, or None (with a problem) when it cannot be a tool."""
-    pointer = f"/tools/{index}"
+    pointer = json_pointer("tools", index)
     if isinstance(entry, dict) and OMITTED in entry:
         kept_why = entry[OMITTED] if isinstance(entry[OMITTED], str) else "could not be kept"
         problems.append(Problem(pointer, f"tool {index}{_named(entry)} {clip(kept_why, 300)}{_LEFT_OUT}"))

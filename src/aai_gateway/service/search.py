@@ -13,19 +13,17 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio
 
+from .. import search as engine  # its index, hits and apps come with the first use: a start needs none
 from ..bulk import return_free_memory
 from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
 from ..search import DEFAULT_LIMIT, MAX_LIMIT
-
-if TYPE_CHECKING:  # the engine is imported with the first search: a start needs none of it
-    from ..search import IndexedApp, SearchHit, SearchIndex
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
@@ -114,9 +112,9 @@ class Searcher:
     def __init__(self, texts_of: TextsOf) -> None:
         self._texts_of = texts_of
         self._apps: dict[tuple[str, str], tuple[AppCard, frozenset[str]]] = {}
-        self._index: SearchIndex | None = None
+        self._index: engine.SearchIndex | None = None
         self._version = 0
-        self._building: tuple[int, Background[SearchIndex]] | None = None  # its catalog version
+        self._building: tuple[int, Background[engine.SearchIndex]] | None = None  # its catalog version
 
     def reset(self, apps: Sequence[tuple[AppCard, Sequence[str]]]) -> None:
         """A new catalog version: the apps with the names of the operations the index should hold."""
@@ -135,27 +133,25 @@ class Searcher:
         if self._index is None:
             await self._current()
 
-    async def search(self, query: str, limit: int) -> list[SearchHit]:
+    async def search(self, query: str, limit: int) -> list[engine.SearchHit]:
         """The best matches among every app."""
         index = await self._current()
         return await anyio.to_thread.run_sync(lambda: index.search(query, limit))
 
     async def search_app(
         self, query: str, limit: int, app: AppDescriptor, tools: Sequence[Tool]
-    ) -> list[SearchHit]:
+    ) -> list[engine.SearchHit]:
         """The best matches among `tools` of `app`: from the shared index when it holds the app,
         else from an index of the app alone (a web app that is not pinned)."""
-        from ..search import IndexedApp, SearchIndex  # noqa: PLC0415
-
         names = {tool.name for tool in tools}
-        alone = IndexedApp(card_of(app), tuple(t for t in texts_of(app) if t.name in names))
+        alone = engine.IndexedApp(card_of(app), tuple(t for t in texts_of(app) if t.name in names))
         if app_key(app) not in self._apps:
-            index = await anyio.to_thread.run_sync(lambda: SearchIndex([alone]))
+            index = await anyio.to_thread.run_sync(lambda: engine.SearchIndex([alone]))
             return await anyio.to_thread.run_sync(lambda: index.search(query, limit, app=alone))
         shared = await self._current()
         return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=alone))
 
-    async def _current(self) -> SearchIndex:
+    async def _current(self) -> engine.SearchIndex:
         if self._index is not None:
             return self._index
         if self._building is None or self._building[0] != self._version:
@@ -164,7 +160,7 @@ class Searcher:
         # a build of an older catalog answers the search that waited for it, and is not kept
         return await self._building[1].result()
 
-    def _kept(self, build: Background[SearchIndex]) -> None:
+    def _kept(self, build: Background[engine.SearchIndex]) -> None:
         """In the event loop, when `build` is done: kept if it is of the catalog as it is now."""
         if self._building is not None and self._building[1] is build:
             version, _build = self._building
@@ -172,24 +168,20 @@ class Searcher:
             if build.error is None and version == self._version:
                 self._index = build.value
 
-    def _built(self, apps: list[tuple[AppCard, frozenset[str]]]) -> SearchIndex:
-        from ..search import SearchIndex  # noqa: PLC0415
-
-        index = SearchIndex(self._indexed(apps))
+    def _built(self, apps: list[tuple[AppCard, frozenset[str]]]) -> engine.SearchIndex:
+        index = engine.SearchIndex(self._indexed(apps))
         return_free_memory()  # the build's scratch memory, freed but kept by the allocator
         return index
 
-    def _indexed(self, apps: list[tuple[AppCard, frozenset[str]]]) -> Iterator[IndexedApp]:
+    def _indexed(self, apps: list[tuple[AppCard, frozenset[str]]]) -> Iterator[engine.IndexedApp]:
         """The apps with their texts, read a batch at a time: the index keeps no texts, so only
         a batch's are in memory at once (all of 10,000 apps' cost ~40 MB, which freed would leave
         the heap that much bigger)."""
-        from ..search import IndexedApp  # noqa: PLC0415
-
         for start in range(0, len(apps), TEXTS_BATCH):
             batch = apps[start : start + TEXTS_BATCH]
             texts = self._texts_of([card for card, _ in batch])
             for card, names in batch:
-                yield IndexedApp(card, tuple(t for t in texts.get(card.key, ()) if t.name in names))
+                yield engine.IndexedApp(card, tuple(t for t in texts.get(card.key, ()) if t.name in names))
 
 
 def app_key(app: AppIdentity) -> tuple[str, str]:
@@ -197,27 +189,25 @@ def app_key(app: AppIdentity) -> tuple[str, str]:
 
 
 def in_app_order(
-    app: AppDescriptor, tools: Sequence[Tool], query: str, hits: list[SearchHit], limit: int
-) -> list[SearchHit]:
+    app: AppDescriptor, tools: Sequence[Tool], query: str, hits: list[engine.SearchHit], limit: int
+) -> list[engine.SearchHit]:
     """The hits of a search restricted to `app`: with a blank query, its first `limit` operations
     in order; an operation named exactly by the query comes first."""
-    from ..search import SearchHit  # noqa: PLC0415
-
     card = card_of(app)
     if not query.strip():
-        return [SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
+        return [engine.SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
     wanted = query.strip().casefold()
     exact = next((tool for tool in tools if tool.name.casefold() == wanted), None)
     if exact is None or (hits and hits[0].tool == exact.name):
         return hits
     top = hits[0].score if hits else 1.0
     rest = [hit for hit in hits if hit.tool != exact.name]
-    return [SearchHit(card, exact.name, top, short(exact.description)), *rest][:limit]
+    return [engine.SearchHit(card, exact.name, top, short(exact.description)), *rest][:limit]
 
 
 def answer_across(
     query: str,
-    hits: Sequence[SearchHit],
+    hits: Sequence[engine.SearchHit],
     *,
     reference_of: Callable[[AppCard], str],
     listed_entry: Callable[[AppCard], str | None],
@@ -238,7 +228,7 @@ def answer_across(
 
 
 def answer_in_app(
-    query: str, app: AppDescriptor, hits: Sequence[SearchHit], options: GuideOptions, total: int
+    query: str, app: AppDescriptor, hits: Sequence[engine.SearchHit], options: GuideOptions, total: int
 ) -> SearchAnswer:
     """The answer to a search restricted to `app`: the details of each matching operation."""
     reference = options.reference_of(app)
@@ -264,7 +254,7 @@ def short(text: str) -> str:
     return flat if len(flat) <= MAX_RESULT_DESCRIPTION else flat[: MAX_RESULT_DESCRIPTION - 1] + "…"
 
 
-def _result(hit: SearchHit, reference: str) -> SearchResult:
+def _result(hit: engine.SearchHit, reference: str) -> SearchResult:
     score = float(hit.score)
     return SearchResult(
         reference, hit.tool, round(score, 4) if math.isfinite(score) else 0.0, short(hit.description)
