@@ -114,9 +114,9 @@ def test_a_snapshot_whose_digest_matches_but_whose_cards_are_wrong_is_not_used(
     store = CardCache(cache, "linux", "build-1")
     key = snapshot_key(sources(apps), "linux")
     for wrong in (
-        body.replace('"dev.test.app0", {', "12345, {", 1),  # an id that is not a string
-        body.replace('"dev.test.app1", {', '"dev.test.app1", "names", {', 1),  # a field too many
-        body.replace(', "[]"]', ", 7]", 1),  # problems that are not JSON text
+        body.replace('"dev.test.app0",{', "12345,{", 1),  # an id that is not a string
+        body.replace('"dev.test.app1",{', '"dev.test.app1","names",{', 1),  # a field too many
+        body.replace(',"[]"]', ",7]", 1),  # problems that are not JSON text
     ):
         assert wrong != body
         store.store_snapshot(key, wrong)

@@ -147,9 +147,9 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
             yield from checks.check_url(
                 doc.auth.oauth2.token_endpoint, "/auth/oauth2/token_endpoint", what="token_endpoint"
             )
-    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(doc.tools))
-    for index, tool in enumerate(doc.tools):
-        pointer = json_pointer("tools", index)
+    pointers = [json_pointer("tools", index) for index in range(len(doc.tools))]
+    yield from checks.check_tool_names(zip([t.name for t in doc.tools], pointers, strict=True))
+    for tool, pointer in zip(doc.tools, pointers, strict=True):
         if not tool.description:
             yield Problem(
                 f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"

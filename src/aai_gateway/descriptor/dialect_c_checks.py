@@ -59,9 +59,10 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
     tools = doc.tools or []
-    yield from checks.check_tool_names((t.name, json_pointer("tools", i)) for i, t in enumerate(tools))
-    for index, tool in enumerate(tools):
-        yield from _check_tool(tool, json_pointer("tools", index), kind)
+    pointers = [json_pointer("tools", index) for index in range(len(tools))]
+    yield from checks.check_tool_names(zip([t.name for t in tools], pointers, strict=True))
+    for tool, pointer in zip(tools, pointers, strict=True):
+        yield from _check_tool(tool, pointer, kind)
 
 
 def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:

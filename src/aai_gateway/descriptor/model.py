@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from .binding import Binding, binding_for
 from .model_auth import Auth, CanonicalModel, EnvironmentReference, McpValue, SecretReference
@@ -93,15 +93,16 @@ class McpChannel(CanonicalModel):
     headers: dict[str, McpValue] = {}
     timeout_ms: int | None = None
 
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpChannel:
+    def model_post_init(self, context: Any, /) -> None:
+        # Not a model validator: pydantic runs those again each time a channel made before
+        # passes another model's field (every operation and section of a file), this only once.
+        # A ValueError here is a ValidationError of the channel all the same.
         if (self.command is None) == (self.url is None):
             raise ValueError("an MCP channel has either a command or a url")
         if self.url is not None and (self.args or self.env or self.cwd is not None):
             raise ValueError("args, env and cwd belong to an MCP server started with a command")
         if self.command is not None and self.headers:
             raise ValueError("headers belong to an MCP server reached at a url")
-        return self
 
     @property
     def transport(self) -> Literal["stdio", "streamable-http"]:

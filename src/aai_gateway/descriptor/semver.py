@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 _SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -55,9 +55,10 @@ class Version:
         return hash(self._key())
 
 
+@lru_cache(maxsize=1024)  # a first start parses ten thousand versions, most of them alike
 def parse_version(text: str, *, allow_two_part: bool = False) -> Version | None:
     """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed) or is
-    longer than `MAX_VERSION_LENGTH`."""
+    longer than `MAX_VERSION_LENGTH`. (A `Version` is immutable: the cache may hand out one twice.)"""
     if len(text) > MAX_VERSION_LENGTH:
         return None
     match = _SEMVER.fullmatch(text)  # not .match: "$" also matches before a trailing newline

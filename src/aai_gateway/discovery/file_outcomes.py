@@ -17,7 +17,7 @@ from ..descriptor.card import AppCard, OperationText, card_of, texts_of
 from ..descriptor.card_records import card_from_record, card_record, texts_record
 from ..descriptor.mcp_wire import is_unicode
 from ..errors import Problem
-from .card_cache import NewOutcome, problems_from_json, problems_json
+from .card_cache import NewOutcome, problems_from_json, problems_json, record_json
 from .load_workers import WorkerRow
 from .scanner import describe_os_error, read_descriptor_bytes
 
@@ -70,10 +70,10 @@ def outcome_row_of(outcome: FileLoad, texts: tuple[OperationText, ...] | None) -
         outcome.path,
         outcome.stamp,
         outcome.bundled,
-        None if outcome.card is None else json.dumps(card_record(outcome.card), ensure_ascii=False),
+        None if outcome.card is None else record_json(card_record(outcome.card)),
         outcome.reason or None,
         problems_json(outcome.problems),
-        None if texts is None else json.dumps(texts_record(texts), ensure_ascii=False),
+        None if texts is None else record_json(texts_record(texts)),
     )
 
 
@@ -105,7 +105,7 @@ def outcome_row(path: str, bundled: bool, host: Platform | None) -> WorkerRow:
 
 
 def snapshot_body(loads: Iterable[FileLoad]) -> str:
-    return json.dumps(
+    return record_json(
         [
             [
                 load.path,
@@ -116,8 +116,7 @@ def snapshot_body(loads: Iterable[FileLoad]) -> str:
                 problems_json(load.problems),
             ]
             for load in loads
-        ],
-        ensure_ascii=False,
+        ]
     )
 
 

@@ -42,9 +42,9 @@ def escape_pointer_token(token: str | int) -> str:
 
 def json_pointer(*tokens: str | int) -> str:
     """RFC 6901 pointer; the whole document is the empty string."""
-    joined = "/".join(map(str, tokens))
-    if "~" not in joined and joined.count("/") == len(tokens) - 1:  # nothing to escape: most
-        return "/" + joined if tokens else ""
+    joined = ("/%s" * len(tokens)) % tokens  # the quickest join: checks make ten per file
+    if "~" not in joined and joined.count("/") == len(tokens):  # nothing to escape: most
+        return joined
     return "".join(["/" + escape_pointer_token(t) for t in tokens])
 
 
