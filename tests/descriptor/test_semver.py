@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from aai_gateway.descriptor import semver
 from aai_gateway.descriptor.semver import Version, parse_version
 
 
@@ -197,3 +198,13 @@ def test_precedence_is_a_total_order_consistent_with_equality(left: Version, rig
 )
 def test_a_version_longer_than_256_characters_is_refused_without_reading_its_numbers(text: str) -> None:
     assert parse_version(text, allow_two_part=True) is None
+
+
+def test_a_string_too_long_to_be_a_version_is_refused_and_never_kept_by_the_parse_cache() -> None:
+    # Versions are parsed through a small cache; a descriptor of megabytes must not park its
+    # text there (1,024 of them would hold gigabytes).
+    huge = "1." * 500_000 + "0"
+    held_before = semver._parsed.cache_info().currsize
+    assert parse_version(huge) is None
+    assert parse_version(huge, allow_two_part=True) is None
+    assert semver._parsed.cache_info().currsize == held_before

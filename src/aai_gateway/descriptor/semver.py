@@ -55,12 +55,17 @@ class Version:
         return hash(self._key())
 
 
-@lru_cache(maxsize=1024)  # a first start parses ten thousand versions, most of them alike
 def parse_version(text: str, *, allow_two_part: bool = False) -> Version | None:
     """The version, or None if `text` is not semver (nor MAJOR.MINOR where that is allowed) or is
-    longer than `MAX_VERSION_LENGTH`. (A `Version` is immutable: the cache may hand out one twice.)"""
-    if len(text) > MAX_VERSION_LENGTH:
+    longer than `MAX_VERSION_LENGTH`."""
+    if len(text) > MAX_VERSION_LENGTH:  # before the cache: it must never hold a huge string
         return None
+    return _parsed(text, allow_two_part)
+
+
+@lru_cache(maxsize=1024)  # a first start parses ten thousand versions, most of them alike
+def _parsed(text: str, allow_two_part: bool) -> Version | None:
+    # A `Version` is immutable: the cache may hand out one twice.
     match = _SEMVER.fullmatch(text)  # not .match: "$" also matches before a trailing newline
     if match:
         major, minor, patch, pre, build = match.groups()
