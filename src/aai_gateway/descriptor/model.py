@@ -95,8 +95,10 @@ class McpChannel(CanonicalModel):
 
     def model_post_init(self, context: Any, /) -> None:
         # Not a model validator: pydantic runs those again each time a channel made before
-        # passes another model's field (every operation and section of a file), this only once.
-        # A ValueError here is a ValidationError of the channel all the same.
+        # passes another model's field (every operation and section of a file), this only once,
+        # when a channel is validated (made by keyword, `model_validate`, inside a tool's or
+        # section's data), where a ValueError here is a ValidationError of the channel.
+        # `model_copy` checks nothing, nor does the gateway copy channels.
         if (self.command is None) == (self.url is None):
             raise ValueError("an MCP channel has either a command or a url")
         if self.url is not None and (self.args or self.env or self.cwd is not None):
