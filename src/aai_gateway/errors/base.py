@@ -42,7 +42,7 @@ def escape_pointer_token(token: str | int) -> str:
 
 def json_pointer(*tokens: str | int) -> str:
     """RFC 6901 pointer; the whole document is the empty string."""
-    joined = ("/%s" * len(tokens)) % tokens  # the quickest join: checks make ten per file
+    joined = ("/%s" * len(tokens)) % tokens  # the quickest join: a first start makes thousands
     if "~" not in joined and joined.count("/") == len(tokens):  # nothing to escape: most
         return joined
     return "".join(["/" + escape_pointer_token(t) for t in tokens])
