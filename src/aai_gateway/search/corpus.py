@@ -177,10 +177,12 @@ class Corpus:
 
     def __init__(self, apps: Iterable[IndexedApp], lexicon: Lexicon | None) -> None:
         self.cards: list[AppCard] = []
-        self._lines: list[tuple[tuple[str, str], ...]] = []
-        """Per app, what a hit on each operation shows: its name and one line. The operations'
-        texts are not kept: at 10,000 apps they cost more memory than the index, and `apps` may be
-        read a batch at a time (`Searcher`)."""
+        self._operation_names: list[str] = []
+        self._operation_lines: list[str] = []
+        """Per operation (the operations of app after app), what a hit on it shows: its name and
+        one line. The operations' texts are not kept: at 10,000 apps they cost more memory than
+        the index, and `apps` may be read a batch at a time (`Searcher`). Two flat lists, not a
+        pair per operation: 65,000 pairs cost ~4 MB."""
         self._same: dict[str, str] = {}
         self.reads_only = bytearray()
         """Per entry, 1 for an operation its app says changes nothing (`readOnlyHint`, HTTP GET)."""
@@ -223,8 +225,8 @@ class Corpus:
         card = self.cards[number]
         if tool < 0:
             return app_entry(card)
-        name, line = self._lines[number][tool]
-        return Entry(card, name, line)
+        operation = index - number - 1  # the entries before it, less those of apps 0..number
+        return Entry(card, self._operation_names[operation], self._operation_lines[operation])
 
     def entries_of(self, number: int) -> range:
         """The entries of app `number`: the app's, then its operations'."""
@@ -329,10 +331,11 @@ class Corpus:
                 ids.append(term)
                 inside.add(term)
 
-    def _result_line(self, operation: OperationText) -> tuple[str, str]:
+    def _add_result_line(self, operation: OperationText) -> None:
         """An operation's name and one line; equal ones kept once (copies of a server repeat them)."""
         line = one_line(operation.description or operation.title or "")
-        return self._same.setdefault(operation.name, operation.name), self._same.setdefault(line, line)
+        self._operation_names.append(self._same.setdefault(operation.name, operation.name))
+        self._operation_lines.append(self._same.setdefault(line, line))
 
     def _add_loanwords(self, name: str, *, app_name: bool) -> None:
         seen = self._loanword_pieces
@@ -362,7 +365,6 @@ class Corpus:
             # between apps only: an app's names are read back from the cache after its other fields
             self._pieces = {_BOUNDARY_PIECE: _BOUNDARY_ANALYSED}
         self.cards.append(app)
-        self._lines.append(tuple(map(self._result_line, indexed.operations)))
         self.entry_app.append(number)
         self.entry_tool.append(-1)
         self.owner.append(-1)
@@ -379,6 +381,7 @@ class Corpus:
             self.entry_tool.append(index)
             self.owner.append(start)
             self.reads_only.append(operation.reads_only)
+            self._add_result_line(operation)
             fields = tool_fields(operation)
             for name, column in self.fields.items():
                 column.add(*self._ids(fields.get(name, ())))
