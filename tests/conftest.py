@@ -48,7 +48,7 @@ from hypothesis import HealthCheck, settings
 
 if TYPE_CHECKING:
     from tests.auth.oauth_server import OAuthTestServer
-    from tests.keyring_session import PrivateKeyring
+    from tests.keyring_session import PrivateKeyring, SharedKeyring
 
 pytest_plugins = ["tests.protected_mcp"]
 
@@ -121,12 +121,19 @@ def private_state_and_cache_dirs(
 
 
 @pytest.fixture(scope="session")
-def private_keyring() -> Iterator[PrivateKeyring]:
-    """A real Secret Service (gnome-keyring-daemon) on a private bus, shared by the session."""
-    from tests.keyring_session import PrivateKeyring
+def _shared_keyring() -> Iterator[SharedKeyring]:
+    from tests.keyring_session import SharedKeyring
 
-    with PrivateKeyring() as private:
-        yield private
+    shared = SharedKeyring()
+    yield shared
+    shared.stop()
+
+
+@pytest.fixture
+def private_keyring(_shared_keyring: SharedKeyring) -> PrivateKeyring:
+    """A real Secret Service (gnome-keyring-daemon) on a private bus, shared by the session (one
+    that died is replaced: `SharedKeyring`)."""
+    return _shared_keyring.get()
 
 
 @pytest.fixture

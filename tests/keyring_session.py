@@ -20,6 +20,7 @@ Needs Debian `dbus` and `gnome-keyring` (scripts/install-test-peers installs the
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import secrets
 import selectors
@@ -45,6 +46,8 @@ from tests.dbus_bus import bus_config
 
 PROGRAMS = ("dbus-daemon", "gnome-keyring-daemon")
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
+logger = logging.getLogger(__name__)
+
 START_SECONDS = 15.0
 STOP_SECONDS = 5.0
 # A unix socket path must fit in 108 bytes; the bus and the keyring control socket live under root.
@@ -118,6 +121,35 @@ def _descendants(pid: int) -> dict[int, str]:
                 found[child] = started
             todo.append(child)
     return found
+
+
+class SharedKeyring:
+    """One private keyring for many tests (a session's), started when first asked for. One whose
+    bus or daemon has died is replaced at the next `get`, with a warning saying how it ended:
+    gnome-keyring-daemon has aborted on a GLib assertion under load (once in some thirty suites),
+    and that should fail the test it died in, not every later test that shares it."""
+
+    def __init__(self) -> None:
+        self.current: PrivateKeyring | None = None
+        self.replaced: list[str] = []
+        """How each keyring replaced ended."""
+
+    def get(self) -> PrivateKeyring:
+        if self.current is not None and not self.current.running:
+            try:
+                self.current.check()
+            except PrivateKeyringError as exc:
+                self.replaced.append(str(exc))
+                logger.warning("starting a new private keyring: %s", exc)
+            self.stop()
+        if self.current is None:
+            self.current = PrivateKeyring().start()
+        return self.current
+
+    def stop(self) -> None:
+        if self.current is not None:
+            current, self.current = self.current, None
+            current.stop()
 
 
 class PrivateKeyring:

@@ -33,7 +33,7 @@ from aai_gateway.auth.credentials import (
 from aai_gateway.descriptor import Source
 from aai_gateway.errors import ErrorCode, SecretStoreUnavailableError
 from tests.auth.descriptors import NOTION_ID, load, web_app, web_document
-from tests.keyring_session import PrivateKeyring
+from tests.keyring_session import PrivateKeyring, SharedKeyring
 
 NOTION = "https://api.notion.com"
 EVIL = "https://evil.example"
@@ -364,3 +364,22 @@ def test_auth_set_without_a_running_secret_service_says_how_to_get_one_and_store
     assert stopped_keyring.root is not None
     assert files_holding(stopped_keyring.root, "secret-typed-by-the-user") == []
     assert files_holding(tmp_path, "secret-typed-by-the-user") == []
+
+
+def test_a_shared_keyring_whose_daemon_died_is_replaced_for_the_next_test_with_the_reason_kept() -> None:
+    shared = SharedKeyring()
+    try:
+        first = shared.get()
+        assert shared.get() is first  # alive: the same one
+        kill_the_daemon(first)
+        second = shared.get()
+        assert second is not first and second.running and not first.running
+        assert first.root is None  # the dead one was stopped and its files removed
+        assert len(shared.replaced) == 1 and "gnome-keyring-daemon" in shared.replaced[0]
+        assert "killed by signal 9" in shared.replaced[0]
+        store = KeyringSecretStore(service="aai-test-replaced", backend=second.backend())
+        store.set("k", "v")
+        assert store.get("k") == "v"
+    finally:
+        shared.stop()
+    assert shared.current is None

@@ -221,6 +221,10 @@ class Corpus:
         return len(self.entry_app)
 
     def entry(self, index: int) -> Entry:
+        """Entry `index`, counted from 0 (no negative indexes: the operation's place below is
+        counted from the front)."""
+        if index < 0:
+            raise IndexError(f"entry {index} of {len(self)}")
         number, tool = self.entry_app[index], self.entry_tool[index]
         card = self.cards[number]
         if tool < 0:
