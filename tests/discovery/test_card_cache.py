@@ -199,3 +199,15 @@ def test_only_the_most_recent_snapshots_are_kept(tmp_path: Path) -> None:
         cache.store_snapshot(f"sources {number}", "[]")
     kept = [key for key in (f"sources {n}" for n in range(SNAPSHOTS_KEPT + 3)) if cache.snapshot(key)]
     assert kept == [f"sources {n}" for n in range(3, SNAPSHOTS_KEPT + 3)]
+
+
+def test_a_snapshot_reads_back_as_the_utf8_of_what_was_stored_and_not_once_its_body_changed(
+    tmp_path: Path,
+) -> None:
+    cache = CardCache(tmp_path / "cache", "linux", "build-1")
+    body = '[["/apps/zürich/aai.json", "1:2", false, null, "提醒事项 \\u0000", "[]"]]'
+    cache.store_snapshot("sources", body)
+    assert cache.snapshot("sources") == body.encode("utf-8")
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        db.execute("UPDATE snapshots SET body = ?", (body.replace("zürich", "zurich"),))
+    assert cache.snapshot("sources") is None  # its digest no longer matches

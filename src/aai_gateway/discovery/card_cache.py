@@ -153,16 +153,18 @@ class CardCache:
                     found[path] = texts
         return found
 
-    def snapshot(self, key: str) -> str | None:
-        """The snapshot stored for `key` by this build and host, when its digest matches."""
+    def snapshot(self, key: str) -> bytes | None:
+        """The snapshot stored for `key` by this build and host, when its digest matches: its UTF-8
+        text as SQLite holds it (10,000 apps' are ~8 MB, which a first answer waits for: decoded
+        to text, hashed and parsed as such, they took ~40 ms more)."""
         rows = self._query(
-            "SELECT digest, body FROM snapshots WHERE key = ? AND build = ? AND host = ?",
+            "SELECT digest, CAST(body AS BLOB) FROM snapshots WHERE key = ? AND build = ? AND host = ?",
             (key, self.build, self.host),
         )
         if not rows:
             return None
         digest, body = rows[0]
-        if not isinstance(body, str) or digest != _digest(body):
+        if not isinstance(body, bytes) or digest != _digest(body):
             logger.info("descriptor cache snapshot does not match its digest; not used")
             return None
         return body
@@ -322,8 +324,9 @@ class CardCache:
         return connection
 
 
-def _digest(body: str) -> str:
-    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=32).hexdigest()
+def _digest(body: str | bytes) -> str:
+    data = body if isinstance(body, bytes) else body.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=32).hexdigest()
 
 
 def _outcome(stamp: Any, bundled: Any, card: Any, reason: Any, problems: Any) -> StoredOutcome | None:
