@@ -25,6 +25,7 @@ from ..executors import ExecutorRegistry
 from ..guide import GuideOptions, render_guide, render_operations
 from .app_entries import AppEntries, Listing, pin_of
 from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
+from .rendered_guides import RenderedGuides
 from .search import SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app, in_app_order
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ class Disclosure:
         self.reference_for = reference_for
         self.app_entries = AppEntries([], tool_names, settings)
         self.searcher = Searcher(texts_of)
+        self.rendered = RenderedGuides()
         self._pin_problems: list[str] = []
 
     @property
@@ -84,19 +86,32 @@ class Disclosure:
         return (before.mode, before.shown()) != (after.mode, after.shown())
 
     def runnable_tools(self, app: AppDescriptor) -> list[Tool]:
-        return [t for t in app.tools if self.registry.unavailable_reason(t) is None]
+        unavailable = self.unavailable(app)
+        return [t for t in app.tools if t.name not in unavailable]
+
+    def unavailable(self, app: AppDescriptor) -> dict[str, str]:
+        """Why operations of `app` cannot run here, by name. Asked at every read (a program may
+        have been installed since), once per channel object and kind of call: an executor's
+        answer depends on nothing else (`RunsHere`), and a section's operations share a channel."""
+        answers: dict[tuple[int, str | None], str | None] = {}
+        unavailable: dict[str, str] = {}
+        for tool in app.tools:
+            key = (id(tool.channel), tool.call.kind if tool.call is not None else None)
+            if key not in answers:
+                answers[key] = self.registry.unavailable_reason(tool)
+            reason = answers[key]
+            if reason is not None:
+                unavailable[tool.name] = reason
+        return unavailable
 
     # ----------------------------------------------------------------- guides
 
     def options(self, app: AppDescriptor, locale: str | None = None) -> GuideOptions:
-        unavailable = {
-            t.name: reason for t in app.tools if (reason := self.registry.unavailable_reason(t)) is not None
-        }
         entry = self.app_entries.for_app(app)
         return GuideOptions(
             locale=locale or self.locale,
             exec_tool=self.exec_tool,
-            unavailable=unavailable,
+            unavailable=self.unavailable(app),
             reference=self.reference_for(app),
             entry_tool=entry.tool_name if entry is not None else None,
             search_tool=self.search_tool,
@@ -105,14 +120,18 @@ class Disclosure:
     def render(self, app: AppDescriptor, locale: str | None = None) -> str:
         """The guide of `app`: an index when it would be longer than the bound (`guide/`)."""
         options = self.options(app, locale)
-        return render_guide(
+        return self.rendered.text(
             app,
-            locale=options.locale,
-            exec_tool=options.exec_tool,
-            unavailable=options.unavailable,
-            reference=options.reference,
-            entry_tool=options.entry_tool,
-            search_tool=options.search_tool,
+            options,
+            lambda: render_guide(
+                app,
+                locale=options.locale,
+                exec_tool=options.exec_tool,
+                unavailable=options.unavailable,
+                reference=options.reference,
+                entry_tool=options.entry_tool,
+                search_tool=options.search_tool,
+            ),
         )
 
     def operations(self, app: AppDescriptor, names: Sequence[str], locale: str | None = None) -> str:
@@ -127,7 +146,9 @@ class Disclosure:
                 for name in unknown[:MAX_CLOSE_MATCHES_FOR]
             }
             raise UnknownOperationError(app.id, unknown, close, len(known))
-        return render_operations(app, [t.name for t in found if t is not None], self.options(app, locale))
+        chosen = [t.name for t in found if t is not None]
+        options = self.options(app, locale)
+        return self.rendered.text(app, options, lambda: render_operations(app, chosen, options), chosen)
 
     # ----------------------------------------------------------------- search
 
