@@ -34,6 +34,7 @@ _RUN = re.compile(
 )
 _HAS_HAN = re.compile(f"[{_HAN}]")
 _CJK_START = re.compile(f"[{_CJK}]")
+_CJK_ONLY = re.compile(f"[{_CJK}]+")
 HIRAGANA_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)} | {
     0x309D: 0x30FD,
     0x309E: 0x30FE,
@@ -122,3 +123,8 @@ def runs(text: str) -> Iterator[Run]:
 def is_cjk(text: str) -> bool:
     """Whether `text` starts with a Han, kana or Hangul character."""
     return _CJK_START.match(text) is not None
+
+
+def is_all_cjk(text: str) -> bool:
+    """Whether `text` is Han, kana and Hangul characters only (no space, no punctuation)."""
+    return _CJK_ONLY.fullmatch(text) is not None
