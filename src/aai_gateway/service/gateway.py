@@ -215,11 +215,13 @@ class Gateway:
 
     async def prepare_search(self) -> int | None:
         """When tools/list is bounded (agents then reach apps through `aai_search`), builds the
-        search index now, so that the first search does not wait for it: how many apps it
-        holds. None, and nothing built, when every app is listed."""
+        search index now, so that the first search does not wait for it, and the indexes that
+        find an app by reference, which the first search, guide or call would build: how many
+        apps the search index holds. None, and nothing built, when every app is listed."""
         if self.listing.mode != "bounded":
             return None
         await self._shown.searcher.prepare()
+        self.directory.prepare()
         return self._shown.searcher.size
 
     # ----------------------------------------------------------------- MCP servers' own tools
