@@ -16,6 +16,7 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.descriptor.card import AppCard, OperationText, card_of
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.search import index as search_index
+from aai_gateway.service import Gateway
 from aai_gateway.service import search as service_search
 
 from .apps import catalog_of, gateway_of, http_app, many_apps, operation
@@ -130,19 +131,25 @@ async def test_the_index_is_built_on_the_first_search_and_once_per_catalog_versi
     assert built == [1, 3]
 
 
-async def test_a_bounded_gateway_builds_its_search_and_lookup_indexes_ahead_of_the_first_search_and_a_full_one_does_not(
+def lookups_indexed(gateway: Gateway) -> bool:
+    """Whether the gateway's app directory has built its lookup indexes (a call: mypy would take
+    the property as unchanged between two reads)."""
+    return gateway.directory.indexed
+
+
+async def test_a_bounded_gateway_builds_its_search_and_lookup_indexes_ahead_and_a_full_one_does_not(
     built: list[int],
 ) -> None:
     listed_in_full = gateway_of([notes_app(), *many_apps(2)], ListingConfig(max_apps=5))
     assert await listed_in_full.prepare_search() is None
     assert built == []
-    assert not listed_in_full.directory.indexed
+    assert not lookups_indexed(listed_in_full)
 
     bounded = gateway_of([notes_app(), *many_apps(6)], ListingConfig(max_apps=5))
-    assert not bounded.directory.indexed  # a start builds no lookup index
+    assert not lookups_indexed(bounded)  # a start builds no lookup index
     assert await bounded.prepare_search() == 7
     assert built == [7]
-    assert bounded.directory.indexed  # nor does the first search, guide or call
+    assert lookups_indexed(bounded)  # nor does the first search, guide or call
     answer = await bounded.search("delete a note", 5)
     assert answer.results[0].tool == "deleteNote"
     assert built == [7]  # the search used the index built ahead
