@@ -4,7 +4,9 @@ here) are worked out at every read."""
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
 from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
@@ -15,7 +17,7 @@ from aai_gateway.service import Gateway
 from aai_gateway.service.rendered_guides import RenderedGuides
 from tests.builders import c_descriptor, trusting_gate
 
-from .apps import catalog_of, http_app, operation
+from .apps import catalog_of, gateway_of, http_app, operation
 
 
 class Renders:
@@ -103,3 +105,30 @@ def test_operation_details_read_again_are_the_same_text() -> None:
     assert "add_note" in first
     assert gateway._shown.operations(app, ["ADD_NOTE"]) == first
     assert len(gateway._shown.rendered) == 1
+
+
+def test_a_replaced_descriptor_is_not_kept_alive_by_its_rendered_guide() -> None:
+    old = http_app("dev.test.notes", description="Notes, version 1")
+    gateway = gateway_of([old])
+    gateway.render(old)
+    gone = weakref.ref(old)
+    del old
+    new = http_app("dev.test.notes", description="Notes, version 2")
+    gateway.set_catalog(catalog_of([new]))
+    assert "version 2" in gateway.render(new)
+    gc.collect()
+    assert gone() is None
+
+
+def test_an_app_that_takes_a_freed_descriptors_place_in_memory_gets_its_own_guide() -> None:
+    guides = RenderedGuides()
+    first = http_app("dev.test.notes")
+    guides.text(first, GuideOptions(), Renders("first"))
+    dead = weakref.ref(first)
+    del first
+    gc.collect()
+    assert dead() is None
+    # whatever object now has the freed one's id() finds no hit
+    for n in range(50):
+        later = http_app(f"dev.test.app{n}")
+        assert guides.text(later, GuideOptions(), Renders(f"app {n}")) == f"app {n}"

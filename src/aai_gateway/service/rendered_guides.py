@@ -12,6 +12,7 @@ at each read (the options: which operations can run here) before the text is loo
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 
@@ -19,7 +20,8 @@ from ..descriptor import AppDescriptor
 from ..guide import GuideOptions
 
 HELD_GUIDES = 32
-"""Rendered texts kept (at most `GUIDE_MAX_CHARS` each: ~0.5 MB): an agent works with a few apps."""
+"""Rendered texts kept (at most `GUIDE_MAX_CHARS` each: ~0.5 MB; the descriptors are not kept by
+them): an agent works with a few apps."""
 
 Key = tuple[int, tuple[str, ...] | None, Hashable]
 
@@ -45,8 +47,12 @@ class RenderedGuides:
     def __init__(self, capacity: int = HELD_GUIDES) -> None:
         self.capacity = capacity
         self._lock = threading.Lock()
-        # the descriptor is held with its text: the key's id() is never reused while it is here
-        self._texts: OrderedDict[Key, tuple[AppDescriptor, str]] = OrderedDict()
+        # Each text with a weak reference to its descriptor: a hit is the very object whose id()
+        # the key holds, while a descriptor that was replaced (an edited file, an MCP server's new
+        # tools: up to tens of MB each) is freed as if its guide had never been read. Its entry
+        # keeps only the text until it is the least recent; an object that gets the dead one's id
+        # finds no hit and is rendered.
+        self._texts: OrderedDict[Key, tuple[weakref.ref[AppDescriptor], str]] = OrderedDict()
 
     def text(
         self,
@@ -60,12 +66,12 @@ class RenderedGuides:
         key: Key = (id(app), None if operations is None else tuple(operations), options_key(options))
         with self._lock:
             held = self._texts.get(key)
-            if held is not None and held[0] is app:
+            if held is not None and held[0]() is app:
                 self._texts.move_to_end(key)
                 return held[1]
         text = render()
         with self._lock:
-            self._texts[key] = (app, text)
+            self._texts[key] = (weakref.ref(app), text)
             self._texts.move_to_end(key)
             while len(self._texts) > self.capacity:
                 self._texts.popitem(last=False)
