@@ -249,7 +249,8 @@ def word_shape(text: str) -> tuple[list[str], list[str], list[str]]:
     folded). Loading the lexicon is paid at a process's first search: this makes it ~11 % cheaper
     (instructions counted by callgrind: 2,258 M before, 2,002 M after)."""
     if (
-        _PLAIN_LATIN.fullmatch(text)
+        len(text) <= MAX_FIELD_CHARACTERS  # what `clip_field` would cut
+        and _PLAIN_LATIN.fullmatch(text)
         and all(part.islower() or part.istitle() for part in text.split(" "))  # no camelCase
         and all(ord(char) <= _LAST_LATIN for char in text)
         and unicodedata.is_normalized("NFKC", text)  # `ǆ`, `ª`: the tokenizer rewrites them
