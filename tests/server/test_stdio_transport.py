@@ -333,6 +333,33 @@ async def test_a_lone_surrogate_escape_reaches_the_gateway_which_answers_invalid
     ]
 
 
+async def test_a_search_or_an_entry_call_naming_half_a_character_is_invalid_params_naming_the_argument(
+    apps_dir: Path,
+) -> None:
+    """Half of an emoji in the query, or in an operation name, was an INTERNAL_ERROR: the answer
+    quoting it back could not be written."""
+    search = (
+        b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "aai_search", '
+        b'"arguments": {"query": "send \\ud83d"}}}\n'
+    )
+    entry = (
+        b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "app_dev_test_adapter", '
+        b'"arguments": {"operations": ["echo", "e\\udc00"]}}}\n'
+    )
+    async with raw_gateway(apps_dir) as gateway:
+        await gateway.handshake()
+        await gateway.send(search)
+        searched = await gateway.answer()
+        await gateway.send(entry)
+        entered = await gateway.answer()
+
+    errors = [json.loads(answer["result"]["content"][0]["text"])["error"] for answer in (searched, entered)]
+    assert [error["code"] for error in errors] == ["INVALID_PARAMS", "INVALID_PARAMS"]
+    assert "argument 'query' holds text that is not Unicode" in errors[0]["message"]
+    assert "/query" in json.dumps(errors[0])
+    assert "/operations/1" in json.dumps(errors[1])
+
+
 @pytest.mark.parametrize("depth", [300, 50_000])
 async def test_a_request_nested_past_the_limit_is_a_parse_error_carrying_its_id(
     apps_dir: Path, depth: int

@@ -3,6 +3,7 @@ restricted to an app gives its operations' full details; the index is built once
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -12,12 +13,13 @@ import anyio
 import pytest
 
 from aai_gateway.consent.listing_config import ListingConfig
-from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
 from aai_gateway.descriptor.card import AppCard, OperationText, card_of
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.search import index as search_index
 from aai_gateway.service import Gateway
 from aai_gateway.service import search as service_search
+from tests.builders import c_descriptor
 
 from .apps import catalog_of, gateway_of, http_app, many_apps, operation
 
@@ -257,3 +259,30 @@ async def test_operations_of_an_app_by_name_with_unknown_names_naming_the_closes
     assert raised.value.data["tools"] == ["deleteNotes"]
     assert raised.value.data["close_matches"]["deleteNotes"][0] == "deleteNote"
     assert "no operation 'deleteNotes' (did you mean 'deleteNote'" in raised.value.message
+
+
+async def test_unknown_operation_names_are_named_once_cut_short_and_at_most_five() -> None:
+    gateway = gateway_of([notes_app()])
+    app = gateway.resolve("dev.test.notes")
+    asked = ["deleteNotes", "deleteNotes", *(f"{n}" + "x" * 100_000 for n in range(48))]
+    with pytest.raises(AaiError) as raised:
+        await gateway.operations_of(app, asked)
+    error = raised.value
+    assert error.code == ErrorCode.UNKNOWN_TOOL
+    assert error.data["tools"][0] == "deleteNotes"
+    assert len(error.data["tools"]) == 5
+    assert error.data["unlisted"] == 44  # 49 distinct names
+    assert error.data["tools"][1] == "0" + "x" * 31 + "… (100001 characters)"
+    assert len(error.message) + len(str(error.data)) < 2_000
+    assert "and 44 other names" in error.message
+
+
+async def test_a_search_of_an_app_none_of_whose_operations_run_here_says_why() -> None:
+    document = c_descriptor("dev.test.tool", type="stdio", command="aai-test-missing-program")
+    app = load_descriptor(json.dumps(document), Source(kind="file", location="/apps/tool.json"), "linux")
+    gateway = gateway_of([app])
+    answer = await gateway.search("", app="dev.test.tool")
+    assert answer.results == ()
+    assert "None of the 1 operations of Test App (dev.test.tool) can run on this machine:" in answer.text
+    assert "aai-test-missing-program" in answer.text
+    assert "aai_search(" not in answer.text  # not the call that was just made

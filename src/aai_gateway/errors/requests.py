@@ -91,17 +91,29 @@ class UnknownOperationError(AaiError):
     the message names the closest of its operations, not all of them (a big app has hundreds)."""
 
     def __init__(
-        self, app_id: str, names: list[str], close_matches: dict[str, list[str]], count: int
+        self,
+        app_id: str,
+        names: list[str],
+        close_matches: dict[str, list[str]],
+        count: int,
+        unlisted: int = 0,
     ) -> None:
+        """`names`: the unknown names to show (the caller cuts and counts them: `unlisted` more
+        were asked for)."""
         parts = []
         for name in names:
             close = close_matches.get(name) or []
             hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
             parts.append(f"{name!r}{hint}")
+        if unlisted:
+            parts.append(f"and {unlisted} other names")
+        data: dict[str, Any] = {"app": app_id, "tools": names, "close_matches": close_matches}
+        if unlisted:
+            data["unlisted"] = unlisted
         super().__init__(
             f"app {app_id!r} has no operation {'; '.join(parts)}. Its {count} operations are listed in "
             "its guide; aai_search with this app finds them by what they do",
-            {"app": app_id, "tools": names, "close_matches": close_matches},
+            data,
             ErrorCode.UNKNOWN_TOOL,
         )
 

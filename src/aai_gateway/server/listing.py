@@ -165,6 +165,12 @@ def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None]:
         raise InvalidArgumentError("argument 'app' must be a non-empty string (an app id)", path="/app")
     if not isinstance(query, str):
         raise InvalidArgumentError("argument 'query' must be a string: what to do, or a name", path="/query")
+    if not _encodable(query):
+        raise InvalidArgumentError(
+            "argument 'query' holds text that is not Unicode (a lone surrogate: half of a character "
+            "such as an emoji): send whole characters",
+            path="/query",
+        )
     if not query.strip() and app is None:
         raise InvalidArgumentError(
             "argument 'query' is blank: say what to do or name an app (a blank query lists the "
@@ -197,11 +203,22 @@ def operations_argument(arguments: dict[str, Any]) -> list[str] | None:
             path="/operations",
         )
     for index, name in enumerate(names):
-        if not isinstance(name, str) or not name.strip():
+        if not isinstance(name, str) or not name.strip() or not _encodable(name):
             raise InvalidArgumentError(
-                "each of 'operations' must be a non-empty operation name", path=f"/operations/{index}"
+                "each of 'operations' must be a non-empty operation name (whole Unicode characters)",
+                path=f"/operations/{index}",
             )
     return names or None
+
+
+def _encodable(text: str) -> bool:
+    """Whether `text` is Unicode UTF-8 can carry: a JSON string may hold a lone surrogate escape,
+    which no answer can quote back."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def search_result(answer: SearchAnswer) -> types.CallToolResult:

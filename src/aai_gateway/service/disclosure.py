@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..consent.listing_config import ListingConfig
 from ..descriptor import AppDescriptor, ExecutionType, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationRun
+from ..descriptor.quoting import shortened
 from ..errors import UnknownOperationError
 from ..executors import ExecutorRegistry
 from ..guide import GuideOptions, render_guide, render_operations
@@ -29,7 +30,7 @@ from .rendered_guides import RenderedGuides
 from .search import SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app, in_app_order
 
 logger = logging.getLogger(__name__)
-MAX_CLOSE_MATCHES_FOR = 5  # unknown operation names whose closest names an error looks up
+MAX_CLOSE_MATCHES_FOR = 5  # unknown operation names an error names, with their closest names
 
 
 class Disclosure:
@@ -138,14 +139,16 @@ class Disclosure:
         """The full details of the operations `names` of `app` (exact names, or unique ignoring
         case), bounded like a guide. UNKNOWN_TOOL, with the closest names, for names it lacks."""
         found = [_operation_named(app, name) for name in names]
-        unknown = [name for name, tool in zip(names, found, strict=True) if tool is None]
+        unknown = list(dict.fromkeys(name for name, tool in zip(names, found, strict=True) if tool is None))
         if unknown:
             known = [t.name for t in app.tools]
+            listed = unknown[:MAX_CLOSE_MATCHES_FOR]  # a client may send 50 names of a megabyte each
             close = {
-                name: difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-                for name in unknown[:MAX_CLOSE_MATCHES_FOR]
+                shortened(name): difflib.get_close_matches(name, known, n=3, cutoff=0.6) for name in listed
             }
-            raise UnknownOperationError(app.id, unknown, close, len(known))
+            raise UnknownOperationError(
+                app.id, [shortened(name) for name in listed], close, len(known), len(unknown) - len(listed)
+            )
         chosen = [t.name for t in found if t is not None]
         options = self.options(app, locale)
         return self.rendered.text(app, options, lambda: render_operations(app, chosen, options), chosen)

@@ -234,6 +234,15 @@ def answer_in_app(
     reference = options.reference_of(app)
     results = tuple(_result(hit, reference) for hit in hits)
     name = app.names.lookup(options.locale)
+    if not results and total == 0:
+        reasons = sorted({short(reason) for reason in (options.unavailable or {}).values()})
+        why = f": {'; '.join(reasons[:3])}" if reasons else ""
+        text = (
+            f"None of the {len(app.tools)} operations of {name} ({reference}) can run on this machine{why}.\n"
+            if app.tools
+            else f"{name} ({reference}) has no operations.\n"
+        )
+        return SearchAnswer((), text)
     if not results:
         everything = call_json({"app": reference, "query": ""})
         text = (
