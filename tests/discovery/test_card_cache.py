@@ -115,6 +115,42 @@ def test_a_damaged_database_is_made_anew_and_every_app_still_loads(
     assert loads.last_counts.cached == 5  # and it works again
 
 
+def test_a_full_disk_leaves_the_cache_as_it_was_and_the_start_goes_on(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    start(apps, tmp_path / "cache")
+    for number in range(5, 40):
+        write_app(apps, f"dev.test.app{number}")
+    loads = FileLoads("linux", CardCache(tmp_path / "cache", "linux", "build-1"))
+    connection = loads.cache._connect()  # type: ignore[union-attr]
+    assert connection is not None
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    with caplog.at_level(logging.WARNING):
+        catalog = build_catalog(sources(apps), "linux", loads)
+    assert len(catalog.entries) == 40
+    assert "could not be written (database or disk is full); it is left as it is" in caplog.text
+    assert "damaged" not in caplog.text
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.cached == 5  # the rows of the first start are still there
+
+
+def test_a_folder_where_sqlite_cannot_write_its_journal_leaves_the_cache_and_serves_every_app(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    start(apps, tmp_path / "cache")
+    write_app(apps, "dev.test.new")
+    (tmp_path / "cache" / f"{DATABASE}-journal").mkdir()  # as a read-only folder: no journal file
+    with caplog.at_level(logging.WARNING):
+        catalog, _ = start(apps, tmp_path / "cache")
+    assert len(catalog.entries) == 6
+    assert "this process reads and checks every descriptor itself" in caplog.text
+    assert "damaged" not in caplog.text
+    (tmp_path / "cache" / f"{DATABASE}-journal").rmdir()
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.cached == 5
+
+
 def test_a_row_that_does_not_read_back_is_loaded_from_its_file(apps: Path, tmp_path: Path) -> None:
     start(apps, tmp_path / "cache")
     with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:

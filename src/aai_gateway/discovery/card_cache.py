@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -40,7 +39,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from .. import __version__
-from ..errors import Problem
 from .mcp_snapshots import private_directory
 
 logger = logging.getLogger(__name__)
@@ -260,14 +258,34 @@ class CardCache:
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 logger.info(
-                    "descriptor cache %s is busy; not %s this time",
+                    "descriptor cache %s is busy (another process is writing it); not %s this time",
                     self.path,
                     "read" if doing == "read" else "written",
                 )
                 return
+            if not _is_damage(exc):
+                # a full disk, a folder that cannot be written: what the database holds is sound
+                self._stop_using(exc, doing)
+                return
             logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
-            self.clear()
+            try:
+                self.clear()
+            except OSError as error:
+                self._stop_using(error, doing)
+                return
             self._connection = self._open_or_none(fresh=True)
+
+    def _stop_using(self, exc: Exception, doing: str) -> None:
+        logger.warning(
+            "descriptor cache %s could not be %s (%s); it is left as it is, and this process reads "
+            "and checks every descriptor itself. %s",
+            self.path,
+            "read" if doing == "read" else "written",
+            exc,
+            _FIX,
+        )
+        self.close()
+        self.usable = False
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._connection is None and self.usable:
@@ -286,11 +304,13 @@ class CardCache:
                 logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
                 self.clear()
                 return self._open_or_none(fresh=True)
+            locked = isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
             logger.warning(
-                "descriptor cache %s cannot be used (%s); every descriptor is read and checked at each start "
-                "(aai-gateway cache clear removes it)",
+                "descriptor cache %s cannot be used (%s); this process reads and checks every descriptor "
+                "itself. %s",
                 self.path,
                 exc,
+                "Another process holds it" if locked else _FIX,
             )
             self.usable = False
             return None
@@ -324,6 +344,9 @@ class CardCache:
             connection.close()
             raise
         return connection
+
+
+_FIX = "Make room on its disk and its folder writable by you; aai-gateway cache clear removes it"
 
 
 def _digest(body: str | bytes) -> str:
@@ -362,31 +385,3 @@ def _refuse_foreign(path: Path) -> None:
         raise ValueError("not a regular file")
     if os.name == "posix" and info.st_uid != os.getuid():
         raise ValueError("owned by another user")
-
-
-record_json = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
-"""The JSON text the cache stores of a record (a tree of lists, dicts and scalars the gateway built,
-so never circular): compact and unescaped, a third cheaper than `json.dumps` for a worker's rows."""
-
-
-def problems_json(problems: Iterable[Any]) -> str:
-    return record_json([[p.pointer, p.message, p.severity, p.file] for p in problems])
-
-
-def problems_from_json(text: str, path: str) -> tuple[Problem, ...]:
-    """The problems `problems_json` wrote (located in `path` when they name no file); ValueError
-    for anything else."""
-    if text == "[]":  # the common case: no JSON parse
-        return ()
-    found = json.loads(text)
-    if type(found) is not list:
-        raise ValueError("not a list of problems")
-    problems = []
-    for item in found:
-        if type(item) is not list or len(item) != 4:
-            raise ValueError("not a problem")
-        pointer, message, severity, file = item
-        if not (type(pointer) is str and type(message) is str and severity in ("error", "warning")):
-            raise ValueError("not a problem")
-        problems.append(Problem(pointer, message, severity, file if type(file) is str else path))
-    return tuple(problems)

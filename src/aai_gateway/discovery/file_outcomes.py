@@ -7,6 +7,7 @@ a cache file or a worker is never trusted blindly.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from ..descriptor.card import AppCard, OperationText, card_of, texts_of
 from ..descriptor.card_records import card_from_record, card_record, texts_record
 from ..descriptor.mcp_wire import is_unicode
 from ..errors import Problem
-from .card_cache import NewOutcome, problems_from_json, problems_json, record_json
+from .card_cache import NewOutcome
 from .load_workers import WorkerRow
 from .scanner import describe_os_error, read_descriptor_bytes
 
@@ -168,3 +169,31 @@ def invalid_reason(problems: Sequence[Problem]) -> str:
     first = f"{errors[0].pointer or '/'}: {errors[0].message}" if errors else "no app in it"
     summary = first if len(errors) <= 1 else f"{len(errors)} problems, first {first}"
     return f"invalid descriptor: {summary}"
+
+
+record_json = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
+"""The JSON text the cache stores of a record (a tree of lists, dicts and scalars the gateway built,
+so never circular): compact and unescaped, a third cheaper than `json.dumps` for a worker's rows."""
+
+
+def problems_json(problems: Iterable[Any]) -> str:
+    return record_json([[p.pointer, p.message, p.severity, p.file] for p in problems])
+
+
+def problems_from_json(text: str, path: str) -> tuple[Problem, ...]:
+    """The problems `problems_json` wrote (located in `path` when they name no file); ValueError
+    for anything else."""
+    if text == "[]":  # the common case: no JSON parse
+        return ()
+    found = json.loads(text)
+    if type(found) is not list:
+        raise ValueError("not a list of problems")
+    problems = []
+    for item in found:
+        if type(item) is not list or len(item) != 4:
+            raise ValueError("not a problem")
+        pointer, message, severity, file = item
+        if not (type(pointer) is str and type(message) is str and severity in ("error", "warning")):
+            raise ValueError("not a problem")
+        problems.append(Problem(pointer, message, severity, file if type(file) is str else path))
+    return tuple(problems)
