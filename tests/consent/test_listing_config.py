@@ -24,7 +24,7 @@ def test_the_listing_table_sets_the_threshold_and_pins_apps_by_id_or_web_origin(
         """\
         [listing]
         max_apps = 5
-        pinned = ["com.github.api", "https://API.Example.com:443/", "com.github.api"]
+        pinned = ["com.github.api", "https://API.Example.com:443/"]
         """
     )
     assert loaded.problems == ()
@@ -74,3 +74,17 @@ def test_a_listing_value_of_the_wrong_kind_gives_the_listing_defaults() -> None:
 def test_a_file_the_parser_cannot_read_gives_the_listing_defaults_too() -> None:
     loaded = parsed("[listing\nmax_apps = 3\n")
     assert loaded.listing == ListingConfig() and len(loaded.problems) == 1
+
+
+def test_an_app_pinned_twice_is_listed_once_and_the_second_pin_is_reported() -> None:
+    loaded = parsed(
+        """\
+        [listing]
+        pinned = ["dev.ok", "https://api.example.com", " dev.ok ", "https://API.example.com:443"]
+        """
+    )
+    problems = {p.key: p for p in loaded.problems}
+    assert loaded.listing.pinned == ("dev.ok", "https://api.example.com")
+    assert problems["listing.pinned[2]"].message == "pins 'dev.ok' again (an earlier entry pins it); ignored"
+    assert problems["listing.pinned[2]"].severity == "warning"
+    assert "pins 'https://api.example.com' again" in problems["listing.pinned[3]"].message

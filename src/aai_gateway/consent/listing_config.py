@@ -91,8 +91,10 @@ def _pinned(table: dict[str, Any], sink: ProblemSink) -> tuple[str, ...]:
             sink.problem(key, f"must be a string (an app id or a web origin), not {_kind(value)}; ignored")
             continue
         pin = _pin(key, value.strip(), sink)
-        if pin is not None:
-            found.setdefault(pin)
+        if pin is not None and pin in found:
+            sink.problem(key, f"pins {pin!r} again (an earlier entry pins it); ignored", "warning")
+        elif pin is not None:
+            found[pin] = None
     return tuple(found)
 
 
