@@ -68,6 +68,7 @@ def test_scan_json_reports_the_listing(capsys: pytest.CaptureFixture[str], apps:
         "listed": ["dev.test.two"],
         "pinned": ["dev.test.two"],
         "unknown_pins": [],
+        "cannot_run_here": {},
         "left_out": [],
         "problems": [],
     }

@@ -4,15 +4,17 @@ listed changes."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
 
 from aai_gateway.consent.listing_config import ListingConfig
-from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.descriptor import AppDescriptor, Source, load_descriptor
 from aai_gateway.descriptor.card import card_of
 from aai_gateway.service.app_entries import PINNED_ROOM
 from aai_gateway.service.naming import MAX_ENTRY_DESCRIPTION
+from tests.builders import c_descriptor
 from tests.consent.apps import EVIL, GOOD, web_app
 
 from .apps import catalog_of, gateway_of, http_app, many_apps
@@ -38,6 +40,20 @@ def test_above_max_apps_only_the_pinned_apps_are_listed_and_unknown_pins_are_rep
     assert ids(gateway) == ["dev.test.app00002"]
     assert gateway.listing.unknown_pins == ("dev.test.nowhere",)
     assert "pinned but not an app listed here: dev.test.nowhere" in caplog.text
+
+
+def test_a_pinned_app_that_cannot_run_here_is_reported_with_the_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    document = c_descriptor("dev.test.tool", type="stdio", command="aai-test-missing-program")
+    tool = load_descriptor(json.dumps(document), Source(kind="file", location="/apps/tool.json"), "linux")
+    settings = ListingConfig(max_apps=2, pinned=("dev.test.tool", "dev.test.nowhere"))
+    with caplog.at_level(logging.WARNING):
+        gateway = gateway_of([*many_apps(3), tool], settings)
+    assert gateway.listing.unknown_pins == ("dev.test.tool", "dev.test.nowhere")
+    assert "pinned but not an app listed here: dev.test.tool (it cannot run here: " in caplog.text
+    assert "aai-test-missing-program" in gateway.listing.why_unlisted["dev.test.tool"]
+    assert "pinned but not an app listed here: dev.test.nowhere\n" in caplog.text
 
 
 def test_an_app_entry_that_is_not_listed_is_still_found_by_its_name_in_either_style() -> None:

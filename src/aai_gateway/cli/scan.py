@@ -79,6 +79,7 @@ def listing_json(listing: Listing, problems: Sequence[str]) -> dict[str, Any]:
         "listed": [entry.app.id for entry in listing.entries],
         "pinned": list(listing.settings.pinned),
         "unknown_pins": list(listing.unknown_pins),
+        "cannot_run_here": dict(listing.why_unlisted),  # of those pins: why
         "left_out": list(listing.left_out),
         "problems": list(problems),
     }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -58,6 +58,8 @@ class Listing:
     settings: ListingConfig = field(default_factory=ListingConfig)
     unknown_pins: tuple[str, ...] = ()  # pins that name no listable app
     left_out: tuple[str, ...] = ()  # pins not listed in bounded mode: no room left
+    why_unlisted: Mapping[str, str] = field(default_factory=dict)
+    """Of `unknown_pins`, those naming an app that cannot run here: why."""
 
     def shown(self) -> list[tuple[str, str]]:
         """The listed entries' names and descriptions: equal for equal tools/list answers."""
@@ -74,7 +76,11 @@ class Listing:
                 f"aai_search, web_discover, aai_exec and {_apps(len(self.entries), 'pinned app')}"
             ]
         lines.append(f"pinned: {', '.join(self.settings.pinned) or 'none'}")
-        lines += [f"pinned but not an app listed here: {pin}" for pin in self.unknown_pins]
+        lines += [
+            f"pinned but not an app listed here: {pin}"
+            + (f" (it cannot run here: {why})" if (why := self.why_unlisted.get(pin)) else "")
+            for pin in self.unknown_pins
+        ]
         lines += [f"pinned but left out of the bounded list (no room): {pin}" for pin in self.left_out]
         return lines
 
@@ -83,13 +89,20 @@ class AppEntries:
     """The entries of `apps` and the listing they make. `apps` are the apps with an operation
     that can run here (or an MCP server that can): the local ones, and the pinned web ones."""
 
-    def __init__(self, apps: Sequence[AppCard], style: ToolNameStyle, settings: ListingConfig) -> None:
+    def __init__(
+        self,
+        apps: Sequence[AppCard],
+        style: ToolNameStyle,
+        settings: ListingConfig,
+        why_unlisted: Mapping[str, str] | None = None,
+    ) -> None:
+        """`why_unlisted`: why apps that are not among `apps` cannot run here, by pin."""
         self._style = style
         self._entries_in_order = entries = self._entries(apps, style)
         self._by_name = {entry.tool_name: entry for entry in entries}
         self._by_app = {entry.app.key: entry for entry in entries}
         self._other_names: dict[str, AppEntry] | None = None  # made at the first name not found
-        self.listing = _listing(entries, settings)
+        self.listing = _listing(entries, settings, why_unlisted or {})
 
     @staticmethod
     def _entries(apps: Sequence[AppCard], style: ToolNameStyle) -> list[AppEntry]:
@@ -133,12 +146,13 @@ class AppEntries:
         return entry is not None and (self.listing.mode == "full" or entry in self.listing.entries)
 
 
-def _listing(entries: list[AppEntry], settings: ListingConfig) -> Listing:
+def _listing(entries: list[AppEntry], settings: ListingConfig, why_unlisted: Mapping[str, str]) -> Listing:
     by_pin = {pin_of(entry.app): entry for entry in entries}
     pinned = [(pin, by_pin[pin]) for pin in settings.pinned if pin in by_pin]
     unknown = tuple(pin for pin in settings.pinned if pin not in by_pin)
+    why = {pin: why_unlisted[pin] for pin in unknown if pin in why_unlisted}
     if len(entries) <= settings.max_apps:
-        return Listing("full", tuple(entries), len(entries), settings, unknown)
+        return Listing("full", tuple(entries), len(entries), settings, unknown, why_unlisted=why)
     room = PINNED_ROOM
     chosen: dict[int, AppEntry] = {}
     left_out: list[str] = []
@@ -150,7 +164,7 @@ def _listing(entries: list[AppEntry], settings: ListingConfig) -> Listing:
         room -= cost
         chosen[id(entry)] = entry
     shown = tuple(entry for entry in entries if id(entry) in chosen)  # in listing order
-    return Listing("bounded", shown, len(entries), settings, unknown, tuple(left_out))
+    return Listing("bounded", shown, len(entries), settings, unknown, tuple(left_out), why)
 
 
 def _apps(count: int, noun: str) -> str:

@@ -76,7 +76,12 @@ class Disclosure:
         runs = RunsHere(self.registry)
         found = [(app, runs.operations(app)) for app in [*apps, *(a for a in web_apps if pin_of(a) in pins)]]
         listable = [(app, names) for app, names in found if names or runs.server_runs(app)]
-        self.app_entries = AppEntries([app for app, _ in listable], self.tool_names, self.settings)
+        why: dict[str, str] = {}
+        if pins:  # a pinned app that cannot run here is reported with why (`Listing.summary`)
+            listed = {id(app) for app, _ in listable}
+            unlisted = [app for app, _ in found if id(app) not in listed]
+            why = {pin: runs.why_not(app) for app in unlisted if (pin := pin_of(app)) in pins}
+        self.app_entries = AppEntries([app for app, _ in listable], self.tool_names, self.settings, why)
         self.searcher.reset(listable)
         after = self.listing
         problems = after.summary()[2:]  # pins that are not listed, and why
@@ -257,6 +262,16 @@ class RunsHere:
         if all(can):
             return app.operations
         return tuple(name for name, n in zip(app.operations, app.operation_runs, strict=True) if can[n])
+
+    def why_not(self, app: AppCard) -> str:
+        """Why none of `app`'s operations can run here: the first of its runs' reasons."""
+        for number, run in enumerate(app.runs):
+            reason = self.reason(run, app.operations[app.operation_runs.index(number)])
+            if reason:
+                return reason
+        if app.server_run is not None:
+            return self.reason(app.server_run, "server") or "its MCP server cannot run here"
+        return "it has no operations"
 
     def server_runs(self, app: AppCard) -> bool:
         """Whether `app`'s MCP server can run here, for an app whose operations are the server's
