@@ -256,7 +256,7 @@ class CardCache:
                 "read" if doing == "read" else "written",
             )
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            if _is_locked(exc):
                 logger.info(
                     "descriptor cache %s is busy (another process is writing it); not %s this time",
                     self.path,
@@ -304,13 +304,12 @@ class CardCache:
                 logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
                 self.clear()
                 return self._open_or_none(fresh=True)
-            locked = isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
             logger.warning(
                 "descriptor cache %s cannot be used (%s); this process reads and checks every descriptor "
                 "itself. %s",
                 self.path,
                 exc,
-                "Another process holds it" if locked else _FIX,
+                "Another process holds it" if _is_locked(exc) else _FIX,
             )
             self.usable = False
             return None
@@ -365,6 +364,11 @@ def _outcome(stamp: Any, bundled: Any, card: Any, reason: Any, problems: Any) ->
     ):
         return None
     return StoredOutcome(stamp, bool(bundled), card, reason, problems)
+
+
+def _is_locked(exc: Exception) -> bool:
+    """Whether SQLite waited for another process's lock and gave up (the cache is sound)."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
 
 
 def _is_damage(exc: sqlite3.Error) -> bool:

@@ -8,7 +8,7 @@ an example call from a tool's parameter schema.
 from .examples import example_arguments
 from .index import one_line
 from .options import CHARS_PER_TOKEN, GUIDE_MAX_CHARS, GUIDE_MAX_TOKENS, GuideOptions
-from .render import render_guide, render_operations
+from .render import guide_with, render_guide, render_operations
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -16,6 +16,7 @@ __all__ = [
     "GUIDE_MAX_TOKENS",
     "GuideOptions",
     "example_arguments",
+    "guide_with",
     "one_line",
     "render_guide",
     "render_operations",

@@ -41,8 +41,14 @@ def render_guide(
     Longer than `max_chars`: the app's index, which tells how to get details through
     `entry_tool` (with `operations`) or `search_tool`."""
     options = GuideOptions(locale, exec_tool, unavailable, reference, entry_tool, search_tool, max_chars)
+    return guide_with(app, options)
+
+
+def guide_with(app: AppDescriptor, options: GuideOptions) -> str:
+    """`render_guide` with its options as one value (as `render_operations` takes them)."""
+    max_chars = options.max_chars
     lines = [*_head(app, options), *_no_operations(app)]
-    footer = _footer(exec_tool)
+    footer = _footer(options.exec_tool)
     size = text_size(lines) + text_size(footer)
     if size > max_chars:
         return render_index(app, options)

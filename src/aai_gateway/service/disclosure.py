@@ -23,7 +23,7 @@ from ..descriptor.card import AppCard, AppIdentity, OperationRun
 from ..descriptor.quoting import shortened
 from ..errors import UnknownOperationError
 from ..executors import ExecutorRegistry
-from ..guide import GuideOptions, render_guide, render_operations
+from ..guide import GuideOptions, guide_with, render_operations
 from .app_entries import AppEntries, Listing, pin_of
 from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
 from .rendered_guides import RenderedGuides
@@ -126,19 +126,7 @@ class Disclosure:
     def render(self, app: AppDescriptor, locale: str | None = None) -> str:
         """The guide of `app`: an index when it would be longer than the bound (`guide/`)."""
         options = self.options(app, locale)
-        return self.rendered.text(
-            app,
-            options,
-            lambda: render_guide(
-                app,
-                locale=options.locale,
-                exec_tool=options.exec_tool,
-                unavailable=options.unavailable,
-                reference=options.reference,
-                entry_tool=options.entry_tool,
-                search_tool=options.search_tool,
-            ),
-        )
+        return self.rendered.text(app, options, lambda: guide_with(app, options))
 
     def operations(self, app: AppDescriptor, names: Sequence[str], locale: str | None = None) -> str:
         """The full details of the operations `names` of `app` (exact names, or unique ignoring

@@ -11,6 +11,7 @@ at each read (the options: which operations can run here) before the text is loo
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from collections import OrderedDict
@@ -27,17 +28,10 @@ Key = tuple[int, tuple[str, ...] | None, Hashable]
 
 
 def options_key(options: GuideOptions) -> Hashable:
-    """Everything of `options` a rendered text depends on, hashable."""
+    """Everything of `options` a rendered text depends on, hashable: the options themselves (a
+    frozen dataclass, so a field added later is part of the key too) with the one mapping frozen."""
     unavailable = tuple(sorted(options.unavailable.items())) if options.unavailable else ()
-    return (
-        options.locale,
-        options.exec_tool,
-        unavailable,
-        options.reference,
-        options.entry_tool,
-        options.search_tool,
-        options.max_chars,
-    )
+    return (dataclasses.replace(options, unavailable=None), unavailable)
 
 
 class RenderedGuides:
