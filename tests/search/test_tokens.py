@@ -78,10 +78,11 @@ def test_every_word_of_the_shipped_lexicon_has_the_shape_the_tokenizer_gives_it(
     words |= {word for concept in source.concepts for terms in concept.query_terms.values() for word in terms}
     words |= set(source.plain_words) | {"Éclair", "e-mail", "pull request", "Zug fahren", "naïve café"}
     words |= {"ǆungla", "abŀcd", "ªb"}  # letters the tokenizer rewrites (NFKC)
-    # CJK words: scripts joined, hiragana with a long vowel, Traditional Chinese, Hangul, and
-    # characters NFKC rewrites (half-width katakana, a compatibility ideograph)
+    # capitalized Latin words and phrases, and what is not one (camelCase, capitals)
     words |= {"Mittelohrentzündung", "Continuous Integration", "Île", "McDonald", "PDF", "Straße"}
     words |= {"a" * 4001, "Straße " * 700 + "Zug", "予" * 4001}  # longer than a field is read
+    # CJK words: scripts joined, hiragana with a long vowel, Traditional Chinese, Hangul, and
+    # characters NFKC rewrites (half-width katakana, a compatibility ideograph)
     words |= {"予約する", "らーめん", "電子郵件", "메시지", "ｶﾀｶﾅ", "豈", "ノート型pc", "東京 駅"}
     for word in sorted(words):
         analyzed = analyze(clip_field(word))
