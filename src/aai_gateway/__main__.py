@@ -1,3 +1,3 @@
-from aai_gateway.cli.main import main
+from aai_gateway.cli.entry import main
 
 raise SystemExit(main())

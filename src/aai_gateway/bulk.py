@@ -32,15 +32,6 @@ def without_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def keep_what_was_built() -> None:
-    """Move every object alive now out of the collector's view (`gc.freeze`): what a start built
-    lives as long as the process, and later collections need not scan it again and again. (No
-    collection first: with thousands of apps one pass costs more than the little start-up garbage
-    it would free.) Frozen objects are still freed when nothing refers to them any more; only
-    reference cycles among them stay."""
-    gc.freeze()
-
-
 def return_free_memory() -> None:
     """Hand the memory the C allocator holds free back to the system (glibc's `malloc_trim`; a
     no-op elsewhere). After a search index of 10,000 apps is built in a thread of its own, its

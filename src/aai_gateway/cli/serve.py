@@ -89,13 +89,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bulk import keep_what_was_built
-    from ..discovery.change_notices import ChangeNotices
-    from ..server.app import GatewayServer, serve_stdio  # the MCP SDK is slow to import: only here
-    from .runtime import build_gateway, build_watcher
+    from ..bulk import without_cyclic_gc
 
-    watcher = build_watcher(args)
-    gateway = build_gateway(args, watcher)
+    # What is imported and built before serving lives as long as the process (bulk.py)
+    with without_cyclic_gc():
+        from ..discovery.change_notices import ChangeNotices
+        from ..server.app import GatewayServer, serve_stdio  # the MCP SDK is slow to import: only here
+        from .runtime import build_gateway, build_watcher
+
+        watcher = build_watcher(args)
+        gateway = build_gateway(args, watcher)
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info(
@@ -110,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
         poll_interval=args.poll_interval,
         force_polling=args.force_polling,
     )
-    keep_what_was_built()
     server = GatewayServer(gateway, watcher, args.poll_interval, notices)
     if sys.stdin.isatty():  # started by hand: nothing will come from a person typing here
         print(TERMINAL_HINT, file=sys.stderr, flush=True)

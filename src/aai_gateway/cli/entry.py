@@ -1,0 +1,19 @@
+"""Where every `aai-gateway` run starts: the installed command (`[project.scripts]`) and
+`python -m aai_gateway`.
+
+The command's imports (the MCP SDK, pydantic's models, the descriptor side) make ~110,000
+objects that live as long as the process. With the cyclic garbage collector on, its full passes
+over them cost a start ~0.2 s (docs/performance.md, "Imports without the cyclic GC"); so the
+imports run with it off, and what they made is moved out of its view (`bulk.without_cyclic_gc`).
+"""
+
+from __future__ import annotations
+
+
+def main() -> int:
+    from ..bulk import without_cyclic_gc
+
+    with without_cyclic_gc():
+        from .main import main as run_command
+
+    return run_command()
