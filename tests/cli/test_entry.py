@@ -8,7 +8,10 @@ import sys
 SCRIPT = """
 import gc, sys
 full_passes = []
-gc.callbacks.append(lambda phase, info: phase == "start" and info["generation"] == 2 and full_passes.append(1))
+def count(phase, info):
+    if phase == "start" and info["generation"] == 2:
+        full_passes.append(1)
+gc.callbacks.append(count)
 sys.argv = ["aai-gateway", "--version"]
 from aai_gateway.cli.entry import main
 try:

@@ -174,3 +174,32 @@ def test_a_word_said_like_a_name_but_much_longer_is_not_that_name() -> None:
 
     assert Speller([], names=["start"]).corrections("schlecht") == []  # `strt` to English rules
     assert Speller([], names=["start"]).corrections("stahrt") == ["start"]
+
+
+def test_a_short_app_name_misspelt_is_corrected_when_one_name_fits() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller([], names=["edeka", "happn", "zity", "nequi", "cookidoo", "rappi"])
+    assert speller.corrections("edka") == ["edeka"]  # a letter left out of a four-letter word
+    assert speller.corrections("hapn") == ["happn"]
+    assert speller.corrections("zyti") == ["zity"]  # the same consonants, said alike
+    assert speller.corrections("nekki") == ["nequi"]  # q said as k
+    assert speller.corrections("cookidu") == ["cookidoo"]
+    assert speller.corrections("ydka") == []  # another first letter
+    assert speller.corrections("rapiditis") == []  # much longer than the name
+
+
+def test_a_short_misspelling_that_fits_two_names_is_no_correction() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    assert Speller([], names=["maps", "mappy"]).corrections("mapi") == []
+    assert Speller([], names=["mappy"]).corrections("mapi") == ["mappy"]
+
+
+def test_a_word_said_like_a_short_name_but_spelt_otherwise_is_not_that_name() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    speller = Speller([], names=["bike", "media", "fute"])
+    assert speller.corrections("bock") == []  # German: `bk` as bike, three edits away
+    assert speller.corrections("mudo") == []
+    assert speller.corrections("fait") == []

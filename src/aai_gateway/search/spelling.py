@@ -13,7 +13,8 @@ through rapidfuzz). Failing that, a word whose letters are those of a known word
 (`lidya`: lydia), and for words of six letters or more a single known word one edit away at the
 first letter (`fithub`). A word of four letters is corrected only when two neighbours are swapped
 (`snfc`: sncf). Last, a word spelt by ear: the one app name whose consonants sound the same
-(`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below).
+(`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below); for a short app name, two
+consonants said the same are enough, two edits away at most (`Zyti`: zity, `Edka`: edeka).
 
 App names come first: a query word the lexicon does not know that is one edit from an app's name
 (two for words of eight letters or more), with the name's first letter or one said the same
@@ -50,6 +51,9 @@ LONG_WORD = 8
 MAX_CORRECTIONS = 2
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
+MAX_SHORT_NAME = 8
+"""A name this short may be misspelt by ear with two consonants kept (`Zyti`: zity)."""
+MAX_SHORT_NAME_EDITS = 2
 MAX_SOUND_LENGTH_GAP = 2
 """A name spelt by ear is about as long as the name (`eventbright`, `fivver`)."""
 SOUNDS_ALIKE = {"b": "bv", "v": "vbw", "w": "wv", "c": "cksq", "k": "kcq", "q": "qck", "s": "szc", "z": "zs"}
@@ -90,10 +94,16 @@ class Speller:
             if len(name) >= MIN_LENGTH - 1:
                 self._names_by_first.setdefault(name[0], []).append(name)
         self._name_sounds: dict[str, set[str]] = {}
+        self._short_sounds: dict[str, list[str]] = {}
         for name in self._names:
             if name.isascii() and name.isalpha():
-                for key in sound_keys(name):
-                    self._name_sounds.setdefault(key, set()).add(name)
+                keys = sound_keys(name, MIN_NAME_KEY)
+                for key in keys:
+                    if len(key) >= MIN_SOUND_KEY:
+                        self._name_sounds.setdefault(key, set()).add(name)
+                if len(name) <= MAX_SHORT_NAME:
+                    for key in keys:
+                        self._short_sounds.setdefault(key, []).append(name)
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (compounds.py), or none."""
@@ -113,13 +123,14 @@ class Speller:
         if len(word) < MIN_LENGTH - 1:
             return []
         if len(word) < MIN_LENGTH:
-            return self._nearest(word, 1, moved_only=True)
+            return self._nearest(word, 1, moved_only=True) or self._short_name(word)
         limit = 2 if len(word) >= LONG_WORD else 1
         return (
             self._nearest(word, limit)
             or (self._nearest(word, 2, moved_only=True) if limit < 2 else [])
             or (self._first_letter(word) if len(word) >= MIN_FIRST_LETTER else [])
             or self._sounds_like_name(word)
+            or self._short_name(word)
         )
 
     def is_acronym(self, word: str) -> bool:
@@ -149,6 +160,32 @@ class Speller:
             found |= self._name_sounds.get(key, set())
         # said alike, and about as long: `schlecht` sounds like `start` to these English rules
         found = {name for name in found if abs(len(name) - len(word)) <= MAX_SOUND_LENGTH_GAP}
+        return sorted(found) if len(found) == 1 else []
+
+    def _short_name(self, word: str) -> list[str]:
+        """The one short app name (MAX_SHORT_NAME letters or fewer) that `word` misspells, when
+        nothing else fits: one edit away (`Edka`: edeka, `hapn`: happn), or two and said the
+        same, two consonants being enough (`Zyti`: zity, `Nekki`: nequi, `Cookidu`: cookidoo);
+        with the same first letter, and about as long. A short name is easily misspelt, and too
+        short for the rules above; a word of the query's own language said alike is further
+        (`bock` is no `bike`, `fait` no `fute`)."""
+        if not (word.isascii() and word.isalpha()) or len(word) > MAX_SHORT_NAME + 1:
+            return []
+        sounds = self._short_sounds
+        said_alike = {name for key in sound_keys(word, MIN_NAME_KEY) for name in sounds.get(key, ())}
+        found = {
+            name
+            for name, distance, _index in self._extract(
+                word,
+                self._names_by_first.get(word[0], ()),
+                scorer=self._distance,
+                score_cutoff=MAX_SHORT_NAME_EDITS,
+                limit=None,
+            )
+            if len(name) <= MAX_SHORT_NAME
+            and -1 <= len(name) - len(word) <= MAX_SOUND_LENGTH_GAP
+            and (distance <= 1 or name in said_alike)
+        }
         return sorted(found) if len(found) == 1 else []
 
     def _first_letter(self, word: str) -> list[str]:
@@ -294,12 +331,12 @@ _SILENT_GH = re.compile(r"gh(?![aeiou])")
 """`gh` not before a vowel is not said (`bright`, `night`)."""
 
 
-def sound_keys(word: str) -> set[str]:
+def sound_keys(word: str, shortest: int = MIN_SOUND_KEY) -> set[str]:
     """The skeletons of a (case-folded) Latin word as said, with and without an r after a vowel,
-    that have MIN_SOUND_KEY consonants or more: what a name misspelt by ear keeps."""
+    that have `shortest` consonants or more: what a name misspelt by ear keeps."""
     word = _SILENT_GH.sub("", word)
     keys = {latin_key(word), latin_key(word, silent_r=False)}
-    return {key for key in keys if len(key) >= MIN_SOUND_KEY}
+    return {key for key in keys if len(key) >= shortest}
 
 
 def katakana_key(word: str) -> str | None:
