@@ -216,6 +216,30 @@ def test_a_misspelt_app_name_finds_the_app_before_its_word_is_read_as_other_word
     assert first("Nora auto") == "norauto"  # the name written in two words
 
 
+def test_a_short_name_misspelt_finds_its_app_and_a_word_of_another_name_stays_a_word() -> None:
+    index = SearchIndex(
+        [
+            app("rappi", {"es": "Rappi"}, "Pedidos a domicilio", [tool("pedir", "Pedir comida")]),
+            app("edeka", {"de": "EDEKA"}, "Lebensmittel", [tool("markt_finden", "Markt finden")]),
+            app(
+                "home-assistant",
+                {"en": "Home Assistant"},
+                "Lights and heating",
+                [tool("turn_on", "Turn a light on")],
+                aliases=["helm"],
+            ),
+        ]
+    )
+
+    def apps(query: str) -> list[str]:
+        return [hit.app.id for hit in index.search(query, 5)]
+
+    assert apps("Rapi")[0] == "rappi"
+    assert apps("Edka")[0] == "edeka"
+    assert apps("hope") == []  # not `home` of Home Assistant
+    assert apps("help") == []  # nor its alias `helm`
+
+
 def test_a_name_spelt_out_finds_the_app_its_initials_name() -> None:
     index = SearchIndex(
         [

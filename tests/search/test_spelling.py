@@ -179,27 +179,43 @@ def test_a_word_said_like_a_name_but_much_longer_is_not_that_name() -> None:
 def test_a_short_app_name_misspelt_is_corrected_when_one_name_fits() -> None:
     from aai_gateway.search.spelling import Speller
 
-    speller = Speller([], names=["edeka", "happn", "zity", "nequi", "cookidoo", "rappi"])
+    speller = Speller([], whole_names=["edeka", "happn", "nequi", "cookidoo", "rappi"])
     assert speller.corrections("edka") == ["edeka"]  # a letter left out of a four-letter word
     assert speller.corrections("hapn") == ["happn"]
-    assert speller.corrections("zyti") == ["zity"]  # the same consonants, said alike
-    assert speller.corrections("nekki") == ["nequi"]  # q said as k
+    assert speller.corrections("nekki") == ["nequi"]  # two edits, the same consonants said alike
     assert speller.corrections("cookidu") == ["cookidoo"]
     assert speller.corrections("ydka") == []  # another first letter
     assert speller.corrections("rapiditis") == []  # much longer than the name
 
 
-def test_a_short_misspelling_that_fits_two_names_is_no_correction() -> None:
+def test_a_four_letter_word_is_a_short_name_only_with_a_letter_left_out() -> None:
     from aai_gateway.search.spelling import Speller
 
-    assert Speller([], names=["maps", "mappy"]).corrections("mapi") == []
-    assert Speller([], names=["mappy"]).corrections("mapi") == ["mappy"]
+    speller = Speller([], whole_names=["helm", "list", "book", "happn"])
+    assert speller.corrections("help") == []  # one letter changed: a word of its own
+    assert speller.corrections("lost") == []
+    assert speller.corrections("bock") == []
+    assert speller.corrections("hapn") == ["happn"]
+
+
+def test_words_of_longer_names_and_aliases_are_no_short_names() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    # `home` of Home Assistant, the alias `helm`: words people write for themselves
+    speller = Speller([], names=["home", "helm", "mail", "media"])
+    assert [speller.corrections(word) for word in ("hope", "help", "main", "mudo")] == [[], [], [], []]
 
 
 def test_a_word_said_like_a_short_name_but_spelt_otherwise_is_not_that_name() -> None:
     from aai_gateway.search.spelling import Speller
 
-    speller = Speller([], names=["bike", "media", "fute"])
-    assert speller.corrections("bock") == []  # German: `bk` as bike, three edits away
-    assert speller.corrections("mudo") == []
-    assert speller.corrections("fait") == []
+    speller = Speller([], whole_names=["media", "bikes"])
+    assert speller.corrections("mudos") == []  # `md` as media, three edits away
+    assert speller.corrections("bocks") == []
+
+
+def test_a_short_misspelling_that_fits_two_names_is_no_correction() -> None:
+    from aai_gateway.search.spelling import Speller
+
+    assert Speller([], whole_names=["nequi", "nekko"]).corrections("nekki") == []
+    assert Speller([], whole_names=["nequi"]).corrections("nekki") == ["nequi"]

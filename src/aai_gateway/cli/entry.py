@@ -2,9 +2,10 @@
 `python -m aai_gateway`.
 
 The command's imports (the MCP SDK, pydantic's models, the descriptor side) make ~110,000
-objects that live as long as the process. With the cyclic garbage collector on, its full passes
-over them cost a start ~0.2 s (docs/performance.md, "Imports without the cyclic GC"); so the
-imports run with it off, and what they made is moved out of its view (`bulk.without_cyclic_gc`).
+objects that live as long as the process. With the cyclic garbage collector on, a command such
+as `scan` made one full pass more over them (~0.1 s; docs/performance.md, "Imports without the
+cyclic GC"); so the imports run with it off, and what they made is moved out of its view
+(`bulk.without_cyclic_gc`). `serve` does the same for its own imports and build (cli/serve.py).
 """
 
 from __future__ import annotations

@@ -200,6 +200,8 @@ class Corpus:
         word most often means when several known words are as near (spelling.py)."""
         self.acronyms: set[str] = set()
         """Words of app names written in capitals, folded: `ADAC`, `SNCF`, `BBVA`."""
+        self.whole_names: set[str] = set()
+        """The apps' names that are one word, folded (`EDEKA`: edeka); not aliases."""
         self.loanwords = Loanwords()
         self.name_sounds = NameSounds()
         """The apps' Chinese and kana names, for the query rewrite of misspelt ones."""
@@ -377,9 +379,13 @@ class Corpus:
         fields = app_fields(app)
         for name, column in self.fields.items():
             column.add(*self._ids(fields.get(name, ())))
+        names = app.all_names
         for name in fields["name"]:
             self._add_loanwords(name, app_name=True)
             self.name_sounds.add(name)
+            analysed = self._pieces.get(name) if name in names else None  # a name of one piece
+            if analysed is not None and len(analysed[2]) == 1 and analysed[2][0].isalpha():
+                self.whole_names.add(analysed[2][0])
         for index, operation in enumerate(indexed.operations):
             self.entry_app.append(number)
             self.entry_tool.append(index)

@@ -83,6 +83,7 @@ class SearchIndex:
                 [*corpus.surfaces, *lexicon_words],
                 names=corpus.name_words,
                 acronyms=short_forms(corpus, self._lexicon),
+                whole_names=corpus.whole_names,
                 also_known=self._lexicon.knows if self._lexicon else None,
             )
 

@@ -13,8 +13,9 @@ through rapidfuzz). Failing that, a word whose letters are those of a known word
 (`lidya`: lydia), and for words of six letters or more a single known word one edit away at the
 first letter (`fithub`). A word of four letters is corrected only when two neighbours are swapped
 (`snfc`: sncf). Last, a word spelt by ear: the one app name whose consonants sound the same
-(`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below); for a short app name, two
-consonants said the same are enough, two edits away at most (`Zyti`: zity, `Edka`: edeka).
+(`fivver`: fiverr, `eventbright`: eventbrite; the skeletons below). Last of all, an app whose
+whole name is one short word: one edit away, or two and said the same (`Nekki`: nequi); from a
+word of four letters, only a letter left out (`Edka`: edeka).
 
 App names come first: a query word the lexicon does not know that is one edit from an app's name
 (two for words of eight letters or more), with the name's first letter or one said the same
@@ -71,7 +72,10 @@ class Speller:
         names: Iterable[str] = (),
         also_known: Callable[[str], bool] | None = None,
         acronyms: Iterable[str] = (),
+        whole_names: Iterable[str] = (),
     ) -> None:
+        """`names`: the words of apps' names and aliases; `whole_names`: the names that are one
+        word (`EDEKA`, not `Home` of Home Assistant nor the alias `helm`), folded."""
         from rapidfuzz import process  # noqa: PLC0415 (loaded when the first index is built)
         from rapidfuzz.distance import OSA  # noqa: PLC0415
 
@@ -94,16 +98,17 @@ class Speller:
             if len(name) >= MIN_LENGTH - 1:
                 self._names_by_first.setdefault(name[0], []).append(name)
         self._name_sounds: dict[str, set[str]] = {}
-        self._short_sounds: dict[str, list[str]] = {}
         for name in self._names:
             if name.isascii() and name.isalpha():
-                keys = sound_keys(name, MIN_NAME_KEY)
-                for key in keys:
-                    if len(key) >= MIN_SOUND_KEY:
-                        self._name_sounds.setdefault(key, set()).add(name)
-                if len(name) <= MAX_SHORT_NAME:
-                    for key in keys:
-                        self._short_sounds.setdefault(key, []).append(name)
+                for key in sound_keys(name):
+                    self._name_sounds.setdefault(key, set()).add(name)
+        self._short_names: dict[str, list[str]] = {}  # by first letter
+        self._short_sounds: dict[str, list[str]] = {}
+        for name in set(whole_names):
+            if name.isascii() and name.isalpha() and MIN_LENGTH <= len(name) <= MAX_SHORT_NAME:
+                self._short_names.setdefault(name[0], []).append(name)
+                for key in sound_keys(name, MIN_NAME_KEY):
+                    self._short_sounds.setdefault(key, []).append(name)
 
     def compound_parts(self, word: str) -> list[str]:
         """The known words `word` is made of (compounds.py), or none."""
@@ -119,7 +124,7 @@ class Speller:
         Letters swapped or moved count as one edit: `lidya` (lydia) and `cabyfi` (cabify) are a
         letter moved, two edits apart by the letters but the same letters; and a word of four
         letters is corrected only so (`snfc`: sncf), since too many words are one other edit
-        from it."""
+        from it, or to a short app name it leaves a letter out of (`_short_name`)."""
         if len(word) < MIN_LENGTH - 1:
             return []
         if len(word) < MIN_LENGTH:
@@ -163,12 +168,13 @@ class Speller:
         return sorted(found) if len(found) == 1 else []
 
     def _short_name(self, word: str) -> list[str]:
-        """The one short app name (MAX_SHORT_NAME letters or fewer) that `word` misspells, when
-        nothing else fits: one edit away (`Edka`: edeka, `hapn`: happn), or two and said the
-        same, two consonants being enough (`Zyti`: zity, `Nekki`: nequi, `Cookidu`: cookidoo);
-        with the same first letter, and about as long. A short name is easily misspelt, and too
-        short for the rules above; a word of the query's own language said alike is further
-        (`bock` is no `bike`, `fait` no `fute`)."""
+        """The one short app name that `word` misspells, when nothing else fits: an app whose
+        whole name is one word of MIN_LENGTH to MAX_SHORT_NAME letters, with `word`'s first letter
+        and about as long, one edit away or two and said the same, two consonants being enough
+        (`Zyti`: zity, `Nekki`: nequi, `Cookidu`: cookidoo). A word of four
+        letters is only a letter left out (`Edka`: edeka, `hapn`: happn): one other edit makes
+        too many words of their own (`help` is no `helm`, `lost` no `list`). Words of a name of
+        several words, and aliases, are no candidates: they are words too (`home`, `mail`)."""
         if not (word.isascii() and word.isalpha()) or len(word) > MAX_SHORT_NAME + 1:
             return []
         sounds = self._short_sounds
@@ -177,14 +183,14 @@ class Speller:
             name
             for name, distance, _index in self._extract(
                 word,
-                self._names_by_first.get(word[0], ()),
+                self._short_names.get(word[0], ()),
                 scorer=self._distance,
                 score_cutoff=MAX_SHORT_NAME_EDITS,
                 limit=None,
             )
-            if len(name) <= MAX_SHORT_NAME
-            and -1 <= len(name) - len(word) <= MAX_SOUND_LENGTH_GAP
-            and (distance <= 1 or name in said_alike)
+            if (len(name) == len(word) + 1 if len(word) < MIN_LENGTH else len(name) - len(word) >= -1)
+            and len(name) - len(word) <= MAX_SOUND_LENGTH_GAP
+            and (distance <= 1 or (len(word) >= MIN_LENGTH and name in said_alike))
         }
         return sorted(found) if len(found) == 1 else []
 
