@@ -152,3 +152,17 @@ async def test_each_time_a_2026_server_says_its_tools_changed_they_are_read_once
 
 def _tool(name: str) -> dict[str, Any]:
     return {"name": name, "description": name, "inputSchema": {"type": "object"}}
+
+
+async def test_a_snapshot_follows_every_page_of_a_long_tool_list(tmp_path: Path) -> None:
+    """The test server lists two tools a page: 250 tools are 125 pages (a bound of 100 pages once
+    left 50 out without a word)."""
+    upstream = UpstreamTools(tmp_path / "tools.json", [_tool(f"tool_{number}") for number in range(250)])
+    document = {**mcp_descriptor("dev.test.pages", **upstream.execution()), "platform": "linux"}
+    app = write_app(tmp_path / "app", document)
+    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
+    try:
+        snapshot = await executor.take_snapshot(app, {})
+    finally:
+        await executor.aclose()
+    assert len(snapshot.tools) == 250

@@ -35,6 +35,7 @@ from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
+from ..descriptor.mcp_wire import MAX_TOOLS
 from .base import UpstreamAuth, UserAsker, UserQuestion
 from .mcp_http import http_transport
 from .mcp_launch import HttpLaunch, Launch, SessionSettings, StdioLaunch
@@ -310,19 +311,31 @@ class UpstreamSession:
             return True
         return False
 
-    async def list_tools(self, page_limit: int = 100) -> list[types.Tool]:
-        """Every tool the server lists, page after page (at most `page_limit` pages)."""
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool the server lists, page after page, until one more than the gateway keeps
+        (`MAX_TOOLS`: the snapshot then says how many from which are left out). A server whose
+        cursor comes back as it was sent is read no further."""
         client = self.client
         if client is None or not self.alive:
             raise SessionEndedError(self.describe_end())
         tools: list[types.Tool] = []
         cursor: str | None = None
-        for _ in range(page_limit):
+        sent: set[str] = set()
+        for _ in range(MAX_TOOLS + 1):  # pages of one tool or more; the execution's timeout bounds the rest
             page = await client.list_tools(cursor=cursor)
             tools += page.tools
             cursor = page.next_cursor
-            if cursor is None:
+            if cursor is None or len(tools) > MAX_TOOLS:
                 break
+            if cursor in sent:
+                logger.warning(
+                    "%s: the server sent the tools/list cursor it was given again; "
+                    "its tools are taken as read so far (%d)",
+                    self.app_id,
+                    len(tools),
+                )
+                break
+            sent.add(cursor)
         return tools
 
     def describe_end(self) -> str:
