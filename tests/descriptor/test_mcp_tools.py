@@ -334,16 +334,30 @@ def test_what_a_reader_cannot_see_is_removed_from_descriptions_and_titles() -> N
     result = convert([tool], CHANNEL)
 
     (converted,) = result.tools
-    assert converted.description == "Lists files and[2J \nSecond line\tend"
+    assert converted.description == "Lists files and \nSecond line\tend"  # the whole `ESC [2J`
     assert converted.annotations is not None and converted.annotations.title == "List files"
     assert [(p.pointer, p.message, p.severity) for p in result.problems] == [
         (
             "/tools/0/description",
-            "description of tool 'search': 10 invisible or control characters removed",
+            "description of tool 'search': 1 terminal escape sequence removed",
+            "warning",
+        ),
+        (
+            "/tools/0/description",
+            "description of tool 'search': 9 invisible or control characters removed",
             "warning",
         ),
         ("/tools/0/title", "title of tool 'search': 1 invisible or control character removed", "warning"),
     ]
+
+
+def test_a_terminals_escape_sequences_are_removed_whole() -> None:
+    title = "Title \x1b[31mRED\x1b[0m \x1b]0;pwned\x07evil \x1b(Bok \x1b]8;;https://x.example\x1b\\link\x9b1m"
+    tool = wire_tool(title=title)
+
+    (converted,) = convert([tool], CHANNEL).tools
+
+    assert converted.annotations is not None and converted.annotations.title == "Title RED evil ok link"
 
 
 def test_a_long_description_is_cut() -> None:

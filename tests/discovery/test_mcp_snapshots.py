@@ -136,7 +136,7 @@ def test_the_server_list_is_bounded_and_its_text_cleaned_when_taken(app: AppDesc
 
     assert (len(snapshot.tools), snapshot.listed) == (MAX_TOOLS, 10_000)
     assert snapshot.server is not None
-    assert (snapshot.server.name, snapshot.server.version) == ("evil[2J", "1.0 fake line")
+    assert (snapshot.server.name, snapshot.server.version) == ("evil", "1.0 fake line")
     assert snapshot.server.title is not None and len(snapshot.server.title) == 200
     assert snapshot.instructions is not None and len(snapshot.instructions) == MAX_INSTRUCTIONS_CHARS
 

@@ -31,7 +31,7 @@ def test_the_first_sentence_of_the_instructions_describes_the_server_cleaned_of_
     assert describe_from_server("time", EXECUTION, snapshot(instructions=instructions)) == "Time"
     assert (
         describe_from_server("time", EXECUTION, snapshot(instructions=instructions.removeprefix("# Time\n")))
-        == "Converts times between[31m zones."
+        == "Converts times between zones."
     )
 
 

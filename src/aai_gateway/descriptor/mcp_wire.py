@@ -36,6 +36,15 @@ _HIDDEN: Final = re.compile(
     "\ud800-\udfff]"
 )
 
+# A terminal's escape sequences, whole: a control sequence (`ESC [31m`, `ESC [2J`), an operating
+# system command up to its end (`ESC ]0;title BEL`), any other escape (`ESC (B`). Removing only the
+# ESC would leave `[31m` in the text.
+_ESCAPE_SEQUENCE: Final = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,1024}(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]"
+)
+
 
 @dataclass(frozen=True)
 class Unusable:
@@ -98,10 +107,14 @@ def is_unicode(text: str) -> bool:
 
 
 def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[str, list[str]]:
-    """`text` without what a reader cannot see (`_HIDDEN`; CR LF becomes LF, and with `one_line`
-    every line break a space), cut to `max_chars` with `…`; and what was changed, in words."""
+    """`text` without what a reader cannot see (`_ESCAPE_SEQUENCE`, `_HIDDEN`; CR LF becomes LF,
+    and with `one_line` every line break a space), cut to `max_chars` with `…`; and what was
+    changed, in words."""
     changes: list[str] = []
     cleaned = text.replace("\r\n", "\n")
+    cleaned, sequences = _ESCAPE_SEQUENCE.subn("", cleaned)
+    if sequences:
+        changes.append(f"{sequences} terminal escape sequence{'s' if sequences > 1 else ''} removed")
     cleaned, removed = _HIDDEN.subn("", cleaned)
     if removed:
         changes.append(f"{removed} invisible or control character{'s' if removed > 1 else ''} removed")
