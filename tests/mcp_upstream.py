@@ -2,7 +2,8 @@
 
     python tests/mcp_upstream.py TOOLS.json
 
-TOOLS.json: `{"tools": [<MCP Tool objects as on the wire>], "instructions": "...", "changes": N}`
+TOOLS.json: `{"tools": [<MCP Tool objects as on the wire>], "instructions": "...", "changes": N,
+"burst": M}`
 (tests/snapshot_upstream.py writes it). tools/list lists the tools the file holds at that moment,
 two per page, so a client must follow `nextCursor` to see them all; tools/call answers with the
 tool's name and arguments as structured content. Whenever `changes` grows, the server says its
@@ -49,12 +50,14 @@ class ToolsFile:
     async def announce_changes(self, bus: InMemorySubscriptionBus) -> None:
         while True:
             await anyio.sleep(POLL_SECONDS)
-            changes = self.read().get("changes", 0)
+            spec = self.read()
+            changes = spec.get("changes", 0)
             if changes != self.changes:
                 self.changes = changes
-                await bus.publish(ToolsListChanged())
-                if self.session is not None:
-                    await self.session.send_tool_list_changed()
+                for _ in range(spec.get("burst", 1)):  # a chatty server says it many times
+                    await bus.publish(ToolsListChanged())
+                    if self.session is not None:
+                        await self.session.send_tool_list_changed()
 
 
 def build(tools_file: ToolsFile, bus: InMemorySubscriptionBus) -> Server[Any]:

@@ -28,10 +28,16 @@ class UpstreamTools:
         self.changes = 0
         self.serve(tools)
 
-    def serve(self, tools: list[dict[str, Any]], *, announce: bool = False) -> None:
-        """From now on the server lists `tools`; with `announce`, it also says its tools changed."""
+    def serve(self, tools: list[dict[str, Any]], *, announce: bool = False, times: int = 1) -> None:
+        """From now on the server lists `tools`; with `announce`, it also says its tools changed
+        (`times` times over)."""
         self.changes += announce
-        document = {"tools": tools, "instructions": self.instructions, "changes": self.changes}
+        document = {
+            "tools": tools,
+            "instructions": self.instructions,
+            "changes": self.changes,
+            "burst": times,
+        }
         written = self.path.with_name(f"{self.path.name}.new")
         written.write_text(json.dumps(document), encoding="utf-8")
         os.replace(written, self.path)  # the server never reads half a file

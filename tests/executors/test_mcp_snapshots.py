@@ -15,7 +15,7 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.discovery.mcp_snapshots import Snapshot
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
-from aai_gateway.executors.mcp import McpExecutor
+from aai_gateway.executors.mcp import REREAD_SECONDS, McpExecutor
 from tests.builders import mcp_descriptor
 from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, write_app
 from tests.snapshot_upstream import ReadCountingMcpExecutor, UpstreamTools
@@ -148,6 +148,32 @@ async def test_each_time_a_2026_server_says_its_tools_changed_they_are_read_once
         await executor.aclose()
 
     assert executor.taken == [app.id] * 3
+
+
+async def test_a_server_that_says_its_tools_changed_many_times_at_once_is_read_again_once_or_twice(
+    tmp_path: Path,
+) -> None:
+    upstream = UpstreamTools(tmp_path / "tools.json", [_tool("first")])
+    document = {**mcp_descriptor("dev.test.chatty", **upstream.execution()), "platform": "linux"}
+    app = write_app(tmp_path / "app", document)
+    executor = ReadCountingMcpExecutor()
+    arrived = anyio.Event()
+
+    async def listener(changed: AppDescriptor, snapshot: Snapshot) -> None:
+        if [tool["name"] for tool in snapshot.tools] == ["second"]:
+            arrived.set()
+
+    executor.on_snapshot(listener)
+    try:
+        await executor.take_snapshot(app, {})
+        upstream.serve([_tool("second")], announce=True, times=50)
+        with anyio.fail_after(20):
+            await arrived.wait()
+        await anyio.sleep(REREAD_SECONDS * 1.5)  # a second read, for what was said meanwhile
+    finally:
+        await executor.aclose()
+
+    assert 2 <= len(executor.taken) <= 3  # the first read, then one or two for the 50 changes
 
 
 def _tool(name: str) -> dict[str, Any]:

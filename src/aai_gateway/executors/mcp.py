@@ -58,6 +58,9 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
 LIST_TOOLS: Final = "tools/list"  # also in mcp_results, which this module imports only when needed
+REREAD_SECONDS: Final = 1.0
+"""Between two reads of a server's tools that its `tools/list_changed` asked for: the changes
+said meanwhile are one read, after this (a server may say it every few milliseconds)."""
 SessionKey = tuple[str, str]
 """An app's binding and id."""
 ToolsChanged = Callable[[str, str], None]
@@ -110,6 +113,8 @@ class McpExecutor(ExecutorBase[McpChannel]):
         # tools/list_changed of theirs is answered by reading the tools again
         self._snapshotted: dict[SessionKey, tuple[AppDescriptor, dict[str, str], UpstreamAuth | None]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._rereading: set[SessionKey] = set()
+        self._said_again: set[SessionKey] = set()  # said changed while being read: once more
 
     def unavailable(self, channel: McpChannel, tool: Tool) -> str | None:
         if channel.command is None:
@@ -282,12 +287,32 @@ class McpExecutor(ExecutorBase[McpChannel]):
             except Exception:
                 logger.exception("a tools-changed listener failed")
         if key in self._snapshotted and self._snapshot_listeners:
+            if key in self._rereading:
+                self._said_again.add(key)
+                return
+            self._rereading.add(key)
             task = asyncio.get_running_loop().create_task(self._read_tools_again(key))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
     async def _read_tools_again(self, key: SessionKey) -> None:
-        app, secrets, upstream_auth = self._snapshotted[key]
+        """Read the tools, and again (REREAD_SECONDS after the last read began) while the server
+        said they changed meanwhile."""
+        try:
+            while key in self._snapshotted:
+                began = anyio.current_time()
+                self._said_again.discard(key)
+                await self._read_tools_once(*self._snapshotted[key])
+                if key not in self._said_again:
+                    return
+                await anyio.sleep(began + REREAD_SECONDS - anyio.current_time())
+        finally:
+            self._rereading.discard(key)
+            self._said_again.discard(key)
+
+    async def _read_tools_once(
+        self, app: AppDescriptor, secrets: dict[str, str], upstream_auth: UpstreamAuth | None
+    ) -> None:
         try:
             snapshot = await self.take_snapshot(app, secrets, upstream_auth)
         except AaiError as error:
