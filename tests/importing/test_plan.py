@@ -190,7 +190,7 @@ def test_without_a_snapshot_the_description_comes_from_the_name_and_never_shows_
 
     description = describe_from_server("My\x1b[2J Server", execution)
 
-    assert description == "MCP server My [2J Server, runs npx @scope/server-x"
+    assert description == "MCP server My Server, runs npx @scope/server-x"
     assert describe_from_server("api", {"url": "https://user:pw@mcp.example.com/mcp?key=k"}) == (
         "MCP server api at mcp.example.com (Streamable HTTP)"
     )

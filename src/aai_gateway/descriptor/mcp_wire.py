@@ -106,6 +106,11 @@ def is_unicode(text: str) -> bool:
     return True
 
 
+def without_escape_sequences(text: str) -> str:
+    """`text` without a terminal's escape sequences (`_ESCAPE_SEQUENCE`), each removed whole."""
+    return _ESCAPE_SEQUENCE.sub("", text)
+
+
 def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[str, list[str]]:
     """`text` without what a reader cannot see (`_ESCAPE_SEQUENCE`, `_HIDDEN`; CR LF becomes LF,
     and with `one_line` every line break a space), cut to `max_chars` with `…`; and what was

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from ..descriptor.mcp_wire import OMITTED, visible_text
+from ..descriptor.mcp_wire import OMITTED, visible_text, without_escape_sequences
 from ..descriptor.secret_shapes import secret_argument_indexes, secret_shaped
 from ..discovery.mcp_snapshots import Snapshot
 
@@ -162,8 +162,11 @@ def _host(url: str) -> str:
 
 
 def _printable(text: str) -> str:
-    """Control, format and separator characters become spaces; runs of spaces one."""
-    cleaned = "".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in text)
+    """Escape sequences go whole; control, format and separator characters become spaces; runs
+    of spaces one."""
+    cleaned = "".join(
+        " " if unicodedata.category(c)[0] in "CZ" else c for c in without_escape_sequences(text)
+    )
     return _SPACES.sub(" ", cleaned).strip()
 
 
