@@ -53,8 +53,9 @@ MAX_CORRECTIONS = 2
 MIN_FIRST_LETTER = 6
 """A word this long may have its first letter wrong, when nothing else fits."""
 MAX_SHORT_NAME = 8
-"""A name this short may be misspelt by ear with two consonants kept (`Zyti`: zity)."""
+"""A name this short may be misspelt by ear with two consonants kept (`Nekki`: nequi)."""
 MAX_SHORT_NAME_EDITS = 2
+"""Edits between a short name and a word said the same (one, for a word said otherwise)."""
 MAX_SOUND_LENGTH_GAP = 2
 """A name spelt by ear is about as long as the name (`eventbright`, `fivver`)."""
 SOUNDS_ALIKE = {"b": "bv", "v": "vbw", "w": "wv", "c": "cksq", "k": "kcq", "q": "qck", "s": "szc", "z": "zs"}
@@ -171,14 +172,17 @@ class Speller:
         """The one short app name that `word` misspells, when nothing else fits: an app whose
         whole name is one word of MIN_LENGTH to MAX_SHORT_NAME letters, with `word`'s first letter
         and about as long, one edit away or two and said the same, two consonants being enough
-        (`Zyti`: zity, `Nekki`: nequi, `Cookidu`: cookidoo). A word of four
-        letters is only a letter left out (`Edka`: edeka, `hapn`: happn): one other edit makes
-        too many words of their own (`help` is no `helm`, `lost` no `list`). Words of a name of
-        several words, and aliases, are no candidates: they are words too (`home`, `mail`)."""
+        (`Nekki`: nequi, `Cookidu`: cookidoo). A word of four letters is only a letter left out
+        (`Edka`: edeka, `hapn`: happn): one other edit makes too many words of their own (`help`
+        is no `helm`, `lost` no `list`). Words of a name of several words, and aliases, are no
+        candidates: they are words too (`home`, `mail`)."""
         if not (word.isascii() and word.isalpha()) or len(word) > MAX_SHORT_NAME + 1:
             return []
         sounds = self._short_sounds
         said_alike = {name for key in sound_keys(word, MIN_NAME_KEY) for name in sounds.get(key, ())}
+        four_letters = len(word) < MIN_LENGTH
+        gap = MAX_SOUND_LENGTH_GAP
+        shortest, longest = (len(word) + 1,) * 2 if four_letters else (len(word) - 1, len(word) + gap)
         found = {
             name
             for name, distance, _index in self._extract(
@@ -188,9 +192,8 @@ class Speller:
                 score_cutoff=MAX_SHORT_NAME_EDITS,
                 limit=None,
             )
-            if (len(name) == len(word) + 1 if len(word) < MIN_LENGTH else len(name) - len(word) >= -1)
-            and len(name) - len(word) <= MAX_SOUND_LENGTH_GAP
-            and (distance <= 1 or (len(word) >= MIN_LENGTH and name in said_alike))
+            if shortest <= len(name) <= longest
+            and (distance <= 1 or (not four_letters and name in said_alike))
         }
         return sorted(found) if len(found) == 1 else []
 
