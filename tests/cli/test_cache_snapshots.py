@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from aai_gateway.cli.main import main
+from aai_gateway.descriptor.mcp_wire import MAX_TOOLS
 from aai_gateway.discovery.catalog import CatalogEntry, load_file
 from aai_gateway.discovery.mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from aai_gateway.discovery.web_cache import WebCache
@@ -76,6 +77,21 @@ def test_cache_shows_each_snapshot_with_its_tools_age_and_state(
         "dev.test.stale": ("stale", ["get_time", "bad name"], 2),
         "dev.test.gone": ("no descriptor found", ["get_time", "bad name"], 2),
     }
+
+
+def test_a_snapshot_cut_at_the_most_tools_kept_says_more_than_that_not_how_many_were_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    path = write_json(tmp_path / "apps" / "big" / "aai.json", mcp_descriptor("dev.test.big", command="/x"))
+    entry = load_file(path, "test", "linux")
+    assert isinstance(entry, CatalogEntry)
+    read = [{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(MAX_TOOLS + 5)]
+    SnapshotStore.in_cache(cache).save(entry.descriptor, Snapshot.taken(entry.descriptor, read))
+
+    code, out, _ = run(capsys, "cache", *DISCOVERY, str(tmp_path / "apps"))
+
+    (row,) = [line for line in out.splitlines() if line.startswith("dev.test.big")]
+    assert code == 0 and f"> {MAX_TOOLS}" in row and str(MAX_TOOLS + 5) not in row
 
 
 def test_an_empty_cache_says_so_for_both_kinds(capsys: pytest.CaptureFixture[str], cache: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 
 from ..descriptor import AppDescriptor
+from ..descriptor.mcp_wire import MAX_TOOLS
 from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
@@ -145,7 +146,8 @@ def _snapshot_row(snapshot: Snapshot, app: AppDescriptor | None, now: float) -> 
     return [
         snapshot.app_id,
         server,
-        str(snapshot.listed),
+        # past MAX_TOOLS the server's pages were read no further: its count is not known
+        str(snapshot.listed) if snapshot.listed <= MAX_TOOLS else f"> {MAX_TOOLS}",
         f"{age} ago",
         _state(snapshot, app),
         snapshot.binding,

@@ -87,12 +87,16 @@ def convert(wire: Any, channel: McpChannel, *, listed: int | None = None) -> Ser
         candidates.append((index, entry))
     listed = max(listed or 0, len(wire))
     if listed > taken:
+        # past MAX_TOOLS a server's pages are read no further (`UpstreamSession.list_tools`): the
+        # count read is then not how many the server has
+        how_many, which = (str(listed), f"the {listed - taken}")
+        if listed > MAX_TOOLS:
+            how_many, which = f"more than {MAX_TOOLS}", "those"
         problems.append(
             Problem(
                 "/tools",
-                f"the server listed {listed} tools; the gateway takes at most the first {MAX_TOOLS}, "
-                f"{MAX_TOOLS_BYTES} bytes of JSON in all: the {listed - taken} from tool {taken} on "
-                "are left out",
+                f"the server listed {how_many} tools; the gateway takes at most the first {MAX_TOOLS}, "
+                f"{MAX_TOOLS_BYTES} bytes of JSON in all: {which} from tool {taken} on are left out",
             )
         )
     named = [(index, entry) for index, entry in candidates if _has_name(entry, index, problems)]

@@ -291,7 +291,9 @@ def with_snapshot(entry: CatalogEntry, snapshot: Snapshot | None) -> CatalogEntr
     left_out = sum(p.severity == "error" for p in problems)
     if left_out:
         logger.info(
-            "%s: %d tools its MCP server listed are left out (`aai-gateway scan` says why)", app.id, left_out
+            "%s: tools its MCP server listed are left out (%d problems: `aai-gateway scan` says which)",
+            app.id,
+            left_out,
         )
     state = ServerToolsState(snapshot.taken_at, False, snapshot.server, snapshot.listed)
     return replace(entry, card=card_of(updated), held=updated, server_tools=state, server_problems=problems)
