@@ -59,8 +59,18 @@ def test_the_index_says_how_to_get_the_details_of_chosen_operations() -> None:
 
 
 def test_an_app_without_an_entry_is_sent_to_search_for_details() -> None:
-    guide = render_guide(big_app(150))
-    assert "operations" not in section(guide, "## Operation details").split("aai_search")[0]
+    details = section(render_guide(big_app(150), reference="com.example.test"), "## Operation details")
+    assert (
+        '- aai_search({"app": "com.example.test", "query": "operation_0000 operation_0001"}) gives the '
+        "parameters and an example call of each operation it names." in details
+    )
+    assert "app_" not in details and '"operations"' not in details
+
+
+def test_an_index_with_a_long_reference_and_no_entry_stays_within_the_bound() -> None:
+    guide = render_guide(big_app(1_000), reference="https://" + "sub." * 60 + "example.com")
+    assert len(guide) <= GUIDE_MAX_CHARS
+    assert 'or read them all a page at a time with aai_search({"app": "https://sub.' in guide
 
 
 def test_an_index_of_a_thousand_operations_counts_the_ones_it_cannot_list() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aai_gateway.search import MAX_LIMIT, SearchIndex
+from aai_gateway.search import MAX_LIMIT, IndexedApp, SearchIndex
 
 from .catalog import app, catalog, tool
 
@@ -64,3 +64,54 @@ def test_the_limit_defaults_to_ten() -> None:
 
 def test_an_empty_catalog_answers_nothing() -> None:
     assert SearchIndex([]).search("github", 5) == []
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def readers(count: int) -> list[IndexedApp]:
+    return [
+        app(f"app{n:02d}", {"en": f"Reader {n}"}, "Reads books", [tool("read_book", "Read a book")])
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("size", [1, 7, 10])
+def test_pages_of_any_size_follow_one_order_with_nothing_repeated_or_left_out(size: int) -> None:
+    index = SearchIndex(readers(30))  # 60 entries match: past the depth the two readings fuse
+    whole = [(hit.app.id, hit.tool) for hit in index.page("read book", MAX_LIMIT).hits]
+    paged: list[tuple[str, str | None]] = []
+    offset = 0
+    while True:
+        page = index.page("read book", size, offset=offset)
+        paged += [(hit.app.id, hit.tool) for hit in page.hits]
+        offset += size
+        if not page.more:
+            break
+    assert len(paged) == 60 and len(set(paged)) == 60
+    assert paged[:MAX_LIMIT] == whole
+    assert [hit.score for hit in index.page("read book", MAX_LIMIT).hits] == sorted(
+        (hit.score for hit in index.page("read book", MAX_LIMIT).hits), reverse=True
+    )
+
+
+def test_a_page_past_the_last_result_is_empty_with_nothing_more() -> None:
+    page = SearchIndex(readers(3)).page("read book", 10, offset=6)
+    assert page.hits == [] and not page.more
+    assert SearchIndex(readers(3)).page("read book", 10, offset=10**12).hits == []  # capped, not a crash
+
+
+def test_within_an_app_the_operations_a_query_names_come_first_in_its_order() -> None:
+    hits = INDEX.search("list_pull_requests create_issue", 10, app=GITHUB)
+    names = [hit.tool for hit in hits]
+    assert names[:2] == ["list_pull_requests", "create_issue"]
+    assert len(names) == len(set(names))
+
+
+def test_within_an_app_a_blank_query_pages_through_its_operations_in_order() -> None:
+    operations = [t.name for t in GITHUB.operations]
+    first = INDEX.page("", 2, app=GITHUB)
+    second = INDEX.page("", 2, offset=2, app=GITHUB)
+    assert [h.tool for h in first.hits] == operations[:2] and first.more
+    assert [h.tool for h in second.hits] == operations[2:4]
+    assert not INDEX.page("", 2, offset=len(operations) - 2, app=GITHUB).more

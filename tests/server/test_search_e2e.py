@@ -85,6 +85,10 @@ async def test_aai_search_with_an_app_gives_the_details_of_its_matching_operatio
         ({"query": "x", "limit": "5"}, "/limit"),
         ({"query": "x", "limit": True}, "/limit"),
         ({"query": "x", "app": ""}, "/app"),
+        ({"query": "x", "offset": -1}, "/offset"),
+        ({"query": "x", "offset": 10_001}, "/offset"),
+        ({"query": "x", "offset": 1.5}, "/offset"),
+        ({"query": "x", "offset": False}, "/offset"),
     ],
 )
 async def test_bad_search_arguments_are_invalid_params_naming_the_argument(
@@ -213,3 +217,39 @@ async def test_a_150_operation_app_answers_an_index_and_the_details_of_the_opera
     assert found.structured_content is not None
     assert [r["tool"] for r in found.structured_content["results"]] == ["op_042"]
     assert "### op_042" in text_of(found)
+
+
+async def test_pages_of_results_say_where_they_are_and_how_to_read_on(gateway: Client) -> None:
+    first = await gateway.call_tool("aai_search", {"query": "echo", "limit": 1})
+    second = await gateway.call_tool("aai_search", {"query": "echo", "limit": 1, "offset": 1})
+    past = await gateway.call_tool("aai_search", {"query": "echo", "offset": 1000})
+
+    assert 'More follow: call aai_search again as before, with {"offset": 1}.' in text_of(first)
+    assert text_of(second).startswith('Apps and operations matching "echo", best first, 2:')
+    assert "\n2. `" in text_of(second)
+    assert text_of(past) == 'No more results for "echo" after the first 1000.\n'
+    assert past.structured_content == {"results": []}
+
+
+async def test_an_app_that_is_not_listed_is_read_page_by_page_through_aai_search_alone(
+    apps_dir: Path, mode: str
+) -> None:
+    """Clients may refuse to call a tool tools/list does not list: nothing points to one."""
+    write_json(apps_dir / "big.json", big_app(150))
+    listing_config(apps_dir, '[listing]\nmax_apps = 1\npinned = ["dev.test.adapter"]\n')
+    async with connected(apps_dir, mode) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        guide = text_of(await client.call_tool("app_dev_test_big", {}))
+        first = await client.call_tool("aai_search", {"query": "", "app": "dev.test.big"})
+        last = await client.call_tool("aai_search", {"query": "", "app": "dev.test.big", "offset": 140})
+        named = await client.call_tool("aai_search", {"query": "op_149 op_007", "app": "dev.test.big"})
+    assert "app_dev_test_big" not in names and "app_dev_test_big" not in guide
+    assert 'aai_search({"app": "dev.test.big", "query": "op_000 op_001"})' in guide
+    assert first.structured_content is not None and last.structured_content is not None
+    assert [r["tool"] for r in first.structured_content["results"]] == [f"op_{i:03d}" for i in range(10)]
+    assert "# Big (dev.test.big): operations 1-10 of 150" in text_of(first)
+    assert 'with {"offset": 10}.' in text_of(first)
+    assert [r["tool"] for r in last.structured_content["results"]] == [f"op_{i:03d}" for i in range(140, 150)]
+    assert "operations 141-150 of 150" in text_of(last) and "More follow" not in text_of(last)
+    assert named.structured_content is not None
+    assert [r["tool"] for r in named.structured_content["results"]][:2] == ["op_149", "op_007"]

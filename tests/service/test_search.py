@@ -240,10 +240,10 @@ async def test_an_index_reads_the_texts_of_its_apps_a_batch_at_a_time() -> None:
 
     searcher = service_search.Searcher(texts_by_batch)
     searcher.reset([(card_of(app), [tool.name for tool in app.tools]) for app in apps])
-    hits = await searcher.search("app01000", 3)
+    hits = (await searcher.search("app01000", 3)).hits
     assert asked == [service_search.TEXTS_BATCH, service_search.TEXTS_BATCH, 1]
     assert hits[0].app.id == "dev.test.app01000"
-    pong = await searcher.search("answer with pong", 1)
+    pong = (await searcher.search("answer with pong", 1)).hits
     assert (pong[0].tool, pong[0].description) == ("ping", "Answer with pong")  # its one line, kept
 
 

@@ -20,7 +20,6 @@ MAX_SUMMARY = 120  # characters of an operation's one-line description
 MAX_NAME = 100  # characters of an operation's name in its line
 _SHORTEST_SENTENCE = 12  # a full stop earlier than this is an abbreviation ("e.g. ")
 _HEADER_SHARE = 4  # App Info and Authentication take at most 1/4 of the bound
-_TAIL_ROOM = 1_500  # kept for the line counting what is left out, the details part and the footer
 
 
 def render_index(app: AppDescriptor, options: GuideOptions) -> str:
@@ -39,7 +38,14 @@ def render_index(app: AppDescriptor, options: GuideOptions) -> str:
         "Operation details below) before running them.",
         "",
     ]
-    room = options.max_chars - text_size(head) - _TAIL_ROOM
+    tail = ["", "## Operation details", "", *_details(app, options), ""]
+    tail += ["---", "", f"Use {options.exec_tool} to execute an operation once you have its details."]
+    room = (
+        options.max_chars
+        - text_size(head)
+        - text_size(tail)
+        - text_size([_more_line(count, reference, options)])
+    )
     listed: list[str] = []
     for tool in app.tools:
         line = _operation_line(tool, options)
@@ -49,14 +55,19 @@ def render_index(app: AppDescriptor, options: GuideOptions) -> str:
         listed.append(line)
     lines = [*head, *listed]
     if len(listed) < count:
-        search = call_json({"app": reference, "query": "<what you want to do>"})
-        lines.append(
-            f"- … and {count - len(listed)} more operations, not listed here: find them with "
-            f"{options.search_tool}({search})."
-        )
-    lines += ["", "## Operation details", "", *_details(app, options), ""]
-    lines += ["---", "", f"Use {options.exec_tool} to execute an operation once you have its details."]
+        lines.append(_more_line(count - len(listed), reference, options))
+    lines += tail
     return "\n".join(lines) + "\n"
+
+
+def _more_line(left_out: int, reference: str, options: GuideOptions) -> str:
+    search = call_json({"app": reference, "query": "<what you want to do>"})
+    every = call_json({"app": reference, "query": ""})
+    return (
+        f"- … and {left_out} more operations, not listed here: find them with "
+        f"{options.search_tool}({search}), or read them all a page at a time with "
+        f"{options.search_tool}({every})."
+    )
 
 
 def _operation_line(tool: Tool, options: GuideOptions) -> str:
@@ -83,12 +94,10 @@ def _details(app: AppDescriptor, options: GuideOptions) -> list[str]:
     example = [tool.name for tool in app.tools[:2]]
     reference = options.reference_of(app)
     search = call_json({"app": reference, "query": "<what you want to do>"})
-    lines = []
-    if options.entry_tool is not None:
-        lines.append(
-            f"- {capped(details_call(app, example, options), MAX_HEADER_LINE)} gives the parameters "
-            "and an example call of each operation named in `operations`."
-        )
+    lines = [
+        f"- {capped(details_call(app, example, options), MAX_HEADER_LINE)} gives the parameters "
+        "and an example call of each operation it names."
+    ]
     lines.append(
         f"- {options.search_tool}({search}) finds this app's operations for a task, with their parameters "
         "and an example call."

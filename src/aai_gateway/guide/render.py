@@ -63,15 +63,20 @@ def guide_with(app: AppDescriptor, options: GuideOptions) -> str:
 
 
 def render_operations(
-    app: AppDescriptor, names: Sequence[str], options: GuideOptions, *, title: str | None = None
+    app: AppDescriptor,
+    names: Sequence[str],
+    options: GuideOptions,
+    *,
+    title: str | None = None,
+    more: str | None = None,
 ) -> str:
     """The full details of the operations `names` (in that order; names the app lacks are left
     out), at most `options.max_chars` long: the operations that do not fit are named at the end,
-    with how to ask for them. The first one is always shown (a section is bounded well below a
-    guide's bound)."""
+    with how to ask for them, then `more` (how to read on). The first one is always shown (a
+    section is bounded well below a guide's bound)."""
     tools = [tool for name in dict.fromkeys(names) if (tool := app.tool(name)) is not None]
     lines = [title or f"# {app.names.lookup(options.locale)}: operation details", ""]
-    footer = _footer(options.exec_tool)
+    footer = [*([capped(more), ""] if more else []), *_footer(options.exec_tool)]
     size = text_size(lines) + text_size(footer)
     first_returning: dict[str, str] = {}
     left_out: list[str] = []

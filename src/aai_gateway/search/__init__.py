@@ -2,9 +2,9 @@
 
 Pure: an index is built from apps' cards and their operations' texts (`IndexedApp`) and answers
 queries; it reads no file (but the lexicon shipped with the package) and asks no server. The
-interface (`SearchIndex`, `SearchHit`, `IndexedApp`) is what the service layer uses. How it
-matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes (corpus.py) and how it
-scores (scoring.py) are described in those modules and in docs/decisions.md ("Search").
+interface (`SearchIndex`, `SearchPage`, `SearchHit`, `IndexedApp`) is what the service layer
+uses. How it matches (tokens.py, lexicon.py, spelling.py, query.py), what it indexes (corpus.py)
+and how it scores (scoring.py) are described in those modules and in docs/decisions.md ("Search").
 
 Heavy libraries (numpy, OpenCC, PyStemmer, rapidfuzz) are imported when the first index is
 built, not when this package is imported.
@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
+MAX_OFFSET = 10_000
+"""How many results a page may start after: every operation of an app of 10,000 is one page away."""
 
 if TYPE_CHECKING:
     from .corpus import IndexedApp
-    from .index import SearchHit, SearchIndex
+    from .index import SearchHit, SearchIndex, SearchPage
 
-_FROM_INDEX = frozenset({"SearchHit", "SearchIndex"})
+_FROM_INDEX = frozenset({"SearchHit", "SearchIndex", "SearchPage"})
 
 
 def __getattr__(name: str) -> Any:
@@ -38,4 +40,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "IndexedApp", "SearchHit", "SearchIndex"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_OFFSET", "IndexedApp", "SearchHit", "SearchIndex", "SearchPage"]

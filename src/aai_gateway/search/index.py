@@ -10,7 +10,7 @@ from typing import Any
 
 from ..bulk import without_cyclic_gc
 from ..descriptor.card import AppCard
-from . import DEFAULT_LIMIT, MAX_LIMIT
+from . import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from .corpus import Corpus, IndexedApp, short_forms
 from .language import language_of
 from .lexicon import READING_CONCEPTS, Lexicon, default_lexicon
@@ -33,7 +33,8 @@ descriptor writes (`Stell`, `Kiste`), not a typo, and its corrections (`star`) a
 NAMED_APP_LEAD = 1.05
 """How far an app that the query names leads the best of its operations."""
 FUSED_DEPTH = 20
-"""Results of each reading of a query that the fusion ranks (`SearchIndex._ranked`)."""
+"""Results of each reading of a query that the fusion ranks (`SearchIndex._ranked`); those after
+follow in each reading's order, so that every page of a query's results comes from one order."""
 RANK_OFFSET = 1.0
 """Reciprocal rank fusion: a result at rank r (0 first) of a reading scores share / (this + r)."""
 LITERAL_SHARE = 0.3
@@ -55,6 +56,14 @@ class SearchHit:
     tool: str | None
     score: float
     description: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    """A page of results, and whether more follow it."""
+
+    hits: list[SearchHit]
+    more: bool
 
 
 class SearchIndex:
@@ -125,62 +134,102 @@ class SearchIndex:
     def search(
         self, query: str, limit: int = DEFAULT_LIMIT, *, app: IndexedApp | None = None
     ) -> list[SearchHit]:
-        """The best matches for `query`, best first, at most `limit` (capped at MAX_LIMIT; 0 or
-        less: none). With `app`, only that app's operations; with `app` and a blank query, all of
-        them in descriptor order.
+        """The best matches for `query`, best first, at most `limit` (`page`'s first)."""
+        return self.page(query, limit, app=app).hits
+
+    def page(
+        self, query: str, limit: int = DEFAULT_LIMIT, *, offset: int = 0, app: IndexedApp | None = None
+    ) -> SearchPage:
+        """The matches for `query` from the `offset`-th best on, at most `limit` (capped at
+        MAX_LIMIT, `offset` at MAX_OFFSET; a limit of 0 or less: none). With `app`, only that app's
+        operations, those the query names exactly (`list_issues`, or `get_issue list_issues`)
+        first; with `app` and a blank query, all of them in descriptor order.
 
         Hostile input is bounded: the query is cut to 1,000 characters and 128 distinct terms;
         characters that are neither letters nor digits (controls, emoji, lone surrogates,
         punctuation) only separate words."""
         limit = max(0, min(int(limit), MAX_LIMIT))
+        offset = max(0, min(int(offset), MAX_OFFSET))
         if limit == 0:
-            return []
+            return SearchPage([], more=False)
         if app is not None:
-            return self._search_app(query, limit, app)
-        return self._ranked(query, limit, None)
+            return self._page_of_app(query, limit, offset, app)
+        return self._paged(self._ranked(query, offset + limit + 1, None), limit, offset)
 
-    def _search_app(self, query: str, limit: int, app: IndexedApp) -> list[SearchHit]:
+    def _page_of_app(self, query: str, limit: int, offset: int, app: IndexedApp) -> SearchPage:
         number = self._corpus.app_numbers.get(app.card.key)
         if number is None:
             # an app this index was not built with (e.g. discovered since): its own small index
-            return SearchIndex([app], concepts=self._concepts).search(query, limit, app=app)
+            return SearchIndex([app], concepts=self._concepts).page(query, limit, offset=offset, app=app)
         span = self._corpus.entries_of(number)
+        operations = range(span.start + 1, span.stop)
         if not query.strip():
-            entries = [self._corpus.entry(i) for i in span[1 : 1 + limit]]
-            return [SearchHit(e.app, e.tool, 0.0, e.description) for e in entries]
-        return self._ranked(query, limit, range(span.start + 1, span.stop))
+            return self._paged([(i, 0.0) for i in operations[: offset + limit + 1]], limit, offset)
+        named = self._named_operations(query, operations)
+        count = offset + limit + 1 + len(named)
+        ranked = [(i, score) for i, score in self._ranked(query, count, operations) if i not in named]
+        top = ranked[0][1] if ranked else 1.0
+        return self._paged([*((i, top) for i in named), *ranked], limit, offset)
 
-    def _ranked(self, query: str, limit: int, within: range | None) -> list[SearchHit]:
-        """The query read twice: with the lexicon (the concepts its words name) and literally
+    def _named_operations(self, query: str, operations: range) -> list[int]:
+        """The entries of `operations` whose names the query says exactly (ignoring case), as a
+        whole or word by word, in the order it says them."""
+        wanted = [query.strip().casefold(), *query.casefold().replace(",", " ").split()]
+        by_name: dict[str, int] = {}
+        for i in operations:
+            by_name.setdefault(str(self._corpus.entry(i).tool).casefold(), i)
+        return list(dict.fromkeys(by_name[word] for word in wanted if word in by_name))
+
+    def _paged(self, ordered: list[tuple[int, float]], limit: int, offset: int) -> SearchPage:
+        """The page of `ordered` (entries with their scores, best first) at `offset`."""
+        hits = []
+        for i, score in ordered[offset : offset + limit]:
+            entry = self._corpus.entry(i)
+            hits.append(SearchHit(entry.app, entry.tool, round(score, 4), entry.description))
+        return SearchPage(hits, more=len(ordered) > offset + limit)
+
+    def _ranked(self, query: str, count: int, within: range | None) -> list[tuple[int, float]]:
+        """The first `count` entries (with their scores) for `query`, best first.
+
+        The query is read twice: with the lexicon (the concepts its words name) and literally
         (its words alone). The lexicon finds what people mean in other words, and also reads
         words as what they do not mean here (`night` as lodging, `trace` as a parcel): on the
         thirteenth query set, each reading alone found two fifths of what the other missed. The
-        two rankings are fused by reciprocal rank, the lexicon's weighing more: what both rank
-        high leads, and what only one finds still has its place near the top."""
+        two rankings' first FUSED_DEPTH are fused by reciprocal rank, the lexicon's weighing more:
+        what both rank high leads, and what only one finds still has its place near the top. The
+        rest follow, the lexicon's reading's first."""
         read, looks = self._scores(query, self._lexicon, within)
         if read is None:
             return []
         readings = [(1.0, read)]
         if self._lexicon is not None:  # without one (`concepts=False`), the literal reading is all
             readings.append((LITERAL_SHARE, self._scores(query, None, within, looks=looks)[0]))
+        best = [
+            (share, self._best(scores, max(count, FUSED_DEPTH) + FUSED_DEPTH)) for share, scores in readings
+        ]
         fused: dict[int, float] = {}
-        for share, scores in readings:
-            for rank, i in enumerate(
-                self._best(scores, max(limit, FUSED_DEPTH)) if scores is not None else ()
-            ):
+        for share, ranked in best:
+            for rank, i in enumerate(ranked[:FUSED_DEPTH]):
                 fused[i] = fused.get(i, 0.0) + share / (RANK_OFFSET + rank)
-        offset = within.start if within is not None else 0
-        hits: list[SearchHit] = []
-        for i in sorted(fused, key=lambda i: (-fused[i], i))[:limit]:
-            entry = self._corpus.entry(i + offset)
-            hits.append(SearchHit(entry.app, entry.tool, round(fused[i], 4), entry.description))
-        return hits
+        order = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
+        last = order[-1][1] if order else 0.0
+        for share, ranked in best:
+            for rank, i in enumerate(ranked[FUSED_DEPTH:], start=FUSED_DEPTH):
+                if len(order) >= count:
+                    break
+                if i not in fused:
+                    fused[i] = last = min(last, share / (RANK_OFFSET + rank))
+                    order.append((i, last))
+        start = within.start if within is not None else 0
+        return [(i + start, score) for i, score in order[:count]]
 
     @staticmethod
-    def _best(scores: Any, count: int) -> list[int]:
+    def _best(scores: Any | None, count: int) -> list[int]:
         """The positions of the `count` highest positive scores, best first (ties: lower first)."""
         import numpy as np  # noqa: PLC0415
 
+        if scores is None:
+            return []
         count = min(count, len(scores))
         best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
         return sorted((int(i) for i in best if scores[i] > 0), key=lambda i: (-float(scores[i]), i))

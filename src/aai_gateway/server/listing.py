@@ -12,7 +12,7 @@ from typing import Any
 import mcp_types as types
 
 from ..errors import InvalidArgumentError
-from ..search import DEFAULT_LIMIT, MAX_LIMIT
+from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from ..service import Gateway, Listing
 from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
 from ..service.search import SearchAnswer
@@ -77,6 +77,13 @@ def aai_search_tool(style: str, listing: Listing) -> types.Tool:
                 "query": {"type": "string", "description": "What to do, or an app or operation name"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT},
                 "app": {"type": "string", "description": "Only this app's operations (an app id)"},
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_OFFSET,
+                    "default": 0,
+                    "description": "Results to skip: the next page",
+                },
             },
             "required": ["query"],
         },
@@ -157,8 +164,9 @@ class ToolList:
 # --------------------------------------------------------------------------- arguments
 
 
-def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None]:
-    """`query`, `limit` and `app` of an `aai_search` call; INVALID_PARAMS naming the argument."""
+def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None, int]:
+    """`query`, `limit`, `app` and `offset` of an `aai_search` call; INVALID_PARAMS naming the
+    argument."""
     query = arguments.get("query")
     app = arguments.get("app")
     if app is not None and (not isinstance(app, str) or not app.strip()):
@@ -177,14 +185,20 @@ def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None]:
             "operations of the app given in 'app')",
             path="/query",
         )
-    limit = arguments.get("limit", DEFAULT_LIMIT)
-    whole = isinstance(limit, int) or (isinstance(limit, float) and limit.is_integer())
-    if isinstance(limit, bool) or not whole or not 1 <= limit <= MAX_LIMIT:
+    limit = _whole_number(arguments, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    offset = _whole_number(arguments, "offset", 0, 0, MAX_OFFSET)
+    return query, limit, app, offset
+
+
+def _whole_number(arguments: dict[str, Any], name: str, default: int, lowest: int, highest: int) -> int:
+    value = arguments.get(name, default)
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or not lowest <= value <= highest:
         raise InvalidArgumentError(
-            f"argument 'limit' must be a whole number from 1 to {MAX_LIMIT}, not {_shown(limit)}",
-            path="/limit",
+            f"argument '{name}' must be a whole number from {lowest} to {highest}, not {_shown(value)}",
+            path=f"/{name}",
         )
-    return query, int(limit), app
+    return int(value)
 
 
 def operations_argument(arguments: dict[str, Any]) -> list[str] | None:

@@ -27,7 +27,7 @@ from ..guide import GuideOptions, guide_with, render_operations
 from .app_entries import AppEntries, Listing, pin_of
 from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
 from .rendered_guides import RenderedGuides
-from .search import SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app, in_app_order
+from .search import Asked, SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app
 
 logger = logging.getLogger(__name__)
 MAX_CLOSE_MATCHES_FOR = 5  # unknown operation names an error names, with their closest names
@@ -113,13 +113,15 @@ class Disclosure:
     # ----------------------------------------------------------------- guides
 
     def options(self, app: AppDescriptor, locale: str | None = None) -> GuideOptions:
+        """How `app`'s guides are written. They name only tools that tools/list lists: the app's
+        entry when listed, else the search tool (clients may refuse to call a tool not listed)."""
         entry = self.app_entries.for_app(app)
         return GuideOptions(
             locale=locale or self.locale,
             exec_tool=self.exec_tool,
             unavailable=self.unavailable(app),
             reference=self.reference_for(app),
-            entry_tool=entry.tool_name if entry is not None else None,
+            entry_tool=entry.tool_name if entry is not None and self.app_entries.is_listed(app) else None,
             search_tool=self.search_tool,
         )
 
@@ -148,25 +150,24 @@ class Disclosure:
 
     # ----------------------------------------------------------------- search
 
-    async def search(self, query: str, limit: int) -> SearchAnswer:
+    async def search(self, asked: Asked) -> SearchAnswer:
         """The best-matching apps and operations among every listable app, listed or not."""
-        hits = await self.searcher.search(query, limit)
+        page = await self.searcher.search(asked.query, asked.limit, asked.offset)
         return answer_across(
-            query,
-            hits,
+            asked,
+            page,
             reference_of=self._reference_of_listable,
             listed_entry=self._listed_entry_name,
             search_tool=self.search_tool,
             exec_tool=self.exec_tool,
         )
 
-    async def search_in(self, app: AppDescriptor, query: str, limit: int) -> SearchAnswer:
-        """`app`'s operations matching `query` with their full details; all of them, in order,
-        for a blank query."""
+    async def search_in(self, app: AppDescriptor, asked: Asked) -> SearchAnswer:
+        """`app`'s operations matching the query with their full details (those it names first);
+        all of them, in order, for a blank query."""
         tools = self.runnable_tools(app)
-        hits = await self.searcher.search_app(query, limit, app, tools) if query.strip() else []
-        hits = in_app_order(app, tools, query, hits, limit)
-        return answer_in_app(query, app, hits, self.options(app), len(tools))
+        page = await self.searcher.search_app(asked.query, asked.limit, asked.offset, app, tools)
+        return answer_in_app(asked, app, page, self.options(app), len(tools))
 
     def _reference_of_listable(self, app: AppCard) -> str:
         """The reference of an app of the index (which may hold a copy with fewer tools)."""

@@ -38,7 +38,7 @@ from .disclosure import Disclosure
 from .naming import AAI_EXEC, ToolNameStyle
 from .permissions import PermissionPrompter, permission_asker, permission_prompters_of
 from .resolve import AppDirectory, resolve_tool
-from .search import SearchAnswer
+from .search import Asked, SearchAnswer
 
 logger = logging.getLogger(__name__)
 
@@ -205,13 +205,17 @@ class Gateway:
         given `operations`); UNKNOWN_TOOL naming the closest names for names it lacks."""
         return self._shown.operations(await self.ensure_tools(self.descriptor_of(app)), names, locale)
 
-    async def search(self, query: str, limit: int = DEFAULT_LIMIT, app: str | None = None) -> SearchAnswer:
+    async def search(
+        self, query: str, limit: int = DEFAULT_LIMIT, app: str | None = None, offset: int = 0
+    ) -> SearchAnswer:
         """`aai_search`: the best-matching apps and operations among every app tools/list could
         list (listed or not); with `app` (any reference `aai_exec` accepts), that app's
-        operations with their full details, all of them in order for a blank query."""
+        operations with their full details, all of them in order for a blank query. `offset`:
+        the page's first result, counted from 0."""
+        asked = Asked(query, limit, offset)
         if app is None:
-            return await self._shown.search(query, limit)
-        return await self._shown.search_in(await self.ensure_tools(self.resolve(app)), query, limit)
+            return await self._shown.search(asked)
+        return await self._shown.search_in(await self.ensure_tools(self.resolve(app)), asked)
 
     async def prepare_search(self) -> int | None:
         """When tools/list is bounded (agents then reach apps through `aai_search`), builds the

@@ -23,14 +23,14 @@ from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
-from ..search import DEFAULT_LIMIT, MAX_LIMIT
+from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
 TEXTS_BATCH = 500
 """Apps whose texts are read at once while an index is built."""
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SearchAnswer", "SearchResult", "Searcher"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_OFFSET", "SearchAnswer", "SearchResult", "Searcher"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,23 +133,29 @@ class Searcher:
         if self._index is None:
             await self._current()
 
-    async def search(self, query: str, limit: int) -> list[engine.SearchHit]:
-        """The best matches among every app."""
+    async def search(self, query: str, limit: int, offset: int = 0) -> engine.SearchPage:
+        """The best matches among every app, from the `offset`-th on."""
         index = await self._current()
-        return await anyio.to_thread.run_sync(lambda: index.search(query, limit))
+        return await anyio.to_thread.run_sync(lambda: index.page(query, limit, offset=offset))
 
     async def search_app(
-        self, query: str, limit: int, app: AppDescriptor, tools: Sequence[Tool]
-    ) -> list[engine.SearchHit]:
-        """The best matches among `tools` of `app`: from the shared index when it holds the app,
-        else from an index of the app alone (a web app that is not pinned)."""
+        self, query: str, limit: int, offset: int, app: AppDescriptor, tools: Sequence[Tool]
+    ) -> engine.SearchPage:
+        """The best matches among `tools` of `app`, from the `offset`-th on: from the shared
+        index when it holds the app, else from an index of the app alone (a web app that is not
+        pinned). A blank query: `tools` in order."""
+        if not query.strip():
+            card = card_of(app)
+            page = tools[offset : offset + limit]
+            hits = [engine.SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in page]
+            return engine.SearchPage(hits, more=len(tools) > offset + limit)
         names = {tool.name for tool in tools}
         alone = engine.IndexedApp(card_of(app), tuple(t for t in texts_of(app) if t.name in names))
         if app_key(app) not in self._apps:
             index = await anyio.to_thread.run_sync(lambda: engine.SearchIndex([alone]))
-            return await anyio.to_thread.run_sync(lambda: index.search(query, limit, app=alone))
+            return await anyio.to_thread.run_sync(lambda: index.page(query, limit, offset=offset, app=alone))
         shared = await self._current()
-        return await anyio.to_thread.run_sync(lambda: shared.search(query, limit, app=alone))
+        return await anyio.to_thread.run_sync(lambda: shared.page(query, limit, offset=offset, app=alone))
 
     async def _current(self) -> engine.SearchIndex:
         if self._index is not None:
@@ -188,26 +194,27 @@ def app_key(app: AppIdentity) -> tuple[str, str]:
     return (str(app.binding), app.id)
 
 
-def in_app_order(
-    app: AppDescriptor, tools: Sequence[Tool], query: str, hits: list[engine.SearchHit], limit: int
-) -> list[engine.SearchHit]:
-    """The hits of a search restricted to `app`: with a blank query, its first `limit` operations
-    in order; an operation named exactly by the query comes first."""
-    card = card_of(app)
-    if not query.strip():
-        return [engine.SearchHit(card, tool.name, 0.0, short(tool.description)) for tool in tools[:limit]]
-    wanted = query.strip().casefold()
-    exact = next((tool for tool in tools if tool.name.casefold() == wanted), None)
-    if exact is None or (hits and hits[0].tool == exact.name):
-        return hits
-    top = hits[0].score if hits else 1.0
-    rest = [hit for hit in hits if hit.tool != exact.name]
-    return [engine.SearchHit(card, exact.name, top, short(exact.description)), *rest][:limit]
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What an `aai_search` call asked: its query, and the page (`offset`, `limit`)."""
+
+    query: str
+    limit: int = DEFAULT_LIMIT
+    offset: int = 0
+
+    def span(self, shown: int) -> str:
+        """Which results a page of `shown` holds, counted from 1 (11 to 20: `11-20`)."""
+        return f"{self.offset + 1}-{self.offset + shown}" if shown > 1 else str(self.offset + 1)
+
+    def next_page(self, search_tool: str) -> str:
+        # the same call again, not quoted back: a query may be long, and the agent has it
+        following = call_json({"offset": self.offset + self.limit})
+        return f"More follow: call {search_tool} again as before, with {following}."
 
 
 def answer_across(
-    query: str,
-    hits: Sequence[engine.SearchHit],
+    asked: Asked,
+    page: engine.SearchPage,
     *,
     reference_of: Callable[[AppCard], str],
     listed_entry: Callable[[AppCard], str | None],
@@ -215,24 +222,32 @@ def answer_across(
     exec_tool: str,
 ) -> SearchAnswer:
     """The answer to a search over every app: one line per result and what to call next."""
+    hits = page.hits
     results = tuple(_result(hit, reference_of(hit.app)) for hit in hits)
     if not results:
-        return SearchAnswer((), _nothing_found(query))
-    lines = [f"Apps and operations matching {_quoted(query)}, best first:", ""]
-    for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=1):
+        if asked.offset:
+            return SearchAnswer(
+                (), f"No more results for {_quoted(asked.query)} after the first {asked.offset}.\n"
+            )
+        return SearchAnswer((), _nothing_found(asked.query))
+    which = f", {asked.span(len(results))}" if asked.offset else ""
+    lines = [f"Apps and operations matching {_quoted(asked.query)}, best first{which}:", ""]
+    for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=asked.offset + 1):
         what = f"`{result.tool}` of `{result.app}`" if result.tool else f"`{result.app}` (app)"
         lines.append(f"{number}. {what}: {result.description or '(no description)'}")
         lines.append(f"   Next: {_next_call(result, listed_entry(hit.app), search_tool)}")
-    lines += ["", f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
+    lines += [""] + ([asked.next_page(search_tool)] if page.more else [])
+    lines += [f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
     return SearchAnswer(results, "\n".join(lines) + "\n")
 
 
 def answer_in_app(
-    query: str, app: AppDescriptor, hits: Sequence[engine.SearchHit], options: GuideOptions, total: int
+    asked: Asked, app: AppDescriptor, page: engine.SearchPage, options: GuideOptions, total: int
 ) -> SearchAnswer:
     """The answer to a search restricted to `app`: the details of each matching operation."""
+    query = asked.query
     reference = options.reference_of(app)
-    results = tuple(_result(hit, reference) for hit in hits)
+    results = tuple(_result(hit, reference) for hit in page.hits)
     name = app.names.lookup(options.locale)
     if not results and total == 0:
         reasons = sorted({short(reason) for reason in (options.unavailable or {}).values()})
@@ -243,6 +258,13 @@ def answer_in_app(
             else f"{name} ({reference}) has no operations.\n"
         )
         return SearchAnswer((), text)
+    if not results and asked.offset:
+        which = f"matches {_quoted(query)}" if query.strip() else "runs here"
+        text = (
+            f"No more operations of {name} ({reference}, {total} that run here) {which} "
+            f"after the first {asked.offset}.\n"
+        )
+        return SearchAnswer((), text)
     if not results:
         everything = call_json({"app": reference, "query": ""})
         text = (
@@ -250,11 +272,15 @@ def answer_in_app(
             f"{_quoted(query)}. {options.search_tool}({everything}) lists them all.\n"
         )
         return SearchAnswer((), text)
-    which = f"matching {_quoted(query)}" if query.strip() else f"{len(results)} of {total}"
+    span = asked.span(len(results))
+    if query.strip():
+        which = f"matching {_quoted(query)}" + (f", {span}" if asked.offset or page.more else "")
+    else:
+        which = f"{span} of {total}"
     title = f"# {name} ({reference}): operations {which}"
-    return SearchAnswer(
-        results, render_operations(app, [r.tool for r in results if r.tool], options, title=title)
-    )
+    more = asked.next_page(options.search_tool) if page.more else None
+    chosen = [r.tool for r in results if r.tool]
+    return SearchAnswer(results, render_operations(app, chosen, options, title=title, more=more))
 
 
 def short(text: str) -> str:
