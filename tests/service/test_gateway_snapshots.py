@@ -228,3 +228,22 @@ async def test_a_refresh_of_an_app_that_declares_its_tools_is_refused(setup: Set
 
     assert refused.value.code is ErrorCode.INVALID_REQUEST
     assert "declares its tools in its descriptor" in refused.value.message
+
+
+async def test_a_search_before_the_server_was_asked_says_which_operations_it_could_not_search(
+    setup: Setup,
+) -> None:
+    gateway = setup.gateway()
+
+    before = await gateway.search("convert a time zone")
+    nothing = await gateway.search("zzyzx quux")
+    asked_before = list(setup.executor.taken)
+    within = await gateway.search("convert", app=APP)
+    after = await gateway.search("convert a time zone")
+
+    note = f"the operations of 1 app whose MCP servers have not been asked for them yet (`{APP}`)."
+    assert note in before.text and note in nothing.text
+    assert "convert" not in [r.tool for r in before.results] and asked_before == []
+    assert next(r.tool for r in within.results) == "convert" and setup.executor.taken == [APP]
+    assert (APP, "convert") in [(r.app, r.tool) for r in after.results]
+    assert "Not searched" not in after.text

@@ -55,6 +55,7 @@ class Disclosure:
         self.searcher = Searcher(texts_of)
         self.rendered = RenderedGuides()
         self._pin_problems: list[str] = []
+        self._unread: list[AppCard] = []
 
     @property
     def listing(self) -> Listing:
@@ -76,6 +77,7 @@ class Disclosure:
         runs = RunsHere(self.registry)
         found = [(app, runs.operations(app)) for app in [*apps, *(a for a in web_apps if pin_of(a) in pins)]]
         listable = [(app, names) for app, names in found if names or runs.server_runs(app)]
+        self._unread = [app for app, names in listable if not names and app.server_run is not None]
         why: dict[str, str] = {}
         if pins:  # a pinned app that cannot run here is reported with why (`Listing.summary`)
             listed = {id(app) for app, _ in listable}
@@ -160,6 +162,7 @@ class Disclosure:
             listed_entry=self._listed_entry_name,
             search_tool=self.search_tool,
             exec_tool=self.exec_tool,
+            unread=[self._reference_of_listable(app) for app in self._unread],
         )
 
     async def search_in(self, app: AppDescriptor, asked: Asked) -> SearchAnswer:

@@ -27,6 +27,7 @@ from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
+MAX_UNREAD_NAMED = 5  # apps named whose operations a search could not see
 TEXTS_BATCH = 500
 """Apps whose texts are read at once while an index is built."""
 
@@ -220,23 +221,26 @@ def answer_across(
     listed_entry: Callable[[AppCard], str | None],
     search_tool: str,
     exec_tool: str,
+    unread: Sequence[str] = (),
 ) -> SearchAnswer:
-    """The answer to a search over every app: one line per result and what to call next."""
+    """The answer to a search over every app: one line per result and what to call next; and
+    the apps (`unread`: their references) whose operations it could not search, because their
+    MCP servers have not been asked for them yet."""
     hits = page.hits
     results = tuple(_result(hit, reference_of(hit.app)) for hit in hits)
+    not_searched = [_not_searched(unread, search_tool)] if unread else []
     if not results:
         if asked.offset:
-            return SearchAnswer(
-                (), f"No more results for {_quoted(asked.query)} after the first {asked.offset}.\n"
-            )
-        return SearchAnswer((), _nothing_found(asked.query))
+            text = f"No more results for {_quoted(asked.query)} after the first {asked.offset}."
+            return SearchAnswer((), text + "\n")
+        return SearchAnswer((), "\n".join([_nothing_found(asked.query), *not_searched]) + "\n")
     which = f", {asked.span(len(results))}" if asked.offset else ""
     lines = [f"Apps and operations matching {_quoted(asked.query)}, best first{which}:", ""]
     for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=asked.offset + 1):
         what = f"`{result.tool}` of `{result.app}`" if result.tool else f"`{result.app}` (app)"
         lines.append(f"{number}. {what}: {result.description or '(no description)'}")
         lines.append(f"   Next: {_next_call(result, listed_entry(hit.app), search_tool)}")
-    lines += [""] + ([asked.next_page(search_tool)] if page.more else [])
+    lines += [""] + ([asked.next_page(search_tool)] if page.more else []) + not_searched
     lines += [f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
     return SearchAnswer(results, "\n".join(lines) + "\n")
 
@@ -308,7 +312,21 @@ def _next_call(result: SearchResult, entry: str | None, search_tool: str) -> str
 def _nothing_found(query: str) -> str:
     return (
         f"Nothing matches {_quoted(query)}. Try other words: the app's name in another language, or "
-        "what the operation does. For a web service, web_discover finds its app by URL or domain.\n"
+        "what the operation does. For a web service, web_discover finds its app by URL or domain."
+    )
+
+
+def _not_searched(unread: Sequence[str], search_tool: str) -> str:
+    """What to say of apps whose operations are their MCP servers' and not read yet: a search
+    finds them by name and description only."""
+    named = ", ".join(f"`{reference}`" for reference in unread[:MAX_UNREAD_NAMED])
+    others = len(unread) - MAX_UNREAD_NAMED
+    named += f" and {others} more" if others > 0 else ""
+    ask = call_json({"app": unread[0], "query": "<what you want to do>"})
+    apps = "1 app" if len(unread) == 1 else f"{len(unread)} apps"
+    return (
+        f"Not searched: the operations of {apps} whose MCP servers have not been asked for them "
+        f"yet ({named}). {search_tool}({ask}) starts one and searches them."
     )
 
 
