@@ -27,8 +27,8 @@ APP_ENTRY_ARGUMENTS = {
 INSTRUCTIONS = (
     "This gateway exposes applications. Each app_* tool returns that app's operation guide "
     "(its operations, parameters and an example call); read it, then call aai_exec with "
-    '{"app": <app id>, "tool": <operation>, "args": {...}}. A big app\'s guide is an index: '
-    'call its app_* tool with {"operations": [<names>]} for their details. When no app_* tool '
+    '{"app": <app id>, "tool": <operation>, "args": {...}}. A big app\'s guide is an index '
+    "that says how to get the details of the operations you need. When no app_* tool "
     "fits the task (with many apps installed only a few are listed), call aai_search with what "
     "the user wants to do or the app's name: it searches every app, in any language, and says "
     "what to call next. For a web service that is not installed, call web_discover with its URL "
@@ -46,7 +46,7 @@ SEARCH_RESULTS_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "app": {"type": "string"},
                     "tool": {"type": ["string", "null"]},
-                    "score": {"type": "number"},
+                    "score": {"type": "number", "description": "Higher ranks first, within one answer"},
                     "description": {"type": "string"},
                 },
                 "required": ["app", "tool", "score", "description"],
