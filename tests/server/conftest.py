@@ -72,6 +72,28 @@ def adapter_app(app_id: str = "dev.test.adapter", *, timeout_ms: int = 20_000) -
     return document
 
 
+def listing_config(apps_dir: Path, text: str) -> None:
+    config = apps_dir.parent / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
+
+
+def big_app(count: int) -> dict[str, Any]:
+    document = c_descriptor("dev.test.big", name="Big", type="http", baseUrl="http://127.0.0.1:9")
+    document["tools"] = [
+        {
+            "name": f"op_{i:03d}",
+            "description": f"Operation {i}: does one thing. Then explains how, at length.",
+            "parameters": {
+                "type": "object",
+                "properties": {"target": {"type": "string", "description": "What it acts on"}},
+                "required": ["target"],
+            },
+        }
+        for i in range(count)
+    ]
+    return document
+
+
 def fill_apps_dir(folder: Path) -> Path:
     """An adapter app (and a slow twin), an HTTP app nobody listens for, and a DBus app."""
     write_json(folder / "adapter.json", adapter_app())

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.builders import write_json
 from tests.peers import INSPECTOR, node, with_node_first_on_path
+from tests.server.conftest import big_app, listing_config
 
 
 def inspector(apps: Path, *method: str) -> Any:
@@ -60,3 +62,28 @@ def test_the_inspector_runs_an_operation_through_aai_exec(apps_dir: Path) -> Non
     )
     assert called["isError"] is False
     assert called["structuredContent"] == {"tool": "echo", "params": {"text": "from node", "count": 1}}
+
+
+def test_a_strict_client_reads_an_unlisted_app_a_page_at_a_time_as_the_answers_say(apps_dir: Path) -> None:
+    """The Inspector refuses to call a tool tools/list does not list: above `max_apps`, every call
+    an answer suggests must be one of the listed tools."""
+    write_json(apps_dir / "big.json", big_app(30))
+    listing_config(apps_dir, '[listing]\nmax_apps = 1\npinned = ["dev.test.adapter"]\n')
+
+    def search(*arguments: str) -> Any:
+        flags = [flag for argument in arguments for flag in ("--tool-arg", argument)]
+        return inspector(apps_dir, "--method", "tools/call", "--tool-name", "aai_search", *flags)
+
+    first = search('query=""', "app=dev.test.big", "limit=20")
+    text = first["content"][0]["text"]
+    offset = json.loads(text.split("as before, with ")[1].split(".\n")[0])["offset"]
+    second = search('query=""', "app=dev.test.big", "limit=20", f"offset={offset}")
+    named = search("query=op_029 op_003", "app=dev.test.big")
+
+    assert "app_dev_test_big" not in text
+    pages = [first, second]
+    assert [r["tool"] for page in pages for r in page["structuredContent"]["results"]] == [
+        f"op_{i:03d}" for i in range(30)
+    ]
+    assert "More follow" not in second["content"][0]["text"]
+    assert [r["tool"] for r in named["structuredContent"]["results"]][:2] == ["op_029", "op_003"]

@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 
 from aai_gateway.guide import GUIDE_MAX_CHARS
-from tests.builders import c_descriptor, write_json
-from tests.server.conftest import adapter_app, connected
+from tests.builders import write_json
+from tests.server.conftest import adapter_app, big_app, connected, listing_config
 
 pytestmark = pytest.mark.anyio
 
@@ -122,11 +122,6 @@ async def test_operations_that_are_not_a_list_of_names_are_invalid_params(gatewa
         assert error["data"]["violations"][0]["path"] == path
 
 
-def listing_config(apps_dir: Path, text: str) -> None:
-    config = apps_dir.parent / "config.toml"
-    config.write_text(config.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
-
-
 async def test_above_max_apps_the_pinned_apps_are_listed_and_the_others_stay_callable(
     apps_dir: Path, mode: str
 ) -> None:
@@ -181,23 +176,6 @@ async def test_a_bounded_gateway_builds_its_search_index_once_the_client_has_its
     assert re.search(r"search index of \d+ apps ready in \d+\.\d s", log.read_text(encoding="utf-8"))
     assert found.structured_content is not None
     assert found.structured_content["results"][0]["app"] == "dev.test.offline"
-
-
-def big_app(count: int) -> dict[str, Any]:
-    document = c_descriptor("dev.test.big", name="Big", type="http", baseUrl="http://127.0.0.1:9")
-    document["tools"] = [
-        {
-            "name": f"op_{i:03d}",
-            "description": f"Operation {i}: does one thing. Then explains how, at length.",
-            "parameters": {
-                "type": "object",
-                "properties": {"target": {"type": "string", "description": "What it acts on"}},
-                "required": ["target"],
-            },
-        }
-        for i in range(count)
-    ]
-    return document
 
 
 async def test_a_150_operation_app_answers_an_index_and_the_details_of_the_operations_asked_for(
