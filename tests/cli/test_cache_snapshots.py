@@ -159,6 +159,8 @@ def test_scan_shows_where_an_mcp_apps_tools_come_from_and_the_tools_left_out(
     assert [p["pointer"] for p in by_id["dev.test.taken"]["server_problems"]] == ["/tools/1/name"]
     assert by_id["dev.test.waiting"]["server_tools"]["snapshot_taken_at"] is None
     assert by_id["dev.test.waiting"]["execution"] == ["mcp"]
+    assert "The tools of 1 MCP server were never read (dev.test.waiting): until they are" in out
+    assert "Read them now: aai-gateway cache refresh dev.test.waiting" in out
 
 
 def test_options_given_before_the_action_keep_their_value(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +33,8 @@ from .common import (
     user_locale,
 )
 from .tables import render_table
+
+MAX_UNREAD_NAMED = 5  # apps named whose MCP servers' tools were never read
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -170,6 +173,11 @@ def render_catalog(
         errors = _last_errors(entries, servers or {})
         if errors:
             parts.append(heading(f"Last errors of MCP servers ({len(errors)})") + "\n".join(errors))
+        unread = [
+            e.descriptor.id for e in entries if e.server_tools is not None and e.server_tools.taken_at is None
+        ]
+        if unread:
+            parts.append(_unread_note(unread))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
     if listing:
@@ -330,6 +338,18 @@ def _server_json(entry: CatalogEntry, servers: ServerStates) -> dict[str, Any] |
         if error is None
         else {"at": error.at, "code": error.code, "message": error.message},
     }
+
+
+def _unread_note(unread: Sequence[str]) -> str:
+    """What it means that MCP servers' tools were never read, and how to read them now."""
+    named = ", ".join(unread[:MAX_UNREAD_NAMED]) + (
+        f" and {len(unread) - MAX_UNREAD_NAMED} more" if len(unread) > MAX_UNREAD_NAMED else ""
+    )
+    return (
+        f"\nThe tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
+        "are (on the first use of each app), agents' searches find those apps by name and "
+        f"description only. Read them now: aai-gateway cache refresh {shlex.quote(unread[0])}"
+    )
 
 
 def _tools_cell(entry: CatalogEntry) -> str:
