@@ -115,3 +115,45 @@ def test_within_an_app_a_blank_query_pages_through_its_operations_in_order() -> 
     assert [h.tool for h in first.hits] == operations[:2] and first.more
     assert [h.tool for h in second.hits] == operations[2:4]
     assert not INDEX.page("", 2, offset=len(operations) - 2, app=GITHUB).more
+
+
+def test_results_that_tie_follow_one_order_on_every_page() -> None:
+    """Many entries score alike when a query names an app (all its operations match alike)."""
+    apps = [
+        app(f"ledger{n:03d}", {"en": "Ledger"}, "Books", [tool(f"op{k}", "Keeps books") for k in range(4)])
+        for n in range(60)
+    ]
+    index = SearchIndex(apps)
+    whole = [(h.app.id, h.tool) for h in index.page("ledger books", MAX_LIMIT).hits]
+    paged = [
+        (h.app.id, h.tool)
+        for k in range(0, MAX_LIMIT, 7)
+        for h in index.page("ledger books", 7, offset=k).hits
+    ]
+    assert paged[:MAX_LIMIT] == whole and len(set(whole)) == MAX_LIMIT
+
+
+def redis_like() -> IndexedApp:
+    return app(
+        "keys",
+        {"en": "Keys"},
+        "A key-value store",
+        [
+            tool("set", "Set a key to a string value"),
+            tool("hset", "Set a field of a hash"),
+            tool("GetItem", "Get an item (the old name)"),
+            tool("getItem", "Get an item"),
+        ],
+    )
+
+
+def test_within_an_app_a_word_that_is_also_an_operation_name_stays_a_word() -> None:
+    keys = redis_like()
+    assert INDEX.search("set a hash field", 3, app=keys)[0].tool == "hset"
+
+
+def test_within_an_app_a_name_matches_its_exact_case_before_another_case() -> None:
+    keys = redis_like()
+    assert INDEX.search("getItem", 2, app=keys)[0].tool == "getItem"
+    assert INDEX.search("GetItem", 2, app=keys)[0].tool == "GetItem"
+    assert INDEX.search("GETITEM set", 2, app=keys)[0].tool == "GetItem"  # the first of its case-fold

@@ -237,12 +237,13 @@ async def test_a_search_before_the_server_was_asked_says_which_operations_it_cou
 
     before = await gateway.search("convert a time zone")
     nothing = await gateway.search("zzyzx quux")
+    next_page = await gateway.search("convert a time zone", offset=1)
     asked_before = list(setup.executor.taken)
     within = await gateway.search("convert", app=APP)
     after = await gateway.search("convert a time zone")
 
     note = f"the operations of 1 app whose MCP servers have not been asked for them yet (`{APP}`)."
-    assert note in before.text and note in nothing.text
+    assert note in before.text and note in nothing.text and note not in next_page.text  # said once
     assert "convert" not in [r.tool for r in before.results] and asked_before == []
     assert next(r.tool for r in within.results) == "convert" and setup.executor.taken == [APP]
     assert (APP, "convert") in [(r.app, r.tool) for r in after.results]

@@ -286,3 +286,13 @@ async def test_a_search_of_an_app_none_of_whose_operations_run_here_says_why() -
     assert "None of the 1 operations of Test App (dev.test.tool) can run on this machine:" in answer.text
     assert "aai-test-missing-program" in answer.text
     assert "aai_search(" not in answer.text  # not the call that was just made
+
+
+def test_the_last_page_a_search_can_reach_says_so_instead_of_an_offset_it_would_refuse() -> None:
+    most = service_search.MAX_OFFSET
+    within = service_search.Asked("list", 50, most - 50)
+    last = service_search.Asked("list", 50, most)
+    assert within.next_page("aai_search").endswith(f'with {{"offset": {most}}}.')
+    assert last.next_page("aai_search") == (
+        f"More follow, past the last place a page can start ({most}): ask in other words."
+    )

@@ -172,13 +172,23 @@ class SearchIndex:
         return self._paged([*((i, top) for i in named), *ranked], limit, offset)
 
     def _named_operations(self, query: str, operations: range) -> list[int]:
-        """The entries of `operations` whose names the query says exactly (ignoring case), as a
-        whole or word by word, in the order it says them."""
-        wanted = [query.strip().casefold(), *query.casefold().replace(",", " ").split()]
-        by_name: dict[str, int] = {}
-        for i in operations:
-            by_name.setdefault(str(self._corpus.entry(i).tool).casefold(), i)
-        return list(dict.fromkeys(by_name[word] for word in wanted if word in by_name))
+        """The entries of `operations` the query names: the whole query, or every word of it
+        (a guide asks for details so: `get_issue list_issues`), in its order. Only then: a word
+        that is also an operation's name (`set a hash field` for `set` and `hset`) is a word.
+        A name is matched exactly, else ignoring case."""
+        names = {str(self._corpus.entry(i).tool): i for i in reversed(operations)}  # the first kept
+        folded: dict[str, int] = {}
+        for name, i in sorted(names.items(), key=lambda pair: pair[1]):
+            folded.setdefault(name.casefold(), i)
+
+        def named(word: str) -> int | None:
+            return names.get(word, folded.get(word.casefold()))
+
+        whole = named(query.strip())
+        if whole is not None:
+            return [whole]
+        found = [named(word) for word in query.replace(",", " ").split()]
+        return list(dict.fromkeys(i for i in found if i is not None)) if None not in found else []
 
     def _paged(self, ordered: list[tuple[int, float]], limit: int, offset: int) -> SearchPage:
         """The page of `ordered` (entries with their scores, best first) at `offset`."""
@@ -225,14 +235,19 @@ class SearchIndex:
 
     @staticmethod
     def _best(scores: Any | None, count: int) -> list[int]:
-        """The positions of the `count` highest positive scores, best first (ties: lower first)."""
+        """The positions of the `count` highest positive scores, best first (ties: lower first):
+        the first `count` of one order, whatever `count`."""
         import numpy as np  # noqa: PLC0415
 
         if scores is None:
             return []
-        count = min(count, len(scores))
-        best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
-        return sorted((int(i) for i in best if scores[i] > 0), key=lambda i: (-float(scores[i]), i))
+        positive = np.flatnonzero(scores > 0)
+        if len(positive) > count:  # those tied with the count-th best too: which of them come first
+            # must not depend on `count`, or pages of one query would not follow one order
+            threshold = np.partition(scores[positive], len(positive) - count)[len(positive) - count]
+            positive = positive[scores[positive] >= threshold]
+        best = positive[np.lexsort((positive, -scores[positive]))][:count]  # by score, then position
+        return [int(i) for i in best]
 
     def _scores(
         self, query: str, lexicon: Lexicon | None, within: range | None, *, looks: bool = False

@@ -208,9 +208,11 @@ class Asked:
         return f"{self.offset + 1}-{self.offset + shown}" if shown > 1 else str(self.offset + 1)
 
     def next_page(self, search_tool: str) -> str:
+        following = self.offset + self.limit
+        if following > MAX_OFFSET:
+            return f"More follow, past the last place a page can start ({MAX_OFFSET}): ask in other words."
         # the same call again, not quoted back: a query may be long, and the agent has it
-        following = call_json({"offset": self.offset + self.limit})
-        return f"More follow: call {search_tool} again as before, with {following}."
+        return f"More follow: call {search_tool} again as before, with {call_json({'offset': following})}."
 
 
 def answer_across(
@@ -228,7 +230,7 @@ def answer_across(
     MCP servers have not been asked for them yet."""
     hits = page.hits
     results = tuple(_result(hit, reference_of(hit.app)) for hit in hits)
-    not_searched = [_not_searched(unread, search_tool)] if unread else []
+    not_searched = [_not_searched(unread, search_tool)] if unread and not asked.offset else []
     if not results:
         if asked.offset:
             text = f"No more results for {_quoted(asked.query)} after the first {asked.offset}."
@@ -263,10 +265,11 @@ def answer_in_app(
         )
         return SearchAnswer((), text)
     if not results and asked.offset:
-        which = f"matches {_quoted(query)}" if query.strip() else "runs here"
+        first = f"after the first {asked.offset}"
         text = (
-            f"No more operations of {name} ({reference}, {total} that run here) {which} "
-            f"after the first {asked.offset}.\n"
+            f"No more operations of {name} ({reference}) match {_quoted(query)} {first}.\n"
+            if query.strip()
+            else f"{name} ({reference}) has {total} operations that run here: none {first}.\n"
         )
         return SearchAnswer((), text)
     if not results:
