@@ -61,8 +61,8 @@ def test_the_index_says_how_to_get_the_details_of_chosen_operations() -> None:
 def test_an_app_without_an_entry_is_sent_to_search_for_details() -> None:
     details = section(render_guide(big_app(150), reference="com.example.test"), "## Operation details")
     assert (
-        '- aai_search({"app": "com.example.test", "query": "operation_0000 operation_0001"}) gives the '
-        "parameters and an example call of each operation it names." in details
+        '- aai_search({"app": "com.example.test", "query": "operation_0000 operation_0001", "limit": 2}) '
+        "gives the parameters and an example call of each operation it names." in details
     )
     assert "app_" not in details and '"operations"' not in details
 

@@ -61,7 +61,7 @@ async def test_aai_search_answers_readable_text_and_results_with_exactly_four_ke
     echo = next(r for r in results if r["tool"] == "echo")
     assert echo["app"] in ("dev.test.adapter", "dev.test.slow")
     assert echo["description"] == "Return the arguments" and isinstance(echo["score"], int | float)
-    assert f'aai_search({{"app": "{echo["app"]}", "query": "echo"}})' in text
+    assert f'aai_search({{"app": "{echo["app"]}", "query": "echo", "limit": 1}})' in text
 
 
 async def test_aai_search_with_an_app_gives_the_details_of_its_matching_operations(gateway: Client) -> None:
@@ -222,7 +222,7 @@ async def test_an_app_that_is_not_listed_is_read_page_by_page_through_aai_search
         last = await client.call_tool("aai_search", {"query": "", "app": "dev.test.big", "offset": 140})
         named = await client.call_tool("aai_search", {"query": "op_149 op_007", "app": "dev.test.big"})
     assert "app_dev_test_big" not in names and "app_dev_test_big" not in guide
-    assert 'aai_search({"app": "dev.test.big", "query": "op_000 op_001"})' in guide
+    assert 'aai_search({"app": "dev.test.big", "query": "op_000 op_001", "limit": 2})' in guide
     assert first.structured_content is not None and last.structured_content is not None
     assert [r["tool"] for r in first.structured_content["results"]] == [f"op_{i:03d}" for i in range(10)]
     assert "# Big (dev.test.big): operations 1-10 of 150" in text_of(first)

@@ -11,9 +11,11 @@ import pytest
 
 from aai_gateway.descriptor import Source, load_descriptor
 from aai_gateway.descriptor.card import AppCard, card_of
-from aai_gateway.errors import AaiError, AmbiguousAppError, ErrorCode, UnknownAppError
-from aai_gateway.service.resolve import AppDirectory
+from aai_gateway.errors import AaiError, AmbiguousAppError, ErrorCode, UnknownAppError, UnknownToolError
+from aai_gateway.service.resolve import AppDirectory, resolve_tool
 from tests.builders import c_descriptor
+
+from .apps import http_app, operation
 
 ID = "dev.test.notes"
 
@@ -175,3 +177,27 @@ def test_a_web_apps_display_name_equal_to_a_local_id_does_not_make_it_ambiguous(
     mine = local_app("/apps/notes.json")
     theirs = web_app("https://notes.example", "dev.test.theirs", name=ID)
     assert AppDirectory([mine], [theirs]).resolve(ID) is mine
+
+
+def test_an_unknown_operation_of_a_big_app_is_named_with_its_closest_names_not_all_of_them() -> None:
+    names = [f"create_{thing}" for thing in ("issue", "branch", "release")] + [
+        f"op_{i:03d}" for i in range(200)
+    ]
+    app = http_app("dev.test.big", tools=[operation(name, "Does one thing") for name in names])
+
+    with pytest.raises(UnknownToolError) as raised:
+        resolve_tool(app, "create_isue")
+
+    message = raised.value.message
+    assert "has no tool 'create_isue' (did you mean 'create_issue'" in message
+    assert "it has 203 operations" in message and "op_150" not in message
+    assert raised.value.data["known_count"] == 203 and "known_tools" not in raised.value.data
+    assert "aai_search" in message
+
+
+def test_an_unknown_operation_name_of_a_megabyte_comes_back_cut() -> None:
+    app = http_app("dev.test.small", tools=[operation("echo", "Echo")])
+    with pytest.raises(UnknownToolError) as raised:
+        resolve_tool(app, "x" * 1_000_000)
+    assert len(raised.value.message) < 1_000 and "(1000000 characters)" in raised.value.message
+    assert raised.value.data["known_tools"] == ["echo"]

@@ -56,7 +56,7 @@ async def test_a_search_finds_an_app_that_is_not_listed_and_says_what_to_call_ne
     assert first.description == "Create a note with a title and a body"
     assert set(answer.structured()["results"][0]) == {"app", "tool", "score", "description"}
     assert "`createNote` of `dev.test.notes`" in answer.text
-    assert 'aai_search({"app": "dev.test.notes", "query": "createNote"})' in answer.text
+    assert 'aai_search({"app": "dev.test.notes", "query": "createNote", "limit": 1})' in answer.text
 
 
 async def test_an_app_found_by_search_is_offered_through_its_entry_only_when_it_is_listed() -> None:

@@ -77,11 +77,24 @@ class AmbiguousAppError(AaiError):
 
 
 class UnknownToolError(AaiError):
-    def __init__(self, app_id: str, tool: str, known: list[str]) -> None:
+    """An operation `aai_exec` was asked for that the app lacks: its names when it has few
+    (`MAX_NAMED_TOOLS`), else how many, with the names spelled like `tool` (`close_matches`)."""
+
+    MAX_NAMED_TOOLS = 20
+
+    def __init__(
+        self, app_id: str, tool: str, known: list[str], close_matches: list[str] | None = None
+    ) -> None:
+        close = close_matches or []
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        few = len(known) <= self.MAX_NAMED_TOOLS
+        which = f"its tools: {', '.join(known) or 'none'}" if few else f"it has {len(known)} operations"
+        data: dict[str, Any] = {"app": app_id, "tool": tool, "close_matches": close}
+        data |= {"known_tools": known} if few else {"known_count": len(known)}
         super().__init__(
-            f"app {app_id!r} has no tool {tool!r}; its tools: {', '.join(known) or 'none'}. "
-            f"Read the app's guide for names and parameters",
-            {"app": app_id, "tool": tool, "known_tools": known},
+            f"app {app_id!r} has no tool {tool!r}{hint}; {which}. Read the app's guide for names and "
+            "parameters, or find an operation by what it does with aai_search and this app",
+            data,
             ErrorCode.UNKNOWN_TOOL,
         )
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..descriptor.model import AppDescriptor, Tool
-from ..search import DEFAULT_LIMIT, MAX_LIMIT
+from ..search import MAX_LIMIT
 from .operations import call_json
 
 CHARS_PER_TOKEN = 4
@@ -43,9 +43,8 @@ def details_call(app: AppDescriptor, names: Sequence[str], options: GuideOptions
     search tool restricted to the app."""
     if options.entry_tool is not None:
         return f"{options.entry_tool}({call_json({'operations': list(names)})})"
-    asked: dict[str, object] = {"app": options.reference_of(app), "query": " ".join(names)}
-    if len(names) > DEFAULT_LIMIT:  # a search restricted to an app puts the operations it names first
-        asked["limit"] = min(len(names), MAX_LIMIT)
+    # a search within an app puts the operations the query names first: those alone
+    asked = {"app": options.reference_of(app), "query": " ".join(names), "limit": min(len(names), MAX_LIMIT)}
     return f"{options.search_tool}({call_json(asked)})"
 
 

@@ -21,6 +21,7 @@ that names it exactly (`reference_for`). Every lookup is a dictionary read.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -29,6 +30,7 @@ from ..descriptor import AppDescriptor, Tool, app_reference
 from ..descriptor.binding import BUNDLED_PREFIX, FILE_PREFIX
 from ..descriptor.card import AppCard, AppIdentity
 from ..descriptor.origin import DEFAULT_PORTS, Origin, url_origin
+from ..descriptor.quoting import shortened
 from ..errors import AmbiguousAppError, UnknownAppError, UnknownToolError
 from .naming import app_tool_name
 
@@ -193,4 +195,6 @@ def resolve_tool(app: AppDescriptor, name: str) -> Tool:
     matches = [t for t in app.tools if t.name.lower() == lowered]
     if len(matches) == 1:
         return matches[0]
-    raise UnknownToolError(app.id, name, [t.name for t in app.tools])
+    known = [t.name for t in app.tools]
+    shown = shortened(name)  # a client may send a name of a megabyte
+    raise UnknownToolError(app.id, shown, known, difflib.get_close_matches(shown, known, n=3, cutoff=0.6))

@@ -304,8 +304,8 @@ def _result(hit: engine.SearchHit, reference: str) -> SearchResult:
 
 
 def _next_call(result: SearchResult, entry: str | None, search_tool: str) -> str:
-    if result.tool is not None:
-        details = call_json({"app": result.app, "query": result.tool})
+    if result.tool is not None:  # that operation alone: it comes first, as the query names it
+        details = call_json({"app": result.app, "query": result.tool, "limit": 1})
         return f"{search_tool}({details}) for its parameters and an example call"
     if entry is not None:
         return f"{entry}({{}}) for its guide"
