@@ -201,3 +201,16 @@ def test_an_unknown_operation_name_of_a_megabyte_comes_back_cut() -> None:
         resolve_tool(app, "x" * 1_000_000)
     assert len(raised.value.message) < 1_000 and "(1000000 characters)" in raised.value.message
     assert raised.value.data["known_tools"] == ["echo"]
+
+
+def test_an_unknown_app_is_answered_with_the_names_spelled_like_it_and_a_long_reference_cut() -> None:
+    directory = AppDirectory([local_app("/apps/notes.json", "dev.test.notes")], [])
+
+    with pytest.raises(UnknownAppError) as typo:
+        directory.resolve("dev.test.note")
+    with pytest.raises(UnknownAppError) as huge:
+        directory.resolve("n" * 1_000_000)
+
+    assert "no app 'dev.test.note' (did you mean 'dev.test.notes'" in typo.value.message
+    assert typo.value.data["close_matches"][0] == "dev.test.notes"
+    assert len(huge.value.message) < 1_000 and "(1000000 characters)" in huge.value.message

@@ -37,13 +37,22 @@ class UnknownAppError(AaiError):
 
     MAX_KNOWN_APPS = 50
 
-    def __init__(self, reference: str, known: list[str], total: int | None = None) -> None:
+    def __init__(
+        self,
+        reference: str,
+        known: list[str],
+        total: int | None = None,
+        close_matches: list[str] | None = None,
+    ) -> None:
         count = len(known) if total is None else total
+        close = close_matches or []
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         shown = ", ".join(known[:20]) + (f" … ({count} in all)" if count > 20 else "")
+        data = {"app": reference, "known_apps": known[: self.MAX_KNOWN_APPS], "known_app_count": count}
         super().__init__(
-            f"no app {reference!r}; known apps: {shown or 'none'}. Use an id from tools/list or "
+            f"no app {reference!r}{hint}; known apps: {shown or 'none'}. Use an id from tools/list or "
             "aai_search, or web_discover for a web app",
-            {"app": reference, "known_apps": known[: self.MAX_KNOWN_APPS], "known_app_count": count},
+            data | ({"close_matches": close} if close else {}),
             ErrorCode.UNKNOWN_APP,
         )
 

@@ -101,9 +101,12 @@ class AppDirectory:
         an ambiguity error listing the candidates when several do."""
         found = self._matches(reference.strip(), include_web)
         if not found:
-            raise UnknownAppError(
-                reference, sorted({a.id for a in (self.apps if include_web else self.local)})
-            )
+            apps = self.apps if include_web else self.local
+            shown = shortened(reference)  # a client may send a reference of a megabyte
+            known = sorted({a.id for a in apps})
+            names = {name for a in apps for name in (a.id, *a.all_names, *a.aliases)}
+            close = difflib.get_close_matches(shown.strip(), sorted(names), n=3, cutoff=0.75)
+            raise UnknownAppError(shown, known, close_matches=close)
         return self._one(reference, found)
 
     def _matches(self, wanted: str, include_web: bool) -> list[AppCard]:
