@@ -89,6 +89,7 @@ async def test_aai_search_with_an_app_gives_the_details_of_its_matching_operatio
         ({"query": "x", "offset": 10_001}, "/offset"),
         ({"query": "x", "offset": 1.5}, "/offset"),
         ({"query": "x", "offset": False}, "/offset"),
+        ({"query": " <what you want to do> ", "app": "dev.test.adapter"}, "/query"),
     ],
 )
 async def test_bad_search_arguments_are_invalid_params_naming_the_argument(

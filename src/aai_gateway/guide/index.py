@@ -13,7 +13,7 @@ from ..descriptor.model import AppDescriptor, Tool
 from .app_info import app_info, authentication
 from .fields import capped
 from .operations import call_json
-from .options import GuideOptions, details_call, text_size
+from .options import QUERY_PLACEHOLDER, GuideOptions, details_call, text_size
 
 MAX_HEADER_LINE = 300  # characters of one line of App Info or Authentication
 MAX_SUMMARY = 120  # characters of an operation's one-line description
@@ -61,7 +61,7 @@ def render_index(app: AppDescriptor, options: GuideOptions) -> str:
 
 
 def _more_line(left_out: int, reference: str, options: GuideOptions) -> str:
-    search = call_json({"app": reference, "query": "<what you want to do>"})
+    search = call_json({"app": reference, "query": QUERY_PLACEHOLDER})
     every = call_json({"app": reference, "query": ""})
     return (
         f"- … and {left_out} more operations, not listed here: find them with "
@@ -93,7 +93,7 @@ def one_line(text: str, limit: int = MAX_SUMMARY) -> str:
 def _details(app: AppDescriptor, options: GuideOptions) -> list[str]:
     example = [tool.name for tool in app.tools[:2]]
     reference = options.reference_of(app)
-    search = call_json({"app": reference, "query": "<what you want to do>"})
+    search = call_json({"app": reference, "query": QUERY_PLACEHOLDER})
     lines = [
         f"- {capped(details_call(app, example, options), MAX_HEADER_LINE)} gives the parameters "
         "and an example call of each operation it names."

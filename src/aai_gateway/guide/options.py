@@ -9,6 +9,8 @@ from ..descriptor.model import AppDescriptor, Tool
 from ..search import MAX_LIMIT
 from .operations import call_json
 
+QUERY_PLACEHOLDER = "<what you want to do>"
+"""What example calls of the search tool put where the agent's own words go."""
 CHARS_PER_TOKEN = 4
 GUIDE_MAX_TOKENS = 4_000
 """Measured (docs/performance.md, "Bounded context"): every app of the 99-app search catalog

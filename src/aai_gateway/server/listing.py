@@ -12,6 +12,7 @@ from typing import Any
 import mcp_types as types
 
 from ..errors import InvalidArgumentError
+from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from ..service import Gateway, Listing
 from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
@@ -177,6 +178,12 @@ def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None, i
         raise InvalidArgumentError(
             "argument 'query' holds text that is not Unicode (a lone surrogate: half of a character "
             "such as an emoji): send whole characters",
+            path="/query",
+        )
+    if query.strip() == QUERY_PLACEHOLDER:
+        raise InvalidArgumentError(
+            f"argument 'query' is the placeholder {QUERY_PLACEHOLDER}: put there what the user wants to "
+            "do, in a few words",
             path="/query",
         )
     if not query.strip() and app is None:

@@ -23,6 +23,7 @@ from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
+from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
@@ -325,7 +326,7 @@ def _not_searched(unread: Sequence[str], search_tool: str) -> str:
     named = ", ".join(f"`{reference}`" for reference in unread[:MAX_UNREAD_NAMED])
     others = len(unread) - MAX_UNREAD_NAMED
     named += f" and {others} more" if others > 0 else ""
-    ask = call_json({"app": unread[0], "query": "<what you want to do>"})
+    ask = call_json({"app": unread[0], "query": QUERY_PLACEHOLDER})
     apps = "1 app" if len(unread) == 1 else f"{len(unread)} apps"
     return (
         f"Not searched: the operations of {apps} whose MCP servers have not been asked for them "
