@@ -14,6 +14,7 @@ import anyio
 from ..descriptor import Tool
 from ..descriptor.card import card_of
 from ..descriptor.mcp_tools import mcp_channel, server_probe
+from ..descriptor.quoting import WHOLE_UP_TO, listed
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import ServerToolsState, snapshot_age, time_since
 from ..discovery.mcp_server_states import STATE_DIR, AppKey, ServerState, read_states
@@ -342,9 +343,7 @@ def _server_json(entry: CatalogEntry, servers: ServerStates) -> dict[str, Any] |
 
 def _unread_note(unread: Sequence[str]) -> str:
     """What it means that MCP servers' tools were never read, and how to read them now."""
-    named = ", ".join(unread[:MAX_UNREAD_NAMED]) + (
-        f" and {len(unread) - MAX_UNREAD_NAMED} more" if len(unread) > MAX_UNREAD_NAMED else ""
-    )
+    named = listed(unread, most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
     return (
         f"\nThe tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
         "are (on the first use of each app), agents' searches find those apps by name and "

@@ -48,11 +48,11 @@ def json_excerpt(value: Any) -> str:
     return f"{text[:SHOWN_CHARACTERS]}… ({len(text)} characters)"
 
 
-def listed(names: Iterable[str]) -> str:
-    """`a, b, c`; after `LISTED_ITEMS` names, `… (25 in all)`; long names shortened."""
+def listed(names: Iterable[str], *, most: int = LISTED_ITEMS, whole_up_to: int = 24) -> str:
+    """`a, b, c`; after `most` names, `… (25 in all)`; names longer than `whole_up_to` shortened."""
     items = list(names)
-    shown = ", ".join(shortened(name, whole_up_to=24, shown=16) for name in items[:LISTED_ITEMS])
-    return shown if len(items) <= LISTED_ITEMS else f"{shown}, … ({len(items)} in all)"
+    shown = ", ".join(shortened(name, whole_up_to=whole_up_to, shown=16) for name in items[:most])
+    return shown if len(items) <= most else f"{shown}, … ({len(items)} in all)"
 
 
 def clip(message: str, limit: int = MAX_MESSAGE) -> str:

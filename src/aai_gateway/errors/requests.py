@@ -46,13 +46,12 @@ class UnknownAppError(AaiError):
     ) -> None:
         count = len(known) if total is None else total
         close = close_matches or []
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         shown = ", ".join(known[:20]) + (f" … ({count} in all)" if count > 20 else "")
-        data = {"app": reference, "known_apps": known[: self.MAX_KNOWN_APPS], "known_app_count": count}
+        data = {"app": reference, "close_matches": close, "known_apps": known[: self.MAX_KNOWN_APPS]}
         super().__init__(
-            f"no app {reference!r}{hint}; known apps: {shown or 'none'}. Use an id from tools/list or "
-            "aai_search, or web_discover for a web app",
-            data | ({"close_matches": close} if close else {}),
+            f"no app {reference!r}{_did_you_mean(close)}; known apps: {shown or 'none'}. Use an id from "
+            "tools/list or aai_search, or web_discover for a web app",
+            data | {"known_app_count": count},
             ErrorCode.UNKNOWN_APP,
         )
 
@@ -95,14 +94,13 @@ class UnknownToolError(AaiError):
         self, app_id: str, tool: str, known: list[str], close_matches: list[str] | None = None
     ) -> None:
         close = close_matches or []
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         few = len(known) <= self.MAX_NAMED_TOOLS
         which = f"its tools: {', '.join(known) or 'none'}" if few else f"it has {len(known)} operations"
         data: dict[str, Any] = {"app": app_id, "tool": tool, "close_matches": close}
         data |= {"known_tools": known} if few else {"known_count": len(known)}
         super().__init__(
-            f"app {app_id!r} has no tool {tool!r}{hint}; {which}. Read the app's guide for names and "
-            "parameters, or find an operation by what it does with aai_search and this app",
+            f"app {app_id!r} has no tool {tool!r}{_did_you_mean(close)}; {which}. Read the app's guide "
+            "for names and parameters, or find an operation by what it does with aai_search and this app",
             data,
             ErrorCode.UNKNOWN_TOOL,
         )
@@ -124,9 +122,7 @@ class UnknownOperationError(AaiError):
         were asked for)."""
         parts = []
         for name in names:
-            close = close_matches.get(name) or []
-            hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-            parts.append(f"{name!r}{hint}")
+            parts.append(f"{name!r}{_did_you_mean(close_matches.get(name))}")
         if unlisted:
             parts.append(f"and {unlisted} other names")
         data: dict[str, Any] = {"app": app_id, "tools": names, "close_matches": close_matches}
@@ -217,3 +213,8 @@ class InternalError(AaiError):
 
     def __init__(self, message: str, **data: Any) -> None:
         super().__init__(message, data, ErrorCode.INTERNAL_ERROR)
+
+
+def _did_you_mean(close: list[str] | None) -> str:
+    """` (did you mean 'a', 'b'?)` for the names spelled like one asked for; nothing without."""
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""

@@ -176,9 +176,11 @@ class SearchIndex:
         (a guide asks for details so: `get_issue list_issues`), in its order. Only then: a word
         that is also an operation's name (`set a hash field` for `set` and `hset`) is a word.
         A name is matched exactly, else ignoring case."""
-        names = {str(self._corpus.entry(i).tool): i for i in reversed(operations)}  # the first kept
+        names: dict[str, int] = {}
         folded: dict[str, int] = {}
-        for name, i in sorted(names.items(), key=lambda pair: pair[1]):
+        for i in operations:  # of names alike, the first
+            name = str(self._corpus.entry(i).tool)
+            names.setdefault(name, i)
             folded.setdefault(name.casefold(), i)
 
         def named(word: str) -> int | None:

@@ -21,7 +21,7 @@ from .. import search as engine  # its index, hits and apps come with the first 
 from ..bulk import return_free_memory
 from ..descriptor import AppDescriptor, Tool
 from ..descriptor.card import AppCard, AppIdentity, OperationText, card_of, texts_of
-from ..descriptor.quoting import shortened
+from ..descriptor.quoting import WHOLE_UP_TO, listed
 from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
 from ..guide.options import QUERY_PLACEHOLDER
@@ -324,9 +324,7 @@ def _nothing_found(query: str) -> str:
 def _not_searched(unread: Sequence[str], search_tool: str) -> str:
     """What to say of apps whose operations are their MCP servers' and not read yet: a search
     finds them by name and description only."""
-    named = ", ".join(f"`{shortened(reference)}`" for reference in unread[:MAX_UNREAD_NAMED])
-    others = len(unread) - MAX_UNREAD_NAMED
-    named += f" and {others} more" if others > 0 else ""
+    named = listed((f"`{reference}`" for reference in unread), most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
     ask = call_json({"app": unread[0], "query": QUERY_PLACEHOLDER})
     apps = "1 app" if len(unread) == 1 else f"{len(unread)} apps"
     return (
