@@ -22,6 +22,7 @@ from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from ..service import Listing
 from ..service.disclosure import listing_of
+from ..service.search import MAX_UNREAD_NAMED
 from .cache import cache_root, snapshot_store
 from .common import (
     LOGGING_OPTIONS,
@@ -34,8 +35,6 @@ from .common import (
     user_locale,
 )
 from .tables import render_table
-
-MAX_UNREAD_NAMED = 5  # apps named whose MCP servers' tools were never read
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
