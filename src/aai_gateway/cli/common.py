@@ -10,14 +10,16 @@ import dataclasses
 import json
 import logging
 import os
+import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from ..descriptor.platforms import PLATFORMS, Platform, host_platform
+from ..descriptor.quoting import WHOLE_UP_TO, listed
 from ..discovery import (
     Catalog,
     DiscoveryOptions,
@@ -204,6 +206,30 @@ def heading(title: str) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def discovery_argv(args: argparse.Namespace) -> list[str]:
+    """The discovery options of `args` as given (`add_discovery_options`), for a command printed
+    for the user to run next: it then finds the apps this one found."""
+    argv = [item for path in getattr(args, "path", []) for item in ("--path", path)]
+    argv += ["--no-default-paths"] if getattr(args, "no_default_paths", False) else []
+    argv += ["--dev"] if getattr(args, "dev", False) else []
+    platform = getattr(args, "platform", None)
+    return argv + (["--platform", platform] if platform else [])
+
+
+def unread_servers_note(unread: Sequence[str], options: Sequence[str] = ()) -> str:
+    """What it means that the tools of the MCP servers of the apps `unread` (ids) were never
+    read, and the command that reads them now (with `options`: `discovery_argv`)."""
+    from ..service.search import MAX_UNREAD_NAMED
+
+    named = listed(unread, most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
+    refresh = shlex.join(["aai-gateway", "cache", "refresh", unread[0], *options])
+    return (
+        f"The tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
+        "are (on the first use of each app), agents' searches find those apps by name and "
+        f"description only. Read them now: {refresh}"
+    )
 
 
 def add_gateway_options(parser: argparse.ArgumentParser) -> None:

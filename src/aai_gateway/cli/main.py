@@ -21,6 +21,7 @@ COMMAND_MODULES: Final = {
     "scan": "scan",
     "guide": "guide",
     "exec": "exec",
+    "search": "search",
     "auth": "auth",
     "consent": "consent",
     "cache": "cache",

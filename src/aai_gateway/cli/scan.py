@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,7 +13,6 @@ import anyio
 from ..descriptor import Tool
 from ..descriptor.card import card_of
 from ..descriptor.mcp_tools import mcp_channel, server_probe
-from ..descriptor.quoting import WHOLE_UP_TO, listed
 from ..discovery import Catalog, CatalogEntry
 from ..discovery.catalog import ServerToolsState, snapshot_age, time_since
 from ..discovery.mcp_server_states import STATE_DIR, AppKey, ServerState, read_states
@@ -22,16 +20,17 @@ from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from ..service import Listing
 from ..service.disclosure import listing_of
-from ..service.search import MAX_UNREAD_NAMED
 from .cache import cache_root, snapshot_store
 from .common import (
     LOGGING_OPTIONS,
     add_discovery_options,
     add_locale_option,
+    discovery_argv,
     heading,
     load_catalog,
     plural,
     print_json,
+    unread_servers_note,
     user_locale,
 )
 from .tables import render_table
@@ -67,7 +66,16 @@ def run(args: argparse.Namespace) -> int:
             print_json({**report, "listing": listing_json(listing, problems)})
         else:
             lines = [*listing.summary(), *(f"problem: {p}" for p in problems)]
-            print(render_catalog(catalog, locale, registry.unavailable_reason, servers, lines))
+            print(
+                render_catalog(
+                    catalog,
+                    locale,
+                    registry.unavailable_reason,
+                    servers,
+                    lines,
+                    discovery=discovery_argv(args),
+                )
+            )
     finally:
         anyio.run(registry.aclose)
     return 0
@@ -139,10 +147,13 @@ def render_catalog(
     reason_of: ReasonOf | None = None,
     servers: ServerStates | None = None,
     listing: Sequence[str] = (),
+    *,
+    discovery: Sequence[str] = (),
 ) -> str:
     """`reason_of` adds a RUNS HERE column (see `runs_here`); `servers` a SERVER column when
     there are MCP apps, and their servers' last errors below the table; `listing` a section on
-    what tools/list holds of the apps (`Listing.summary`)."""
+    what tools/list holds of the apps (`Listing.summary`); `discovery`, the options that found
+    the apps, for the commands it prints (`discovery_argv`)."""
     parts: list[str] = []
     entries = _by_id(catalog)
     with_servers = servers is not None and any(mcp_channel(e.descriptor) for e in entries)
@@ -177,7 +188,7 @@ def render_catalog(
             e.descriptor.id for e in entries if e.server_tools is not None and e.server_tools.taken_at is None
         ]
         if unread:
-            parts.append(_unread_note(unread))
+            parts.append("\n" + unread_servers_note(unread, discovery))
     else:
         parts.append("No apps found. Add descriptors with --path DIR or see `aai-gateway scan --help`.")
     if listing:
@@ -338,16 +349,6 @@ def _server_json(entry: CatalogEntry, servers: ServerStates) -> dict[str, Any] |
         if error is None
         else {"at": error.at, "code": error.code, "message": error.message},
     }
-
-
-def _unread_note(unread: Sequence[str]) -> str:
-    """What it means that MCP servers' tools were never read, and how to read them now."""
-    named = listed(unread, most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
-    return (
-        f"\nThe tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
-        "are (on the first use of each app), agents' searches find those apps by name and "
-        f"description only. Read them now: aai-gateway cache refresh {shlex.quote(unread[0])}"
-    )
 
 
 def _tools_cell(entry: CatalogEntry) -> str:

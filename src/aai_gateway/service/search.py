@@ -50,7 +50,11 @@ class SearchResult:
 @dataclass(frozen=True, slots=True)
 class SearchAnswer:
     results: tuple[SearchResult, ...]
-    text: str
+    text: str  # what the agent reads
+    more: bool = False  # results follow this page
+    unread: tuple[str, ...] = ()
+    """The apps (their references) whose operations the search could not see: their MCP
+    servers have not been asked for them yet."""
 
     def structured(self) -> dict[str, Any]:
         return {"results": [result.as_dict() for result in self.results]}
@@ -236,8 +240,9 @@ def answer_across(
     if not results:
         if asked.offset:
             text = f"No more results for {_quoted(asked.query)} after the first {asked.offset}."
-            return SearchAnswer((), text + "\n")
-        return SearchAnswer((), "\n".join([_nothing_found(asked.query), *not_searched]) + "\n")
+            return SearchAnswer((), text + "\n", unread=tuple(unread))
+        text = "\n".join([_nothing_found(asked.query), *not_searched]) + "\n"
+        return SearchAnswer((), text, unread=tuple(unread))
     which = f", {asked.span(len(results))}" if asked.offset else ""
     lines = [f"Apps and operations matching {_quoted(asked.query)}, best first{which}:", ""]
     for number, (hit, result) in enumerate(zip(hits, results, strict=True), start=asked.offset + 1):
@@ -246,7 +251,7 @@ def answer_across(
         lines.append(f"   Next: {_next_call(result, listed_entry(hit.app), search_tool)}")
     lines += [""] + ([asked.next_page(search_tool)] if page.more else []) + not_searched
     lines += [f"Read an operation's details (parameters, example) before running it with {exec_tool}."]
-    return SearchAnswer(results, "\n".join(lines) + "\n")
+    return SearchAnswer(results, "\n".join(lines) + "\n", more=page.more, unread=tuple(unread))
 
 
 def answer_in_app(
@@ -289,7 +294,8 @@ def answer_in_app(
     title = f"# {name} ({reference}): operations {which}"
     more = asked.next_page(options.search_tool) if page.more else None
     chosen = [r.tool for r in results if r.tool]
-    return SearchAnswer(results, render_operations(app, chosen, options, title=title, more=more))
+    text = render_operations(app, chosen, options, title=title, more=more)
+    return SearchAnswer(results, text, more=page.more)
 
 
 def short(text: str) -> str:

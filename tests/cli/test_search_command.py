@@ -1,0 +1,228 @@
+"""`aai-gateway search`: what `aai_search` finds, as a table a person reads, as JSON, or as the
+agent reads it; every command it prints works as printed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from aai_gateway.cli.main import main
+from tests.builders import c_descriptor, mcp_descriptor, write_json
+from tests.cli.processes import run_cli
+from tests.server.conftest import adapter_app, big_app, connected
+
+PROTOCOLS = pytest.mark.parametrize(
+    "mode", ["legacy", "auto"], ids=["2025-11-25 handshake", "2026-07-28 per-request"]
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def fill(folder: Path) -> Path:
+    """An adapter app, a 30-operation web app, a mail app, and an MCP server whose tools were
+    never read (its program is this Python: it could run, and no test starts it)."""
+    write_json(folder / "adapter.json", adapter_app())
+    write_json(folder / "big.json", big_app(30))
+    mail = c_descriptor("dev.test.mail", name="Mailbox", type="http", baseUrl="http://127.0.0.1:9")
+    mail["tools"] = [
+        {"name": "send_email", "description": "Send an email to one or more people.", "parameters": {}},
+        {"name": "list_folders", "description": "List the mail folders.", "parameters": {}},
+    ]
+    write_json(folder / "mail.json", mail)
+    write_json(
+        folder / "waiting" / "aai.json",
+        mcp_descriptor("dev.test.waiting", name="Waiting", command=sys.executable),
+    )
+    (folder.parent / "config.toml").write_text("", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def apps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("AAI_GATEWAY_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("COLUMNS", "300")
+    for variable in (
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+        "AAI_GATEWAY_CACHE_DIR",
+        "LANG",
+        "LC_ALL",
+    ):
+        monkeypatch.delenv(variable, raising=False)
+    return fill(tmp_path / "apps")
+
+
+def search(capsys: pytest.CaptureFixture[str], apps: Path, *argv: str) -> tuple[int, str, str]:
+    code = main(["search", *argv, "--no-default-paths", "--path", str(apps)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def table_rows(out: str) -> list[list[str]]:
+    """The rows of the table under the heading, split on the gaps between columns."""
+    body = out.split("\n\n")[1]
+    return [re.split(r"\s{2,}", line.strip()) for line in body.splitlines()[2:]]
+
+
+def test_search_prints_the_best_matches_as_a_table_and_a_guide_command_that_works_as_printed(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, _ = search(capsys, apps, "send an email")
+
+    assert code == 0
+    assert out.startswith('Apps and operations matching "send an email", best first:\n')
+    first = table_rows(out)[0]
+    assert first[:3] == ["1", "dev.test.mail", "send_email"]
+    assert first[4] == "Send an email to one or more people."
+    printed = re.search(r"An operation's parameters and example call: (.+)", out)
+    assert printed is not None
+    argv = shlex.split(printed.group(1))
+    assert argv[:5] == ["aai-gateway", "guide", "dev.test.mail", "--operations", "send_email"]
+    assert main(argv[1:]) == 0
+    assert "send_email" in capsys.readouterr().out
+
+
+def test_pages_followed_by_the_printed_offset_are_one_search_read_a_page_at_a_time(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    _, whole, _ = search(capsys, apps, "operation does one thing", "--limit", "50")
+    everything = [row[:3] for row in table_rows(whole)]
+    paged: list[list[str]] = []
+    offset = 0
+    while True:
+        _, out, _ = search(capsys, apps, "operation does one thing", "--limit", "7", "--offset", str(offset))
+        paged += [row[:3] for row in table_rows(out)]
+        more = re.search(r"More follow: run the same search with --offset (\d+)\.", out)
+        if more is None:
+            break
+        offset = int(more.group(1))
+        assert offset == len(paged)
+
+    assert len(everything) == 31  # the big app's 30 operations and the app itself
+    assert paged == everything
+
+
+def test_a_blank_query_with_app_lists_its_operations_in_order_without_scores(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, _ = search(capsys, apps, "", "--app", "Big", "--limit", "3", "--offset", "3")
+
+    assert code == 0
+    assert out.startswith(
+        "Operations of dev.test.big that run here, in the descriptor's order (results 4-6):"
+    )
+    assert [r[:2] for r in table_rows(out)] == [["4", "op_003"], ["5", "op_004"], ["6", "op_005"]]
+    assert "SCORE" not in out
+    assert "More follow: run the same search with --offset 6." in out
+
+
+def test_no_operation_of_an_app_matching_prints_the_command_that_lists_them_all(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, _ = search(capsys, apps, "qqzzxv", "--app", "dev.test.mail")
+
+    assert code == 0
+    printed = out.split("All of them: ", 1)[1].strip()
+    assert out.startswith('No operation of dev.test.mail matches "qqzzxv".')
+    assert main(shlex.split(printed)[1:]) == 0
+    listed = capsys.readouterr().out
+    assert "send_email" in listed and "list_folders" in listed
+
+
+def test_json_gives_the_results_the_next_offset_and_the_apps_not_searched(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    code, out, _ = search(capsys, apps, "operation", "--limit", "2", "--json")
+
+    report = json.loads(out)
+    assert code == 0
+    assert set(report) == {"results", "next_offset", "not_searched"}
+    assert len(report["results"]) == 2
+    assert all(set(r) == {"app", "tool", "score", "description"} for r in report["results"])
+    assert report["next_offset"] == 2
+    assert report["not_searched"] == ["dev.test.waiting"]
+
+
+def test_the_table_names_the_mcp_servers_not_searched_with_a_refresh_command_for_these_folders(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    _, out, _ = search(capsys, apps, "send an email")
+
+    note = re.search(
+        r"The tools of 1 MCP server were never read \(dev\.test\.waiting\).*Read them now: (.+)", out
+    )
+    assert note is not None
+    assert shlex.split(note.group(1)) == [
+        "aai-gateway",
+        "cache",
+        "refresh",
+        "dev.test.waiting",
+        "--path",
+        str(apps),
+        "--no-default-paths",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["   "], "QUERY is blank: say what you want to do or name an app"),
+        (["<what you want to do>"], "QUERY is the placeholder <what you want to do>"),
+        (["mail", "--app", "dev.test.mial"], "no app 'dev.test.mial' (did you mean 'dev.test.mail'"),
+    ],
+)
+def test_a_query_aai_search_would_refuse_is_a_usage_error_saying_what_to_change(
+    capsys: pytest.CaptureFixture[str], apps: Path, argv: list[str], said: str
+) -> None:
+    code, out, err = search(capsys, apps, *argv)
+
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: {said}")
+
+
+@pytest.mark.parametrize(
+    "option", [["--limit", "0"], ["--limit", "51"], ["--offset", "-1"], ["--offset", "x"]]
+)
+def test_a_limit_or_offset_out_of_range_is_refused_before_anything_is_read(
+    capsys: pytest.CaptureFixture[str], apps: Path, option: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        search(capsys, apps, "mail", *option)
+
+    assert stopped.value.code == 2
+    assert f"argument {option[0]}: {option[0]}" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+@PROTOCOLS
+async def test_text_is_exactly_what_aai_search_answers_an_agent(apps: Path, mode: str) -> None:
+    env = {
+        "HOME": str(apps.parent),
+        "PATH": "/usr/bin:/bin",
+        "AAI_GATEWAY_CONFIG": str(apps.parent / "config.toml"),
+    }
+    for arguments in (
+        {"query": "send an email", "limit": 3},
+        {"query": "op_007 op_002", "app": "dev.test.big"},
+    ):
+        argv = ["search", str(arguments["query"]), "--text", "--no-default-paths", "--path", str(apps)]
+        argv += ["--limit", str(arguments["limit"])] if "limit" in arguments else []
+        argv += ["--app", str(arguments["app"])] if "app" in arguments else []
+        printed = run_cli(env, *argv)
+        async with connected(apps, mode) as client:
+            answered = await client.call_tool("aai_search", arguments)
+
+        assert printed.code == 0, printed.err
+        block = answered.content[0]
+        assert block.type == "text"
+        assert printed.out == block.text
