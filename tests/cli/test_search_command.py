@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from aai_gateway.cli import search as search_command
 from aai_gateway.cli.main import main
 from tests.builders import c_descriptor, mcp_descriptor, write_json
 from tests.cli.processes import run_cli
@@ -226,3 +227,16 @@ async def test_text_is_exactly_what_aai_search_answers_an_agent(apps: Path, mode
         block = answered.content[0]
         assert block.type == "text"
         assert printed.out == block.text
+
+
+def test_a_search_over_many_apps_says_on_stderr_that_it_indexes_them_first(
+    capsys: pytest.CaptureFixture[str], apps: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_command, "INDEX_NOTICE_FROM", 4)
+
+    code, out, err = search(capsys, apps, "send an email")
+    _, _, within = search(capsys, apps, "send", "--app", "dev.test.mail")
+
+    assert code == 0 and out.startswith("Apps and operations matching")
+    assert err == "Indexing 4 apps for search…\n"
+    assert within == ""
