@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def test_search_prints_the_best_matches_as_a_table_and_a_guide_command_that_work
     printed = re.search(r"An operation's parameters and example call: (.+)", out)
     assert printed is not None
     argv = shlex.split(printed.group(1))
-    assert argv[:5] == ["aai-gateway", "guide", "dev.test.mail", "--operations", "send_email"]
+    assert argv[:4] == ["aai-gateway", "guide", "dev.test.mail", "--operations=send_email"]
     assert main(argv[1:]) == 0
     assert "send_email" in capsys.readouterr().out
 
@@ -147,7 +148,7 @@ def test_json_gives_the_results_the_next_offset_and_the_apps_not_searched(
 
     report = json.loads(out)
     assert code == 0
-    assert set(report) == {"results", "next_offset", "not_searched"}
+    assert set(report) == {"results", "next_offset", "not_searched", "skipped_files"}
     assert len(report["results"]) == 2
     assert all(set(r) == {"app", "tool", "score", "description"} for r in report["results"])
     assert report["next_offset"] == 2
@@ -168,8 +169,7 @@ def test_the_table_names_the_mcp_servers_not_searched_with_a_refresh_command_for
         "cache",
         "refresh",
         "dev.test.waiting",
-        "--path",
-        str(apps),
+        f"--path={apps}",
         "--no-default-paths",
     ]
 
@@ -239,4 +239,65 @@ def test_a_search_over_many_apps_says_on_stderr_that_it_indexes_them_first(
 
     assert code == 0 and out.startswith("Apps and operations matching")
     assert err == "Indexing 4 apps for search…\n"
-    assert within == ""
+    assert within == err  # a search within an app of the index reads the index too
+
+
+@pytest.mark.parametrize("folder", ["-apps", "a b $HOME `x` 'q'", "esc\x1b]0;title\x07 \u202eevil\nline"])
+def test_printed_commands_work_pasted_into_bash_whatever_the_folder_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, apps: Path, folder: str
+) -> None:
+    odd = apps.rename(tmp_path / folder)
+    code = main(["search", "send an email", "--no-default-paths", f"--path={odd}"])
+    out = capsys.readouterr().out
+    printed = [line.rsplit(": aai-gateway ", 1)[1] for line in out.splitlines() if ": aai-gateway " in line]
+    printed = [f"aai-gateway {command}" for command in printed]
+
+    assert code == 0
+    assert len(printed) == 2  # the guide command and the refresh command
+    for command in printed:
+        assert "\n" not in command
+        words = subprocess.run(["bash", "-c", f"printf '%s\\0' {command}"], capture_output=True, check=True)
+        argv = words.stdout.decode().split("\0")[:-1]
+        assert argv[0] == "aai-gateway" and f"--path={odd}" in argv
+        assert argv[-1] == "--no-default-paths"
+
+
+def test_an_app_none_of_whose_operations_runs_here_is_said_with_why_whatever_the_query(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    write_json(
+        apps / "norun.json",
+        c_descriptor("dev.test.norun", name="Norun", type="stdio", command="/nonexistent/adapter"),
+    )
+
+    _, blank, _ = search(capsys, apps, "", "--app", "dev.test.norun")
+    _, asked, _ = search(capsys, apps, "ping", "--app", "dev.test.norun", "--offset", "5")
+
+    for out in (blank, asked):
+        assert out.startswith("The operation of Norun (dev.test.norun) cannot run on this machine: ")
+        assert "/nonexistent/adapter" in out
+
+
+def test_files_the_search_could_not_use_are_counted_with_the_scan_command_that_says_why(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    (apps / "broken.json").write_text("{not json", encoding="utf-8")
+
+    _, out, _ = search(capsys, apps, "send an email")
+    _, listed, _ = search(capsys, apps, "send an email", "--json")
+
+    assert (
+        f"1 descriptor file could not be used; why: aai-gateway scan '--path={apps}' --no-default-paths"
+        in out
+        or (
+            f"1 descriptor file could not be used; why: aai-gateway scan --path={apps} --no-default-paths"
+            in out
+        )
+    )
+    assert json.loads(listed)["skipped_files"] == 1
+
+
+def test_a_page_of_one_result_says_which_result_it_is(capsys: pytest.CaptureFixture[str], apps: Path) -> None:
+    _, out, _ = search(capsys, apps, "", "--app", "dev.test.mail", "--limit", "1", "--offset", "1")
+
+    assert out.startswith("Operations of dev.test.mail that run here, in the descriptor's order (result 2):")

@@ -283,7 +283,7 @@ async def test_a_search_of_an_app_none_of_whose_operations_run_here_says_why() -
     gateway = gateway_of([app])
     answer = await gateway.search("", app="dev.test.tool")
     assert answer.results == ()
-    assert "None of the 1 operations of Test App (dev.test.tool) can run on this machine:" in answer.text
+    assert "The operation of Test App (dev.test.tool) cannot run on this machine:" in answer.text
     assert "aai-test-missing-program" in answer.text
     assert "aai_search(" not in answer.text  # not the call that was just made
 

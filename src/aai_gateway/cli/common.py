@@ -10,7 +10,6 @@ import dataclasses
 import json
 import logging
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ from ..discovery import (
     paths_from_env,
 )
 from ..discovery.mcp_snapshots import SnapshotStore
-from .terminal import visible
+from .terminal import shell_command, visible
 
 ENV_PATH = "AAI_GATEWAY_PATH"
 
@@ -210,12 +209,13 @@ def plural(count: int, noun: str) -> str:
 
 def discovery_argv(args: argparse.Namespace) -> list[str]:
     """The discovery options of `args` as given (`add_discovery_options`), for a command printed
-    for the user to run next: it then finds the apps this one found."""
-    argv = [item for path in getattr(args, "path", []) for item in ("--path", path)]
+    for the user to run next: it then finds the apps this one found. `--path=DIR`, as one
+    argument: a folder named `-x` is no option."""
+    argv = [f"--path={path}" for path in getattr(args, "path", [])]
     argv += ["--no-default-paths"] if getattr(args, "no_default_paths", False) else []
     argv += ["--dev"] if getattr(args, "dev", False) else []
     platform = getattr(args, "platform", None)
-    return argv + (["--platform", platform] if platform else [])
+    return argv + ([f"--platform={platform}"] if platform else [])
 
 
 def unread_servers_note(unread: Sequence[str], options: Sequence[str] = ()) -> str:
@@ -224,7 +224,7 @@ def unread_servers_note(unread: Sequence[str], options: Sequence[str] = ()) -> s
     from ..service.search import MAX_UNREAD_NAMED
 
     named = listed(unread, most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
-    refresh = shlex.join(["aai-gateway", "cache", "refresh", unread[0], *options])
+    refresh = shell_command(["aai-gateway", "cache", "refresh", unread[0], *options])
     return (
         f"The tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
         "are (on the first use of each app), agents' searches find those apps by name and "

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
+import re
 import sys
 from typing import TYPE_CHECKING
 
 import anyio
 
+from ..descriptor.mcp_wire import is_unicode
 from ..errors import UsageError
 from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
@@ -24,6 +25,7 @@ from .common import (
     unread_servers_note,
 )
 from .tables import render_table
+from .terminal import shell_command
 
 if TYPE_CHECKING:
     from ..service.search import SearchAnswer
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 INDEX_NOTICE_FROM = 1000
 """Apps from which a search says on stderr that it indexes them first (~0.3 s a thousand)."""
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back
+_WHOLE_NUMBER = re.compile(r"[-+]?[0-9]+")
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,10 +78,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _bounded(option: str, lowest: int, highest: int) -> argparse._ActionType:
     def whole(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} takes a whole number, not {text!r}") from None
+        if not _WHOLE_NUMBER.fullmatch(text.strip()):  # `int` also takes `1_0` and other scripts' digits
+            raise argparse.ArgumentTypeError(f"{option} takes a whole number, not {text!r}")
+        value = int(text)
         if not lowest <= value <= highest:
             raise argparse.ArgumentTypeError(f"{option} must be from {lowest} to {highest}, not {value}")
         return value
@@ -97,19 +99,25 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.query.strip() == QUERY_PLACEHOLDER:
         raise UsageError(f"QUERY is the placeholder {QUERY_PLACEHOLDER}: put what you want to do there")
-    # and whatever else aai_search refuses (text that is not Unicode: a lone surrogate)
+    if args.app is not None and not args.app.strip():
+        raise UsageError("--app is blank: give the app's id, name, alias or URL")
+    if not is_unicode(args.query):
+        raise UsageError("QUERY holds bytes that are not UTF-8 text: type it again in a UTF-8 terminal")
+    # and whatever else aai_search refuses
     search_arguments({"query": args.query, "app": args.app, "limit": args.limit, "offset": args.offset})
-    gateway = build_gateway(args, build_watcher(args))
+    watcher = build_watcher(args)
+    gateway = build_gateway(args, watcher)
 
     async def search() -> SearchAnswer:
         try:
-            if args.app is None and gateway.listing.listable >= INDEX_NOTICE_FROM:
+            if gateway.listing.listable >= INDEX_NOTICE_FROM:
                 print(f"Indexing {gateway.listing.listable:,} apps for search…", file=sys.stderr, flush=True)
             return await gateway.search(args.query, args.limit, args.app, args.offset)
         finally:
             await gateway.aclose()
 
     answer = anyio.run(search)
+    skipped = len(watcher.catalog.skipped)
     if args.text:
         sys.stdout.write(answer.text)
     elif args.json:
@@ -119,68 +127,66 @@ def run(args: argparse.Namespace) -> int:
                 **answer.structured(),
                 "next_offset": following if answer.more and following <= MAX_OFFSET else None,
                 "not_searched": list(answer.unread),
+                "skipped_files": skipped,
             }
         )
     else:
-        print(_report(args, answer))
+        print(_report(args, answer, skipped))
     return 0
 
 
-def _report(args: argparse.Namespace, answer: SearchAnswer) -> str:
+def _report(args: argparse.Namespace, answer: SearchAnswer, skipped: int) -> str:
     """The results as a table, then what follows them: the next page, how to read an operation's
-    details, and the apps the search could not see, each as a command that works as printed."""
-    query = _shown(args.query)
-    within = args.app is not None
-    blank = not args.query.strip()
-    lines: list[str] = []
-    if not answer.results:
-        if within and not args.offset and blank:  # why none runs here, or that the app has none
-            lines.append(answer.text.strip())
-        elif within and not args.offset:
-            everything = shlex.join(["aai-gateway", "search", "", "--app", args.app, *discovery_argv(args)])
-            lines.append(f"No operation of {args.app} matches {query}. All of them: {everything}")
-        elif args.offset:
-            lines.append(f"Nothing more after the first {args.offset}.")
-        else:
-            lines.append(
-                f"Nothing matches {query}: try other words, the app's name in another language, "
-                "or what the operation does."
-            )
-    else:
-        place = (
-            f" (results {args.offset + 1}-{args.offset + len(answer.results)})"
-            if args.offset or answer.more
-            else ""
-        )
-        app = answer.results[0].app
-        if within and blank:
-            lines.append(f"Operations of {app} that run here, in the descriptor's order{place}:")
-        elif within:
-            lines.append(f"Operations of {app} matching {query}, best first{place}:")
-        else:
-            lines.append(f"Apps and operations matching {query}, best first{place}:")
-        lines += ["", _table(answer, args.offset, within=within, scored=not blank), ""]
-        if answer.more:
-            following = args.offset + args.limit
-            lines.append(
-                f"More follow: run the same search with --offset {following}."
-                if following <= MAX_OFFSET
-                else f"More follow, past the last place a page can start ({MAX_OFFSET}): use other words."
-            )
-        operation = next(((r.app, r.tool) for r in answer.results if r.tool is not None), None)
-        if operation is not None:
-            guide = [
-                "aai-gateway",
-                "guide",
-                operation[0],
-                "--operations",
-                operation[1],
-                *discovery_argv(args),
-            ]
-            lines.append(f"An operation's parameters and example call: {shlex.join(guide)}")
+    details, the apps the search could not see and the files it could not use, each with a
+    command that works as printed."""
+    discovery = discovery_argv(args)
+    lines = [*_results(args, answer, discovery)]
     if answer.unread and not args.offset:
-        lines.append(unread_servers_note(answer.unread, discovery_argv(args)))
+        lines.append(unread_servers_note(answer.unread, discovery))
+    if skipped:
+        files = "1 descriptor file" if skipped == 1 else f"{skipped} descriptor files"
+        lines.append(f"{files} could not be used; why: {shell_command(['aai-gateway', 'scan', *discovery])}")
     return "\n".join(lines)
+
+
+def _results(args: argparse.Namespace, answer: SearchAnswer, discovery: list[str]) -> list[str]:
+    query, blank = _shown(args.query), not args.query.strip()
+    if answer.within is not None and answer.within[1] == 0 and not answer.results:
+        return [answer.text.strip()]  # no operation of the app runs here: why, in the agent's words
+    if not answer.results and args.offset:
+        return [f"Nothing more after the first {args.offset}."]
+    if not answer.results and answer.within is not None:
+        everything = ["aai-gateway", "search", "", f"--app={answer.within[0]}", *discovery]
+        return [
+            f"No operation of {answer.within[0]} matches {query}. All of them: {shell_command(everything)}"
+        ]
+    if not answer.results:
+        return [
+            f"Nothing matches {query}: try other words, the app's name in another language, or what "
+            "the operation does."
+        ]
+    last = args.offset + len(answer.results)
+    place = f" (results {args.offset + 1}-{last})" if last > args.offset + 1 else f" (result {last})"
+    place = place if args.offset or answer.more else ""
+    if answer.within is not None and blank:
+        heading = f"Operations of {answer.within[0]} that run here, in the descriptor's order{place}:"
+    elif answer.within is not None:
+        heading = f"Operations of {answer.within[0]} matching {query}, best first{place}:"
+    else:
+        heading = f"Apps and operations matching {query}, best first{place}:"
+    lines = [heading, "", _table(answer, args.offset, scored=not blank), ""]
+    if answer.more:
+        following = args.offset + args.limit
+        lines.append(
+            f"More follow: run the same search with --offset {following}."
+            if following <= MAX_OFFSET
+            else f"More follow, past the last place a page can start ({MAX_OFFSET}): use other words."
+        )
+    operation = next(((r.app, r.tool) for r in answer.results if r.tool is not None), None)
+    if operation is not None:
+        guide = ["aai-gateway", "guide", operation[0], f"--operations={operation[1]}", *discovery]
+        lines.append(f"An operation's parameters and example call: {shell_command(guide)}")
+    return lines
 
 
 def _shown(query: str) -> str:
@@ -190,7 +196,8 @@ def _shown(query: str) -> str:
     )
 
 
-def _table(answer: SearchAnswer, offset: int, *, within: bool, scored: bool) -> str:
+def _table(answer: SearchAnswer, offset: int, *, scored: bool) -> str:
+    within = answer.within is not None
     headers = ["#", *([] if within else ["APP"]), "OPERATION", *(["SCORE"] if scored else []), "DESCRIPTION"]
     rows = [
         [

@@ -64,7 +64,10 @@ def render_table(
             break
         widths[widest] -= 1
     lines = [(" " * gap).join(pad(h, w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines.append((" " * gap).join("-" * w for w in widths))
+    # the last column's rule ends at the terminal's edge: a long cell wraps, its rule would too
+    room = limit - sum(widths[:-1]) - gap * (len(widths) - 1)
+    rules = [*widths[:-1], min(widths[-1], max(room, display_width(headers[-1])))]
+    lines.append((" " * gap).join("-" * w for w in rules))
     for row in cells:
         shown = [pad(truncate(c, w), w) for c, w in zip(row[:-1], widths[:-1], strict=True)] + row[-1:]
         lines.append((" " * gap).join(shown).rstrip())

@@ -69,11 +69,11 @@ class Listing:
         """For `scan` and the log: the mode and why, the pins, and pins that are not listed."""
         limit = self.settings.max_apps
         if self.mode == "full":
-            lines = [f"every app listed ({self.listable} apps, at most max_apps = {limit})"]
+            lines = [f"every app listed ({counted(self.listable, 'app')}, at most max_apps = {limit})"]
         else:
             lines = [
-                f"bounded ({self.listable} apps, more than max_apps = {limit}): "
-                f"aai_search, web_discover, aai_exec and {_apps(len(self.entries), 'pinned app')}"
+                f"bounded ({counted(self.listable, 'app')}, more than max_apps = {limit}): "
+                f"aai_search, web_discover, aai_exec and {counted(len(self.entries), 'pinned app')}"
             ]
         lines.append(f"pinned: {', '.join(self.settings.pinned) or 'none'}")
         lines += [
@@ -167,7 +167,7 @@ def _listing(entries: list[AppEntry], settings: ListingConfig, why_unlisted: Map
     return Listing("bounded", shown, len(entries), settings, unknown, tuple(left_out), why)
 
 
-def _apps(count: int, noun: str) -> str:
+def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 

@@ -26,6 +26,7 @@ from ..guide import GuideOptions, render_operations
 from ..guide.operations import call_json
 from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
+from .app_entries import counted
 
 MAX_RESULT_DESCRIPTION = 200  # characters of a result's description
 MAX_QUERY_SHOWN = 200  # characters of the query quoted back in the text
@@ -55,6 +56,8 @@ class SearchAnswer:
     unread: tuple[str, ...] = ()
     """The apps (their references) whose operations the search could not see: their MCP
     servers have not been asked for them yet."""
+    within: tuple[str, int] | None = None
+    """A search within an app: its reference, and how many of its operations run here."""
 
     def structured(self) -> dict[str, Any]:
         return {"results": [result.as_dict() for result in self.results]}
@@ -265,27 +268,32 @@ def answer_in_app(
     if not results and total == 0:
         reasons = sorted({short(reason) for reason in (options.unavailable or {}).values()})
         why = f": {'; '.join(reasons[:3])}" if reasons else ""
+        none_runs = (
+            f"None of the {len(app.tools)} operations of {name} ({reference}) can run"
+            if len(app.tools) > 1
+            else f"The operation of {name} ({reference}) cannot run"
+        )
         text = (
-            f"None of the {len(app.tools)} operations of {name} ({reference}) can run on this machine{why}.\n"
+            f"{none_runs} on this machine{why}.\n"
             if app.tools
             else f"{name} ({reference}) has no operations.\n"
         )
-        return SearchAnswer((), text)
+        return SearchAnswer((), text, within=(reference, 0))
     if not results and asked.offset:
         first = f"after the first {asked.offset}"
         text = (
             f"No more operations of {name} ({reference}) match {_quoted(query)} {first}.\n"
             if query.strip()
-            else f"{name} ({reference}) has {total} operations that run here: none {first}.\n"
+            else f"{name} ({reference}) has {counted(total, 'operation')} that run here: none {first}.\n"
         )
-        return SearchAnswer((), text)
+        return SearchAnswer((), text, within=(reference, total))
     if not results:
         everything = call_json({"app": reference, "query": ""})
         text = (
-            f"No operation of {name} ({reference}, {total} operations that run here) matches "
+            f"No operation of {name} ({reference}, {counted(total, 'operation')} that run here) matches "
             f"{_quoted(query)}. {options.search_tool}({everything}) lists them all.\n"
         )
-        return SearchAnswer((), text)
+        return SearchAnswer((), text, within=(reference, total))
     span = asked.span(len(results))
     if query.strip():
         which = f"matching {_quoted(query)}" + (f", {span}" if asked.offset or page.more else "")
@@ -295,7 +303,7 @@ def answer_in_app(
     more = asked.next_page(options.search_tool) if page.more else None
     chosen = [r.tool for r in results if r.tool]
     text = render_operations(app, chosen, options, title=title, more=more)
-    return SearchAnswer(results, text, more=page.more)
+    return SearchAnswer(results, text, more=page.more, within=(reference, total))
 
 
 def short(text: str) -> str:
