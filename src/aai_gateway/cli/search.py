@@ -1,5 +1,5 @@
 """`aai-gateway search QUERY [--app APP]`: what `aai_search` finds, as a table (or as the agent
-reads it, `--text`): to see why an agent does or does not find an app, and which words find it."""
+reads it, `--text`): to see what an agent finds with its words, and try others."""
 
 from __future__ import annotations
 
