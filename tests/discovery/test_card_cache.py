@@ -5,11 +5,13 @@ foreign database never give a stale or wrong app."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -247,3 +249,46 @@ def test_a_snapshot_reads_back_as_the_utf8_of_what_was_stored_and_not_once_its_b
     with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
         db.execute("UPDATE snapshots SET body = ?", (body.replace("zürich", "zurich"),))
     assert cache.snapshot("sources") is None  # its digest no longer matches
+
+
+def _open_at_once(folder: str, barrier: Any, usable: Any) -> None:
+    cache = CardCache(Path(folder), "linux", build="b")
+    barrier.wait()
+    cache.outcomes()
+    usable.put(cache.usable)
+
+
+def test_two_processes_starting_on_a_new_cache_at_once_both_use_it(tmp_path: Path) -> None:
+    """Both saw no tables; the second to make them used to find the first's and give up the cache."""
+    processes = multiprocessing.get_context("fork")
+    kept = []
+    for trial in range(12):
+        barrier, usable = processes.Barrier(2), processes.Queue()
+        pair = [
+            processes.Process(target=_open_at_once, args=(str(tmp_path / str(trial)), barrier, usable))
+            for _ in range(2)
+        ]
+        for process in pair:
+            process.start()
+        for process in pair:
+            process.join(30)
+        kept += [usable.get(timeout=5) for _ in pair]
+
+    assert kept == [True] * 24
+
+
+def test_a_cache_of_this_format_with_other_tables_is_made_anew(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    start(apps, tmp_path / "cache")
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as connection:
+        connection.execute("DROP TABLE snapshots")
+        connection.execute("CREATE TABLE snapshots (key TEXT PRIMARY KEY)")
+
+    with caplog.at_level(logging.WARNING):
+        start(apps, tmp_path / "cache")
+    third, loads = start(apps, tmp_path / "cache")
+
+    assert "is damaged (no such column" in caplog.text
+    assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)
+    assert len(third.entries) == 5

@@ -323,26 +323,37 @@ class CardCache:
         try:
             if os.name == "posix":
                 os.chmod(self.path, 0o600)
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version != FORMAT:
-                with connection:
-                    connection.execute("DROP TABLE IF EXISTS outcomes")
-                    connection.execute("DROP TABLE IF EXISTS snapshots")
-                    connection.execute(
-                        "CREATE TABLE outcomes (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
-                        "bundled INTEGER NOT NULL, host TEXT NOT NULL, build TEXT NOT NULL, card TEXT, "
-                        "reason TEXT, problems TEXT NOT NULL, texts TEXT)"
-                    )
-                    connection.execute(
-                        "CREATE TABLE snapshots (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
-                        "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL, "
-                        "stored_at REAL NOT NULL)"
-                    )
-                    connection.execute(f"PRAGMA user_version = {FORMAT}")
+            if connection.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+                _make_tables(connection)
         except BaseException:
             connection.close()
             raise
         return connection
+
+
+def _make_tables(connection: sqlite3.Connection) -> None:
+    """This format's tables, made anew, under the write lock: two processes that start on a new
+    cache at once both see no tables, and the second then finds the first's made."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        if connection.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+            connection.execute("DROP TABLE IF EXISTS outcomes")
+            connection.execute("DROP TABLE IF EXISTS snapshots")
+            connection.execute(
+                "CREATE TABLE outcomes (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+                "bundled INTEGER NOT NULL, host TEXT NOT NULL, build TEXT NOT NULL, card TEXT, "
+                "reason TEXT, problems TEXT NOT NULL, texts TEXT)"
+            )
+            connection.execute(
+                "CREATE TABLE snapshots (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
+                "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL, "
+                "stored_at REAL NOT NULL)"
+            )
+            connection.execute(f"PRAGMA user_version = {FORMAT}")
+    except BaseException:
+        connection.rollback()
+        raise
+    connection.commit()
 
 
 _FIX = "Make room on its disk and its folder writable by you; aai-gateway cache clear removes it"
@@ -375,7 +386,16 @@ def _is_damage(exc: sqlite3.Error) -> bool:
     """Whether SQLite says the file is not a sound database (as opposed to busy, or a misuse)."""
     text = str(exc).lower()
     return type(exc) is sqlite3.DatabaseError or any(
-        sign in text for sign in ("not a database", "malformed", "disk image", "file is encrypted")
+        sign in text
+        # the last two: a database of this format (`user_version`) whose tables are not its own
+        for sign in (
+            "not a database",
+            "malformed",
+            "disk image",
+            "file is encrypted",
+            "no such table",
+            "no such column",
+        )
     )
 
 
