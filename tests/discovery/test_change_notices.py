@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import sys
 import threading
 import time
@@ -115,6 +116,69 @@ async def test_a_removed_app_folder_is_noticed(tmp_path: Path) -> None:
         (tmp_path / "oldapp").rmdir()
         await noticed(notices)
         assert tmp_path / "oldapp" not in watched_paths(notices)
+
+
+async def test_an_app_folder_made_again_in_one_go_is_watched_again_and_its_edits_noticed(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "app" / "aai.json")
+    async with watching(app_dirs_source(tmp_path)) as notices:
+        (tmp_path / "app").rename(tmp_path / ".old")  # an editor's or a tool's replace: a new folder
+        write(tmp_path / ".new" / "aai.json")
+        (tmp_path / ".new").rename(tmp_path / "app")
+        await noticed(notices)
+        write(tmp_path / ".old" / "aai.json", "{}")  # the old folder, watched before: no notice due
+
+        write(tmp_path / "app" / "aai.json", '{"edited": true}')
+        await noticed(notices)
+
+
+async def test_an_app_folder_deleted_and_made_again_is_watched_again_even_with_its_old_inode(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "app" / "aai.json")
+    async with watching(app_dirs_source(tmp_path)) as notices:
+        shutil.rmtree(tmp_path / "app")  # the file system may give the new folder the same inode
+        write(tmp_path / "app" / "aai.json")
+        await noticed(notices)
+
+        write(tmp_path / "app" / "aai.json", '{"edited": true}')
+        await noticed(notices)
+
+
+async def test_a_descriptor_that_is_a_link_is_noticed_when_its_target_is_saved_by_rename(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "project" / "aai.json")
+    (tmp_path / "apps" / "app").mkdir(parents=True)
+    (tmp_path / "apps" / "app" / "aai.json").symlink_to(tmp_path / "project" / "aai.json")
+    async with watching(app_dirs_source(tmp_path / "apps")) as notices:
+        write(tmp_path / "project" / ".aai.json.swp", '{"edited": true}')
+        (tmp_path / "project" / ".aai.json.swp").rename(tmp_path / "project" / "aai.json")
+        await noticed(notices)
+
+
+async def test_a_name_that_is_not_utf8_appearing_leaves_notifications_on(tmp_path: Path) -> None:
+    async with watching(path_source(tmp_path)) as notices:
+        write(Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.json")), "{}")
+        await noticed(notices)
+        assert notices.mode == "notifications"
+
+        write(tmp_path / "next.json")
+        await noticed(notices)
+
+
+async def test_an_app_folder_whose_name_is_not_utf8_is_left_out_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    os.makedirs(os.fsencode(tmp_path) + b"/caf\xe9")
+    with caplog.at_level(logging.WARNING):
+        async with watching(app_dirs_source(tmp_path)) as notices:
+            assert notices.watching.unwatchable == (tmp_path / os.fsdecode(b"caf\xe9"),)
+            write(tmp_path / "ok" / "aai.json")
+            await noticed(notices)
+
+    assert "1 folder(s) cannot be watched for descriptor changes, their names not being UTF-8" in caplog.text
 
 
 async def test_a_root_created_after_start_is_noticed_and_then_watched(tmp_path: Path) -> None:

@@ -27,6 +27,12 @@ class FakeDirs:
             return []
         return sorted(folder.name for folder in self.folders if folder.parent == path and folder != path)
 
+    def identity(self, path: Path) -> tuple[int, int] | None:
+        return (0, sorted(self.folders).index(path)) if path in self.folders else None
+
+    def linked_files(self, directory: Path, interests: frozenset[str]) -> list[Path]:
+        return []
+
 
 def watched(
     pattern: Pattern, root: str, fs: FakeDirs, snapshots: str | None = None, explicit: bool = False
@@ -174,3 +180,41 @@ def test_on_a_real_file_system_folders_follow_symlinks_and_files_are_not_folders
     assert not OsDirs().watchable(tmp_path / "apps" / "file.json")
     assert not OsDirs().watchable(tmp_path / "missing")
     assert OsDirs().subdirs(tmp_path / "missing") == []
+
+
+def test_a_folder_whose_name_is_not_utf8_is_named_as_unwatchable_not_watched() -> None:
+    odd = "/w/apps/caf\udce9"  # the byte 0xE9, as os.fsdecode gives it
+    found = watched_dirs(
+        [SourceSpec("a", Path("/w/apps"), Pattern.APP_DIRS)], None, FakeDirs([odd, "/w/apps/ok"])
+    )
+
+    assert set(found.dirs) == {Path("/w/apps"), Path("/w/apps/ok"), Path("/w")}
+    assert found.unwatchable == (Path(odd),)
+
+
+def test_a_folder_made_again_at_the_same_path_is_another_watch_set(tmp_path: Path) -> None:
+    (tmp_path / "apps" / "one").mkdir(parents=True)
+    spec = SourceSpec("a", tmp_path / "apps", Pattern.APP_DIRS)
+    before = watched_dirs([spec], None, OsDirs())
+    (tmp_path / "apps" / "one").rename(tmp_path / "old")
+    (tmp_path / "apps" / "one").mkdir()
+
+    after = watched_dirs([spec], None, OsDirs())
+
+    assert after.dirs == before.dirs
+    assert after != before
+
+
+def test_a_descriptor_that_is_a_link_is_watched_where_it_leads_too(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "App.JSON").write_text("{}", encoding="utf-8")
+    (tmp_path / "apps" / "one").mkdir(parents=True)
+    (tmp_path / "apps" / "one" / "aai.json").symlink_to(tmp_path / "project" / "App.JSON")
+    (tmp_path / "apps" / "two.json").symlink_to(tmp_path / "project" / "App.JSON")
+    (tmp_path / "apps" / "folder.json").symlink_to(tmp_path / "project")  # a link to a folder: no file
+
+    found = watched_dirs([SourceSpec("a", tmp_path / "apps", Pattern.FILES_AND_APP_DIRS)], None, OsDirs())
+
+    assert found.dirs[tmp_path / "project"] == {"app.json"}
+    assert found.relevant(str(tmp_path / "project" / "App.JSON"))
+    assert not found.relevant(str(tmp_path / "project" / "notes.txt"))

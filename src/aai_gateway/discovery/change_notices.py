@@ -11,7 +11,10 @@ every notice comes after the watches it depends on are in place:
 - on entering, the watches are set, and the first `wait()` returns at once (what changed while
   the catalog was being built is seen by that first rescan);
 - after a relevant event, the watch set is computed again (folders come and go) and, when it
-  differs, the watches are set anew before `wait()` returns.
+  differs or a watched folder itself changed (made again: the watch was of the folder that is
+  gone), the watches are set anew before `wait()` returns;
+- a batch watchfiles cannot give (a name in it is not UTF-8) is a notice, and the watches are set
+  anew.
 
 A burst of writes is one notice: watchfiles returns once no new event came for `STEP_MS`, or
 after `DEBOUNCE_MS` at the latest.
@@ -102,6 +105,12 @@ def fallback_reason(exc: BaseException, folders: int, limit: Callable[[str], int
     return f"file notifications failed: {text or type(exc).__name__}"
 
 
+def undecodable_name(exc: BaseException) -> bool:
+    """Whether watchfiles failed on a name that is not UTF-8 (one file's name, in any watched
+    folder: watching goes on, with that batch of changes lost)."""
+    return isinstance(exc, RuntimeError) and "Unable to decode path" in str(exc)
+
+
 def _raise_to(current: int | None, suggested: int) -> int:
     return suggested if current is None or current < suggested else current * 2
 
@@ -134,6 +143,7 @@ class ChangeNotices:
         self._lister: DirLister = lister if lister is not None else OsDirs()
         self._notifier: Notifier | None = None
         self._watching = WatchSet({})
+        self._warned: set[Path] = set()  # unwatchable folders a warning named
         self._armed_since_notice = False
 
     @classmethod
@@ -182,10 +192,19 @@ class ChangeNotices:
             return
         while self._notifier is not None:
             try:
-                changes = await self._next_changes()
-                if not any(self._watching.relevant(path) for _, path in changes):
+                try:
+                    changes: set[tuple[int, str]] | None = await self._next_changes()
+                except Exception as exc:
+                    if not undecodable_name(exc):
+                        raise
+                    changes = None  # something changed, and what is lost with the batch
+                if changes is not None and not any(self._watching.relevant(path) for _, path in changes):
                     continue
-                await self._arm()  # folders may have come or gone
+                # folders may have come or gone; one that changed itself (removed, made again, a
+                # link to it pointed elsewhere) is watched anew: its watch was of what is gone,
+                # and the new folder may even have the old one's inode
+                anew = changes is None or any(Path(path) in self._watching.dirs for _, path in changes)
+                await self._arm(anew=anew)
             except Exception as exc:  # notifications died: what they missed is seen by polling
                 self._fall_back(exc)
             self._armed_since_notice = False
@@ -220,15 +239,17 @@ class ChangeNotices:
         changes = outcome[0] if outcome else "stop"
         return changes if isinstance(changes, set) else set()
 
-    async def _arm(self) -> None:
-        """Watch what the sources need now: unchanged watches are kept, else all are set anew."""
+    async def _arm(self, *, anew: bool = False) -> None:
+        """Watch what the sources need now: unchanged watches are kept (unless `anew`), else all
+        are set anew."""
         last: Exception | None = None
         folders = 0
         for _ in range(ARM_ATTEMPTS):
             wanted = await anyio.to_thread.run_sync(
                 watched_dirs, self.sources, self.snapshot_root, self._lister
             )
-            if self._notifier is not None and wanted == self._watching:
+            self._warn_unwatchable(wanted)
+            if not anew and self._notifier is not None and wanted == self._watching:
                 return
             self.close()
             folders = len(wanted.dirs)
@@ -250,6 +271,18 @@ class ChangeNotices:
             return
         assert last is not None
         self._fall_back(last, folders)
+
+    def _warn_unwatchable(self, wanted: WatchSet) -> None:
+        new = [path for path in wanted.unwatchable if path not in self._warned]
+        if new:
+            self._warned.update(new)
+            logger.warning(
+                "%d folder(s) cannot be watched for descriptor changes, their names not being UTF-8 "
+                "(%s): a change in them is seen with the next other change. Rename them to UTF-8 "
+                "names to have their changes seen at once",
+                len(new),
+                ", ".join(repr(str(path)) for path in new[:3]),
+            )
 
     def _fall_back(self, exc: Exception, folders: int | None = None) -> None:
         self.close()

@@ -14,6 +14,11 @@ whole tree: `/opt` with `DIR/*/aai.json` is `/opt` and each `/opt/<app>`, not ev
 | | each configuration folder, for `*.app`; each bundle as above |
 | MCP tool snapshots | the store's folder, for `*.json` |
 
+A descriptor file that is a symlink is also watched where it leads (its target's folder, for its
+name): an editor that saves the target by renaming a new file over it changes nothing the link's
+own folder sees. (A hard link is one file with two names; it is watched under the name the
+sources give it, and a change made under its other name is seen with the next other change.)
+
 Every root is also watched from the nearest existing folder above it, for the next name on the
 way down: that sees a root that does not exist yet appear (`~/.aai` before the user makes it), and
 one that is removed, renamed or, as a symlink, pointed elsewhere. A folder inside a bundle or an
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -52,12 +57,43 @@ class DirLister(Protocol):
     def subdirs(self, path: Path) -> list[str]:
         """The names of the directories in `path` (symlinks followed), sorted; [] if unreadable."""
 
+    def identity(self, path: Path) -> tuple[int, int] | None:
+        """Which directory `path` is now (device and inode, symlinks followed); None if gone."""
+
+    def linked_files(self, directory: Path, interests: Interests) -> list[Path]:
+        """The files that the symlinks among the entries of `directory` named by `interests`
+        lead to (resolved)."""
+
 
 class OsDirs:
     """The real file system."""
 
     def watchable(self, path: Path) -> bool:
         return os.path.isdir(path) and os.access(path, os.R_OK)
+
+    def identity(self, path: Path) -> tuple[int, int] | None:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        return (info.st_dev, info.st_ino)
+
+    def linked_files(self, directory: Path, interests: Interests) -> list[Path]:
+        if all(not interest.startswith(ANY) for interest in interests):  # `aai.json`: no listing
+            candidates = [directory / name for name in interests]
+        else:
+            try:
+                with os.scandir(directory) as listing:
+                    candidates = [
+                        Path(e.path) for e in listing if e.is_symlink() and matters(e.name, interests)
+                    ]
+            except OSError:
+                return []
+        found = []
+        for candidate in candidates:
+            if os.path.islink(candidate) and os.path.isfile(target := os.path.realpath(candidate)):
+                found.append(Path(target))
+        return found
 
     def subdirs(self, path: Path) -> list[str]:
         try:
@@ -77,6 +113,13 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 @dataclass(frozen=True)
 class WatchSet:
     dirs: Mapping[Path, Interests]
+    identities: Mapping[Path, tuple[int, int] | None] = field(default_factory=dict)
+    """Which directory each path was when listed: a folder deleted and made again, or replaced
+    by a rename, is another directory at the same path, and must be watched anew (a watch
+    follows the directory, not its path)."""
+    unwatchable: tuple[Path, ...] = ()
+    """Folders to watch whose names are not UTF-8, which the watcher cannot take: a change in
+    one is seen with the next other change, or by its parent when it comes or goes."""
 
     @property
     def paths(self) -> list[str]:
@@ -119,7 +162,24 @@ def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, list
             plan.xcode_products(root)
     if snapshot_root is not None:
         plan.reach(Path(os.path.abspath(snapshot_root)), JSON_FILES)
-    return WatchSet({path: frozenset(interests) for path, interests in plan.dirs.items()})
+    for folder, interests in list(plan.dirs.items()):
+        for target in lister.linked_files(folder, frozenset(interests)):
+            plan.add(target.parent, target.name)  # a descriptor that is a link: where it leads
+    dirs = {path: frozenset(interests) for path, interests in plan.dirs.items() if _utf8(path)}
+    return WatchSet(
+        dirs,
+        {path: lister.identity(path) for path in dirs},
+        tuple(sorted(path for path in plan.dirs if not _utf8(path))),
+    )
+
+
+def _utf8(path: Path) -> bool:
+    """Whether `path` is UTF-8 (os.fsdecode gives a byte that is not as a lone surrogate)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _Plan:
