@@ -158,6 +158,20 @@ async def test_a_descriptor_that_is_a_link_is_noticed_when_its_target_is_saved_b
         await noticed(notices)
 
 
+async def test_a_link_whose_target_is_deleted_and_made_again_is_noticed_when_it_comes_back(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "project" / "aai.json")
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "app.json").symlink_to(tmp_path / "project" / "aai.json")
+    async with watching(path_source(tmp_path / "apps")) as notices:
+        shutil.rmtree(tmp_path / "project")
+        await noticed(notices)
+
+        write(tmp_path / "project" / "aai.json")
+        await noticed(notices)
+
+
 async def test_a_name_that_is_not_utf8_appearing_leaves_notifications_on(tmp_path: Path) -> None:
     async with watching(path_source(tmp_path)) as notices:
         write(Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.json")), "{}")
@@ -168,17 +182,34 @@ async def test_a_name_that_is_not_utf8_appearing_leaves_notifications_on(tmp_pat
         await noticed(notices)
 
 
-async def test_an_app_folder_whose_name_is_not_utf8_is_left_out_with_a_warning(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+async def test_a_folder_to_watch_whose_name_is_not_utf8_makes_the_gateway_poll_saying_which(
+    tmp_path: Path,
 ) -> None:
+    """The watcher cannot take its name, and reading the folder (each rescan does) is an event
+    on that name in its parent: watching it from there would rescan for ever."""
     os.makedirs(os.fsencode(tmp_path) + b"/caf\xe9")
-    with caplog.at_level(logging.WARNING):
-        async with watching(app_dirs_source(tmp_path)) as notices:
-            assert notices.watching.unwatchable == (tmp_path / os.fsdecode(b"caf\xe9"),)
-            write(tmp_path / "ok" / "aai.json")
-            await noticed(notices)
+    async with ChangeNotices([app_dirs_source(tmp_path)], None, poll_interval=HOUR) as notices:
+        assert notices.mode == "polling"
+        assert notices.polling_because is not None
+        assert "the names of 1 folder(s) to watch are not UTF-8" in notices.polling_because
+        assert "caf" in notices.polling_because and "rename them" in notices.polling_because
 
-    assert "1 folder(s) cannot be watched for descriptor changes, their names not being UTF-8" in caplog.text
+
+async def test_names_that_are_not_utf8_and_keep_changing_cost_a_rescan_once_per_poll_interval(
+    tmp_path: Path,
+) -> None:
+    bad = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.log"))
+    async with ChangeNotices([path_source(tmp_path)], None, poll_interval=HOUR) as notices:
+        assert notices.mode == "notifications"
+        await noticed(notices)  # the first notice, at once after arming
+        write(bad, "one")
+        await noticed(notices)  # the first batch lost to such a name is a notice at once
+
+        write(bad, "two")
+        with anyio.move_on_after(1.5) as waited:
+            await notices.wait()
+        assert waited.cancelled_caught  # the next waits for the poll interval (an hour here)
+        assert notices.mode == "notifications"
 
 
 async def test_a_root_created_after_start_is_noticed_and_then_watched(tmp_path: Path) -> None:

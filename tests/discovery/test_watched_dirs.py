@@ -18,6 +18,7 @@ class FakeDirs:
         for folder in map(Path, folders):
             self.folders |= {folder, *folder.parents}
         self.unreadable = set(map(Path, unreadable))
+        self.links: dict[str, str] = {}  # descriptor links: where each leads
 
     def watchable(self, path: Path) -> bool:
         return path in self.folders and path not in self.unreadable
@@ -31,7 +32,7 @@ class FakeDirs:
         return (0, sorted(self.folders).index(path)) if path in self.folders else None
 
     def linked_files(self, directory: Path, interests: frozenset[str]) -> list[Path]:
-        return []
+        return [Path(target) for link, target in self.links.items() if Path(link).parent == directory]
 
 
 def watched(
@@ -60,7 +61,7 @@ def test_app_folders_are_watched_one_level_down_for_their_descriptor_only() -> N
 def test_a_path_folder_is_watched_for_files_and_app_folders() -> None:
     fs = FakeDirs(["/w/apps/one", "/w/apps/two"])
     assert watched(Pattern.FILES_AND_APP_DIRS, "/w/apps", fs, explicit=True) == {
-        "/w/apps": {"*"},
+        "/w/apps": {"*", "*.json"},  # `*.json`: its links to descriptors are followed
         "/w": {"apps"},
         "/w/apps/one": {"aai.json"},
         "/w/apps/two": {"aai.json"},
@@ -218,3 +219,24 @@ def test_a_descriptor_that_is_a_link_is_watched_where_it_leads_too(tmp_path: Pat
     assert found.dirs[tmp_path / "project"] == {"app.json"}
     assert found.relevant(str(tmp_path / "project" / "App.JSON"))
     assert not found.relevant(str(tmp_path / "project" / "notes.txt"))
+
+
+def test_a_link_into_a_folder_that_cannot_be_watched_is_watched_from_the_way_there() -> None:
+    fs = FakeDirs(["/w/apps/one", "/w/private"], unreadable=["/w/private"])
+    fs.links = {"/w/apps/one/aai.json": "/w/private/app.json", "/w/apps/two.json": "/w/gone/x.json"}
+
+    found = watched(Pattern.FILES_AND_APP_DIRS, "/w/apps", fs)
+
+    assert Path("/w/private") not in {Path(p) for p in found}
+    assert {"private", "gone", "apps"} <= found["/w"]
+
+
+def test_a_link_among_app_folders_that_no_descriptor_could_be_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "README").write_text("", encoding="utf-8")
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "README").symlink_to(tmp_path / "elsewhere" / "README")
+
+    found = watched_dirs([SourceSpec("a", tmp_path / "apps", Pattern.APP_DIRS)], None, OsDirs())
+
+    assert tmp_path / "elsewhere" not in found.dirs

@@ -13,8 +13,8 @@ every notice comes after the watches it depends on are in place:
 - after a relevant event, the watch set is computed again (folders come and go) and, when it
   differs or a watched folder itself changed (made again: the watch was of the folder that is
   gone), the watches are set anew before `wait()` returns;
-- a batch watchfiles cannot give (a name in it is not UTF-8) is a notice, and the watches are set
-  anew.
+- a batch watchfiles cannot give (a name in it is not UTF-8) is a notice, at most one per poll
+  interval, and the watches are set anew.
 
 A burst of writes is one notice: watchfiles returns once no new event came for `STEP_MS`, or
 after `DEBOUNCE_MS` at the latest.
@@ -22,7 +22,8 @@ after `DEBOUNCE_MS` at the latest.
 Polling at the poll interval takes over when notifications are refused (`force_polling`, for
 network file systems, whose changes made on other machines send no notification), cannot start
 (watchfiles missing, the inotify watch or instance limit reached, no notifications on this
-system) or fail later; one warning says why and how to fix it, and polling lasts until restart.
+system, a folder to watch whose name is not UTF-8) or fail later; one warning says why and how
+to fix it, and polling lasts until restart.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import errno
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -105,6 +107,19 @@ def fallback_reason(exc: BaseException, folders: int, limit: Callable[[str], int
     return f"file notifications failed: {text or type(exc).__name__}"
 
 
+class UnwatchableNamesError(Exception):
+    """Folders to watch whose names are not UTF-8: the watcher cannot take them."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        shown = ", ".join(repr(str(folder)) for folder in folders[:3])
+        more = f" and {len(folders) - 3} more" if len(folders) > 3 else ""
+        super().__init__(
+            f"the names of {len(folders)} folder(s) to watch are not UTF-8 ({shown}{more}), which "
+            "file notifications cannot take; rename them (e.g. mv with the name in UTF-8) and "
+            "restart the gateway"
+        )
+
+
 def undecodable_name(exc: BaseException) -> bool:
     """Whether watchfiles failed on a name that is not UTF-8 (one file's name, in any watched
     folder: watching goes on, with that batch of changes lost)."""
@@ -143,7 +158,7 @@ class ChangeNotices:
         self._lister: DirLister = lister if lister is not None else OsDirs()
         self._notifier: Notifier | None = None
         self._watching = WatchSet({})
-        self._warned: set[Path] = set()  # unwatchable folders a warning named
+        self._undecodable_at: float | None = None  # when a batch was last lost to a name
         self._armed_since_notice = False
 
     @classmethod
@@ -198,6 +213,7 @@ class ChangeNotices:
                     if not undecodable_name(exc):
                         raise
                     changes = None  # something changed, and what is lost with the batch
+                    await self._not_sooner_than_polling()
                 if changes is not None and not any(self._watching.relevant(path) for _, path in changes):
                     continue
                 # folders may have come or gone; one that changed itself (removed, made again, a
@@ -248,7 +264,9 @@ class ChangeNotices:
             wanted = await anyio.to_thread.run_sync(
                 watched_dirs, self.sources, self.snapshot_root, self._lister
             )
-            self._warn_unwatchable(wanted)
+            if wanted.unwatchable:  # the watcher cannot take them, and reading them is an event
+                self._fall_back(UnwatchableNamesError(wanted.unwatchable), folders)
+                return
             if not anew and self._notifier is not None and wanted == self._watching:
                 return
             self.close()
@@ -272,17 +290,14 @@ class ChangeNotices:
         assert last is not None
         self._fall_back(last, folders)
 
-    def _warn_unwatchable(self, wanted: WatchSet) -> None:
-        new = [path for path in wanted.unwatchable if path not in self._warned]
-        if new:
-            self._warned.update(new)
-            logger.warning(
-                "%d folder(s) cannot be watched for descriptor changes, their names not being UTF-8 "
-                "(%s): a change in them is seen with the next other change. Rename them to UTF-8 "
-                "names to have their changes seen at once",
-                len(new),
-                ", ".join(repr(str(path)) for path in new[:3]),
-            )
+    async def _not_sooner_than_polling(self) -> None:
+        """A batch lost to a name that is not UTF-8 costs a rescan, at most once per poll
+        interval: the name may be one that keeps being read or written (a log; a folder a file
+        manager lists: opening it is an event too), and each rescan could be one more event."""
+        now = time.monotonic()
+        if self._undecodable_at is not None:
+            await anyio.sleep(max(0.0, self._undecodable_at + self.poll_interval - now))
+        self._undecodable_at = time.monotonic()
 
     def _fall_back(self, exc: Exception, folders: int | None = None) -> None:
         self.close()

@@ -61,8 +61,9 @@ class DirLister(Protocol):
         """Which directory `path` is now (device and inode, symlinks followed); None if gone."""
 
     def linked_files(self, directory: Path, interests: Interests) -> list[Path]:
-        """The files that the symlinks among the entries of `directory` named by `interests`
-        lead to (resolved)."""
+        """Where the symlinks among the entries of `directory` that `interests` name (other than
+        `*`: any entry, which is what a folder of app folders holds) lead, resolved, unless to a
+        directory: a file, or a name that does not exist (yet)."""
 
 
 class OsDirs:
@@ -79,21 +80,22 @@ class OsDirs:
         return (info.st_dev, info.st_ino)
 
     def linked_files(self, directory: Path, interests: Interests) -> list[Path]:
-        if all(not interest.startswith(ANY) for interest in interests):  # `aai.json`: no listing
-            candidates = [directory / name for name in interests]
+        named = frozenset(interests - {ANY})
+        if not named:
+            return []
+        if all(not interest.startswith(ANY) for interest in named):  # `aai.json`: no listing
+            candidates = [directory / name for name in named]
         else:
             try:
                 with os.scandir(directory) as listing:
-                    candidates = [
-                        Path(e.path) for e in listing if e.is_symlink() and matters(e.name, interests)
-                    ]
+                    candidates = [Path(e.path) for e in listing if e.is_symlink() and matters(e.name, named)]
             except OSError:
                 return []
-        found = []
-        for candidate in candidates:
-            if os.path.islink(candidate) and os.path.isfile(target := os.path.realpath(candidate)):
-                found.append(Path(target))
-        return found
+        return [
+            Path(os.path.realpath(link))
+            for link in candidates
+            if os.path.islink(link) and not os.path.isdir(link)
+        ]
 
     def subdirs(self, path: Path) -> list[str]:
         try:
@@ -118,8 +120,9 @@ class WatchSet:
     by a rename, is another directory at the same path, and must be watched anew (a watch
     follows the directory, not its path)."""
     unwatchable: tuple[Path, ...] = ()
-    """Folders to watch whose names are not UTF-8, which the watcher cannot take: a change in
-    one is seen with the next other change, or by its parent when it comes or goes."""
+    """Folders to watch whose names are not UTF-8, which the watcher cannot take (nor their
+    parents: each reading of the folder is an event on its name there, which it cannot decode):
+    `change_notices` polls instead."""
 
     @property
     def paths(self) -> list[str]:
@@ -153,6 +156,8 @@ def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, list
             plan.reach(root, JSON_FILES)
         elif spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
             plan.reach(root, ANY)
+            if spec.pattern == Pattern.FILES_AND_APP_DIRS:  # `*` says it all, but for links to follow
+                plan.reach(root, JSON_FILES)
             plan.app_dirs(root)
         elif spec.pattern == Pattern.BUNDLES:
             plan.reach(root, ANY)
@@ -164,7 +169,8 @@ def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, list
         plan.reach(Path(os.path.abspath(snapshot_root)), JSON_FILES)
     for folder, interests in list(plan.dirs.items()):
         for target in lister.linked_files(folder, frozenset(interests)):
-            plan.add(target.parent, target.name)  # a descriptor that is a link: where it leads
+            # a descriptor that is a link: where it leads, or, gone or unreadable, the way there
+            plan.reach(target.parent, target.name)
     dirs = {path: frozenset(interests) for path, interests in plan.dirs.items() if _utf8(path)}
     return WatchSet(
         dirs,
