@@ -21,6 +21,7 @@ from .common import (
     add_gateway_options,
     add_locale_option,
     discovery_argv,
+    plural,
     print_json,
     unread_servers_note,
 )
@@ -144,8 +145,8 @@ def _report(args: argparse.Namespace, answer: SearchAnswer, skipped: int) -> str
     if answer.unread and not args.offset:
         lines.append(unread_servers_note(answer.unread, discovery))
     if skipped:
-        files = "1 descriptor file" if skipped == 1 else f"{skipped} descriptor files"
-        lines.append(f"{files} could not be used; why: {shell_command(['aai-gateway', 'scan', *discovery])}")
+        scan = shell_command(["aai-gateway", "scan", *discovery])
+        lines.append(f"{plural(skipped, 'descriptor file')} could not be used; why: {scan}")
     return "\n".join(lines)
 
 

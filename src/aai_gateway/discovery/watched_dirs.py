@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Protocol
 
+from ..descriptor.mcp_wire import is_unicode
 from .sources import Pattern, SourceSpec
 
 DESCRIPTOR: Final = "aai.json"
@@ -171,21 +172,13 @@ def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, list
         for target in lister.linked_files(folder, frozenset(interests)):
             # a descriptor that is a link: where it leads, or, gone or unreadable, the way there
             plan.reach(target.parent, target.name)
-    dirs = {path: frozenset(interests) for path, interests in plan.dirs.items() if _utf8(path)}
+    # a byte of a name that is not UTF-8 comes from os.fsdecode as a lone surrogate
+    dirs = {path: frozenset(interests) for path, interests in plan.dirs.items() if is_unicode(str(path))}
     return WatchSet(
         dirs,
         {path: lister.identity(path) for path in dirs},
-        tuple(sorted(path for path in plan.dirs if not _utf8(path))),
+        tuple(sorted(path for path in plan.dirs if path not in dirs)),
     )
-
-
-def _utf8(path: Path) -> bool:
-    """Whether `path` is UTF-8 (os.fsdecode gives a byte that is not as a lone surrogate)."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class _Plan:
