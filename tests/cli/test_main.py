@@ -80,3 +80,23 @@ def test_a_start_whose_cards_come_from_the_cache_imports_neither_the_loader_nor_
     assert "aai_gateway.descriptor.loader" in first
     unneeded = {"aai_gateway.descriptor.loader", "aai_gateway.search.index", "aai_gateway.search.corpus"}
     assert not unneeded & modules, sorted(unneeded & modules)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+@pytest.mark.parametrize("command", [["schema"], ["scan", "--no-default-paths"], ["guide", "com.github.api"]])
+def test_output_that_cannot_be_written_is_said_in_one_line_without_a_traceback(
+    command: list[str], tmp_path: Path
+) -> None:
+    environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "aai_gateway", *command],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert done.stderr == "error: aai-gateway could not write its output: No space left on device\n"

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from aai_gateway.auth import MemorySecretStore
 from aai_gateway.cli import runtime
 from aai_gateway.cli.common import configure_logging
 from aai_gateway.cli.main import main
-from aai_gateway.cli.terminal import shell_command, visible
+from aai_gateway.cli.terminal import visible
 from aai_gateway.discovery.web_cache import WebCache
 from tests.builders import c_descriptor, write_json
 
@@ -157,23 +155,3 @@ def test_log_lines_show_control_characters_as_escapes(
     for text in (err, log_file.read_text(encoding="utf-8")):
         assert_no_control_sequences(text)
         assert "skipped evil\\u001b]0;owned\\u0007.json" in text
-
-
-@pytest.mark.parametrize(
-    "argument",
-    [
-        "plain",
-        "a b $HOME `x` 'q' \\n",
-        "-starts-with-a-dash",
-        "中文 😀",
-        RETITLE + CLEAR + CSI,
-        "\u202eevil\u2066\nline\ttab\x7f",
-        "bytes-\udcff-not-utf8",  # a file name's byte that is not UTF-8, as os.fsdecode gives it
-    ],
-)
-def test_a_printed_command_pasted_into_bash_gives_back_its_arguments_byte_for_byte(argument: str) -> None:
-    line = shell_command(["printf", "%s\\0", argument, "next"])
-    ran = subprocess.run(["bash", "-c", line], capture_output=True, check=True, env={"LC_ALL": "C"})
-
-    assert "\n" not in line and visible(line) == line  # one line, and nothing the output rewrites
-    assert ran.stdout.split(b"\0")[:-1] == [os.fsencode(argument), b"next"]

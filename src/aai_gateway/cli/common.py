@@ -18,7 +18,7 @@ from typing import Any
 import platformdirs
 
 from ..descriptor.platforms import PLATFORMS, Platform, host_platform
-from ..descriptor.quoting import WHOLE_UP_TO, listed
+from ..descriptor.quoting import WHOLE_UP_TO, listed, shell_command
 from ..discovery import (
     Catalog,
     DiscoveryOptions,
@@ -29,7 +29,7 @@ from ..discovery import (
     paths_from_env,
 )
 from ..discovery.mcp_snapshots import SnapshotStore
-from .terminal import shell_command, visible
+from .terminal import visible
 
 ENV_PATH = "AAI_GATEWAY_PATH"
 

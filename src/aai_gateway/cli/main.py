@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -13,7 +14,7 @@ from .. import __version__
 from ..errors import AaiError, DescriptorError
 from . import serve
 from .common import LOGGING_OPTIONS, command_first, configure_logging
-from .terminal import visible_output
+from .terminal import UnwritableOutputError, visible_output
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 COMMAND_MODULES: Final = {
@@ -101,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # a write that fails fails here, not at exit after the message below
     except DescriptorError as exc:
         print(f"error: {exc.file} is not a usable descriptor:", file=sys.stderr)
         for problem in exc.problems:
@@ -111,9 +113,25 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except UnwritableOutputError as exc:
+        _say_unwritable(exc)
+        return EXIT_FAILED_CHECK
     except BrokenPipeError:
         # The reader went away (`aai-gateway scan | head`): stop quietly, as other tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILED_CHECK
     return code
+
+
+def _say_unwritable(exc: UnwritableOutputError) -> None:
+    """One line on stderr (written directly: it may be the stream that failed, or stdout's
+    buffer may still hold what did not fit), and stdout's unwritten rest dropped, so the exit
+    does not try it again."""
+    reason = exc.strerror or f"error {exc.errno}"
+    message = f"error: aai-gateway could not write its output: {reason}\n"
+    with contextlib.suppress(OSError):  # stderr refuses too: the exit code says it
+        os.write(sys.__stderr__.fileno() if sys.__stderr__ else 2, message.encode("utf-8", "replace"))
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from ..descriptor.mcp_wire import is_unicode
+from ..descriptor.quoting import shell_command
 from ..errors import UsageError
 from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
@@ -26,7 +27,6 @@ from .common import (
     unread_servers_note,
 )
 from .tables import render_table
-from .terminal import shell_command
 
 if TYPE_CHECKING:
     from ..service.search import SearchAnswer

@@ -18,9 +18,8 @@ are escaped.
 from __future__ import annotations
 
 import io
-import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final, TextIO, cast
 
@@ -43,29 +42,10 @@ def visible(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
-def shell_command(argv: Sequence[str]) -> str:
-    """`argv` as a bash command line to print for the user to paste: each argument quoted, and
-    one with a character that is not printable (a control, a bidirectional override, a newline:
-    `visible` would rewrite it in the output, or it would break the line) in bash's `$'…'`, with
-    each such character spelled as the bytes of its UTF-8 (`\\xe2\\x80\\xae`: the same bytes in
-    every locale, as a file name holds them)."""
-    return " ".join(shlex.quote(arg) if arg.isprintable() else _ansi_c_quoted(arg) for arg in argv)
-
-
-def _ansi_c_quoted(arg: str) -> str:
-    spelled = []
-    for char in arg:
-        if char in "\\'":
-            spelled.append("\\" + char)
-        elif char.isprintable():
-            spelled.append(char)
-        else:
-            try:  # a byte of a file name that is not UTF-8 comes back as itself
-                encoded = char.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError:
-                encoded = char.encode("utf-8", "surrogatepass")
-            spelled.append("".join(f"\\x{byte:02x}" for byte in encoded))
-    return "$'" + "".join(spelled) + "'"
+class UnwritableOutputError(OSError):
+    """Standard output or error refused what was written (a full disk, a file too large, an
+    I/O error): not the command's fault, and said in one line instead of a traceback. A reader
+    gone away (`| head`) is BrokenPipeError, which stays itself: the command stops quietly."""
 
 
 class VisibleText(io.TextIOBase):
@@ -76,11 +56,21 @@ class VisibleText(io.TextIOBase):
         self.stream = stream
 
     def write(self, text: str) -> int:
-        self.stream.write(visible(text))
+        try:
+            self.stream.write(visible(text))
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise UnwritableOutputError(exc.errno, exc.strerror) from exc
         return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise UnwritableOutputError(exc.errno, exc.strerror) from exc
 
     def fileno(self) -> int:
         return self.stream.fileno()

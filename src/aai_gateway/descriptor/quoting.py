@@ -4,12 +4,14 @@ A hostile file can put megabytes into any string (a version of 5,000 digits, a t
 size of a novel). A problem names the value so its author can find it, but only the start of it:
 `version '10000000000000000000000000000000…' (5004 characters)`. Lists of names are cut the same
 way. `clip` is the last resort for library messages that embed a value the gateway cannot see.
+`shell_command` writes a command (or a file name) a message gives for pasting into a shell.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import shlex
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 SHOWN_CHARACTERS = 32
@@ -63,3 +65,28 @@ def clip(message: str, limit: int = MAX_MESSAGE) -> str:
     head = limit * 2 // 5
     tail = limit - head - 30
     return f"{message[:head]} … [{len(message) - head - tail} characters cut] … {message[-tail:]}"
+
+
+def shell_command(argv: Sequence[str]) -> str:
+    """`argv` as a bash command line to print for the user to paste: each argument quoted, and
+    one with a character that is not printable (a control, a bidirectional override, a newline:
+    the CLI's `visible` would rewrite it in the output, or it would break the line) in bash's `$'…'`, with
+    each such character spelled as the bytes of its UTF-8 (`\\xe2\\x80\\xae`: the same bytes in
+    every locale, as a file name holds them)."""
+    return " ".join(shlex.quote(arg) if arg.isprintable() else _ansi_c_quoted(arg) for arg in argv)
+
+
+def _ansi_c_quoted(arg: str) -> str:
+    spelled = []
+    for char in arg:
+        if char in "\\'":
+            spelled.append("\\" + char)
+        elif char.isprintable():
+            spelled.append(char)
+        else:
+            try:  # a byte of a file name that is not UTF-8 comes back as itself
+                encoded = char.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                encoded = char.encode("utf-8", "surrogatepass")
+            spelled.append("".join(f"\\x{byte:02x}" for byte in encoded))
+    return "$'" + "".join(spelled) + "'"

@@ -39,6 +39,7 @@ from typing import Final, Literal, Protocol
 
 import anyio
 
+from ..descriptor.quoting import shell_command
 from .sources import SourceSpec
 from .watched_dirs import DirLister, OsDirs, WatchSet, watched_dirs
 
@@ -111,12 +112,14 @@ class UnwatchableNamesError(Exception):
     """Folders to watch whose names are not UTF-8: the watcher cannot take them."""
 
     def __init__(self, folders: Sequence[Path]) -> None:
-        shown = ", ".join(repr(str(folder)) for folder in folders[:3])
+        # As a shell word: `$'/apps/caf\xe9'` names the byte the folder's name holds, pastes as
+        # it is into `mv`, and shows no lone surrogate (`caf\udce9`, Python's stand-in for it).
+        shown = ", ".join(shell_command([str(folder)]) for folder in folders[:3])
         more = f" and {len(folders) - 3} more" if len(folders) > 3 else ""
         super().__init__(
             f"the names of {len(folders)} folder(s) to watch are not UTF-8 ({shown}{more}), which "
-            "file notifications cannot take; rename them (e.g. mv with the name in UTF-8) and "
-            "restart the gateway"
+            f"file notifications cannot take; rename them (mv {shell_command([str(folders[0])])} "
+            "NEW-NAME, with a name in UTF-8) and restart the gateway"
         )
 
 
