@@ -16,6 +16,7 @@ from aai_gateway.discovery.catalog import CatalogEntry, load_file
 from aai_gateway.discovery.mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from aai_gateway.discovery.web_cache import WebCache
 from tests.builders import mcp_descriptor, write_json
+from tests.snapshot_upstream import UpstreamTools
 
 TOOLS: list[Any] = [
     {"name": "get_time", "inputSchema": {"type": "object"}},
@@ -179,3 +180,38 @@ def test_options_given_before_the_action_keep_their_value(
     [snapshot] = json.loads(out)["mcp_snapshots"]
     assert (snapshot["app"], snapshot["state"]) == ("dev.test.before", "current")
     assert refreshed == 2 and "no app" not in refused and "'/nonexistent/server' was not found" in refused
+
+
+def test_cache_refresh_unread_reads_every_server_never_read_and_one_that_cannot_start_stops_no_other(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    for name, tools in (
+        ("clock", TOOLS[:1]),
+        ("notes", [{"name": "add_note", "inputSchema": {"type": "object"}}]),
+    ):
+        upstream = UpstreamTools(tmp_path / f"{name}.json", tools)
+        write_json(apps / name / "aai.json", mcp_descriptor(f"dev.test.{name}", **upstream.execution()))
+    add_app(apps, "dev.test.broken", cache, taken_minutes_ago=None)  # its command does not exist
+    add_app(apps, "dev.test.read", cache)  # read 90 minutes ago: not unread
+
+    _, scanned, _ = run(capsys, "scan", *DISCOVERY, str(apps))
+    code, out, err = run(capsys, "cache", "refresh", "--unread", *DISCOVERY, str(apps))
+    again, out_again, _ = run(capsys, "cache", "refresh", "--unread", *DISCOVERY, str(apps))
+
+    assert f"Read them now: aai-gateway cache refresh --unread --path={apps}" in scanned
+    assert code == 2
+    assert "dev.test.clock: 1 tool from" in out and "dev.test.notes: 1 tool from" in out
+    assert "dev.test.broken is not reachable" in err and "1 of 3 MCP servers could not be read" in err
+    assert "[1/3]" in err and "dev.test.read" not in err + out
+    taken = {s.app_id for s in SnapshotStore.in_cache(cache).list()}
+    assert taken == {"dev.test.clock", "dev.test.notes", "dev.test.read"}
+    assert (again, "dev.test.clock" in out_again) == (2, False)  # only the broken one is left
+
+
+def test_cache_refresh_without_an_app_or_unread_says_how_to_ask(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    code, _, err = run(capsys, "cache", "refresh", *DISCOVERY, str(tmp_path))
+
+    assert code == 2 and "aai-gateway cache refresh --unread" in err

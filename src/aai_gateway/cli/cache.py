@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
 from ..discovery.web_cache import CacheInfo, WebCache, default_cache_root
+from ..errors import AaiError, UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, heading, load_catalog, plural, print_json
 from .tables import render_table
 
@@ -73,9 +75,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="a web host, origin or URL, or an app id (its tool snapshots); everything when omitted",
     )
     refreshing = actions.add_parser(
-        "refresh", help="start an MCP app's server and take a new snapshot of its tools"
+        "refresh",
+        help="start MCP apps' servers and take a new snapshot of their tools",
+        description=(
+            "Start each app's MCP server, one after the other, and keep what it lists as the "
+            "app's tools. A server that cannot start is reported and the others still are read."
+        ),
     )
-    refreshing.add_argument("app", metavar="APP", help="the app: id, name, alias or file:/path")
+    refreshing.add_argument(
+        "apps", nargs="*", metavar="APP", help="an app: id, name, alias or file:/path (several may be given)"
+    )
+    refreshing.add_argument(
+        "--unread",
+        action="store_true",
+        help="also every MCP app whose server's tools were never read (search knows those by name only)",
+    )
     add_discovery_options(refreshing, inherited=True)
     for sub in (listing, clearing, refreshing):
         add_cache_option(sub, inherited=True)
@@ -222,16 +236,47 @@ def _clear(args: argparse.Namespace) -> int:
 def _refresh(args: argparse.Namespace) -> int:
     from .runtime import app_named_by_user, build_gateway, build_watcher
 
+    if not args.apps and not args.unread:
+        raise UsageError(
+            "name the apps whose MCP servers to read (aai-gateway cache refresh APP ...), or "
+            "read every server never read yet: aai-gateway cache refresh --unread"
+        )
     gateway = build_gateway(args, build_watcher(args))
-    app = app_named_by_user(gateway, args.app, args)
+    chosen: dict[tuple[str, str], AppDescriptor] = {}
+    for reference in args.apps:  # every name checked before any server starts
+        app = app_named_by_user(gateway, reference, args)
+        chosen.setdefault((str(app.binding), app.id), app)
+    for entry in gateway.catalog.unread_servers if args.unread else ():  # as `scan` names them
+        chosen.setdefault(entry.card.key, entry.descriptor)
+    apps = list(chosen.values())
+    if not apps:
+        print("Every MCP server's tools have been read: none to refresh.")
+        return 0
 
-    async def refresh() -> CatalogEntry:
+    async def refresh_each() -> int:
+        failed = 0
         try:
-            return await gateway.refresh_snapshot(app)
+            for number, app in enumerate(apps, 1):
+                if len(apps) > 1:  # a server may take seconds to start: say which one is
+                    print(f"[{number}/{len(apps)}] {app.id}: starting its MCP server…", file=sys.stderr)
+                try:
+                    entry = await gateway.refresh_snapshot(app)
+                except AaiError as exc:  # one server that cannot start stops no other
+                    print(f"error: {exc.message}", file=sys.stderr)
+                    failed += 1
+                    continue
+                _say_refreshed(app, entry)
         finally:
             await gateway.aclose()
+        return failed
 
-    entry = anyio.run(refresh)
+    failed = anyio.run(refresh_each)
+    if failed and len(apps) > 1:
+        print(f"{failed} of {len(apps)} MCP servers could not be read (above)", file=sys.stderr)
+    return 2 if failed else 0
+
+
+def _say_refreshed(app: AppDescriptor, entry: CatalogEntry) -> None:
     state: ServerToolsState | None = entry.server_tools
     server = state.server.describe() if state is not None and state.server is not None else "its MCP server"
     print(f"{app.id}: {plural(len(entry.descriptor.tools), 'tool')} from {server}")
@@ -241,4 +286,3 @@ def _refresh(args: argparse.Namespace) -> int:
             heading(f"Problems ({len(entry.server_problems)}; {len(left_out)} tools left out)").lstrip("\n")
         )
         print("\n".join(f"  {p.pointer or '/'}: {p.message}" for p in entry.server_problems))
-    return 0

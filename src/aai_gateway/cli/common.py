@@ -224,7 +224,8 @@ def unread_servers_note(unread: Sequence[str], options: Sequence[str] = ()) -> s
     from ..service.search import MAX_UNREAD_NAMED
 
     named = listed(unread, most=MAX_UNREAD_NAMED, whole_up_to=WHOLE_UP_TO)
-    refresh = shell_command(["aai-gateway", "cache", "refresh", unread[0], *options])
+    which = [unread[0]] if len(unread) == 1 else ["--unread"]
+    refresh = shell_command(["aai-gateway", "cache", "refresh", *which, *options])
     return (
         f"The tools of {plural(len(unread), 'MCP server')} were never read ({named}): until they "
         "are (on the first use of each app), agents' searches find those apps by name and "

@@ -184,9 +184,7 @@ def render_catalog(
         errors = _last_errors(entries, servers or {})
         if errors:
             parts.append(heading(f"Last errors of MCP servers ({len(errors)})") + "\n".join(errors))
-        unread = [
-            e.descriptor.id for e in entries if e.server_tools is not None and e.server_tools.taken_at is None
-        ]
+        unread = [entry.card.id for entry in catalog.unread_servers]
         if unread:
             parts.append("\n" + unread_servers_note(unread, discovery))
     else:

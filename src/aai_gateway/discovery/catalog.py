@@ -141,6 +141,13 @@ class Catalog:
         return sorted((e.card for e in self.entries), key=lambda card: card.id)
 
     @property
+    def unread_servers(self) -> list[CatalogEntry]:
+        """The apps whose MCP server's tools were never read (no snapshot yet), sorted by id:
+        search knows them by name and description only until they are."""
+        unread = [e for e in self.entries if e.server_tools is not None and e.server_tools.taken_at is None]
+        return sorted(unread, key=lambda entry: entry.card.id)
+
+    @property
     def apps(self) -> list[AppDescriptor]:
         """Every app's full descriptor, sorted by id (loads every file that is not held: for
         commands that show everything, not for the server)."""
