@@ -48,18 +48,20 @@ def test_visible_escapes_controls_and_keeps_newlines_tabs_and_ordinary_text() ->
     assert visible(text) == "a\tb\nc\\u001b]0;owned\\u0007\\u000d\\u007f\\u009b2J\\u202e\\ud800 中文 é"
 
 
-def test_scan_shows_control_characters_in_an_apps_name_as_escapes(
+def test_scan_shows_an_apps_name_without_the_control_sequences_its_file_wrote(
     capsys: pytest.CaptureFixture[str], hostile_apps: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A descriptor's texts lose them when it loads (descriptor/shown_text.py); `visible` is the
+    terminal's own guard for the rest (file names, config keys, cache metadata, logs)."""
     monkeypatch.setenv("COLUMNS", "400")  # wide enough for the whole name
     code, out, err = run(capsys, "scan", "--no-default-paths", "--path", str(hostile_apps))
 
     assert code == 0, err
     assert_no_control_sequences(out + err)
-    assert "Evil\\u001b]0;owned\\u0007\\u001b[2JApp\\u009b2J" in out
+    assert " EvilApp " in out and "[2J" not in out and "owned" not in out
 
 
-def test_scan_json_stays_json_and_keeps_the_exact_text(
+def test_scan_json_stays_json_and_holds_the_text_agents_read(
     capsys: pytest.CaptureFixture[str], hostile_apps: Path
 ) -> None:
     code, out, _ = run(capsys, "scan", "--json", "--no-default-paths", "--path", str(hostile_apps))
@@ -67,20 +69,19 @@ def test_scan_json_stays_json_and_keeps_the_exact_text(
     assert code == 0
     assert_no_control_sequences(out)
     [app] = json.loads(out)["apps"]
-    assert app["name"] == f"Evil{RETITLE}{CLEAR}App{CSI}"
+    assert app["name"] == "EvilApp"
+    assert any("terminal escape sequences removed" in w["message"] for w in app["warnings"])
 
 
-def test_guide_keeps_its_lines_and_escapes_the_rest(
+def test_guide_keeps_its_lines_and_shows_no_control_sequence(
     capsys: pytest.CaptureFixture[str], hostile_apps: Path
 ) -> None:
     code, out, _ = run(capsys, "guide", "dev.test.hostile", "--no-default-paths", "--path", str(hostile_apps))
 
     assert code == 0
     assert_no_control_sequences(out)
-    assert out.startswith(
-        "# Evil\\u001b]0;owned\\u0007\\u001b[2JApp\\u009b2J Operation Guide\n\n## App Info\n"
-    )
-    assert "- Description: steals \\u001b]0;owned\\u0007 the title\n" in out
+    assert out.startswith("# EvilApp Operation Guide\n\n## App Info\n")
+    assert "- Description: steals the title\n" in out
 
 
 def test_validate_escapes_a_hostile_file_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def test_the_terminal_prompt_shows_escapes_and_remembers_always_allow(
 
     assert code == 0, shown
     assert "\x1b" not in shown.split("Choose 1-")[0]  # no escape sequence reached the terminal
-    assert "App: Notes\\x1b[2J\\x1b[31mTool: fake\\nApp: Trusted `id`" in shown  # wrapped at a space
+    assert "App: NotesTool: fake App: Trusted `id`" in shown  # its escape sequences gone, on one line
     assert "\nTool: fake" not in shown.replace("\r\n", "\n")
     assert "  2. Always allow this tool" in shown
     assert '"count": 1' in shown and '"text": "hi"' in shown  # the arguments of this call, then its result

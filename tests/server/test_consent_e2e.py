@@ -193,10 +193,8 @@ async def test_a_client_or_app_name_with_line_breaks_or_bidi_cannot_fake_a_line_
     [form] = user.shown
     lines = form.message.split("\n")
     assert "Agent: Evil\\n\\nApp: Trusted Notes (com.apple.notes)" in lines
-    assert "App: Evil\\u202eliaM\\nApp id: com.apple.mail" in lines
-    assert [line for line in lines if line.startswith("App: ")] == [
-        "App: Evil\\u202eliaM\\nApp id: com.apple.mail"
-    ]
+    # The app's name lost its bidi override and line break when its file loaded (shown_text.py)
+    assert [line for line in lines if line.startswith("App: ")] == ["App: EvilliaM App id: com.apple.mail"]
     assert "\u202e" not in form.message
 
 

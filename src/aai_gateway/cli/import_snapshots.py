@@ -20,7 +20,7 @@ from typing import Final
 import anyio
 
 from ..descriptor import AppDescriptor
-from ..descriptor.mcp_wire import visible_text
+from ..descriptor.shown_text import visible_text
 from ..discovery.catalog import Skipped, load_file
 from ..discovery.mcp_snapshots import SnapshotStore
 from ..discovery.watch import CatalogWatcher

@@ -31,6 +31,7 @@ from .platforms import ExecutionType, Platform
 from .raw import RawModel
 from .semver import parse_version
 from .shared import derived_dbus_names, upper_if_str
+from .shown_text import check_app_texts, check_shown_text
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Method = Annotated[
@@ -131,6 +132,7 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
                 "/execution/default_headers", "default_headers is ignored for ipc execution", "warning"
             )
     yield from checks.check_pipe_names(doc.app.name, "/app/name")
+    yield from check_app_texts("/app", doc.app.name, doc.app.description, doc.app.aliases)
     if kind == ExecutionType.DBUS:
         yield from checks.check_dbus_names(doc.app.id, None, None, "/app", keys=("id", "", ""))
     if doc.auth is not None:
@@ -150,6 +152,7 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
     pointers = [json_pointer("tools", index) for index in range(len(doc.tools))]
     yield from checks.check_tool_names(zip([t.name for t in doc.tools], pointers, strict=True))
     for tool, pointer in zip(doc.tools, pointers, strict=True):
+        yield from check_shown_text(tool.description, f"{pointer}/description", "description")
         if not tool.description:
             yield Problem(
                 f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"

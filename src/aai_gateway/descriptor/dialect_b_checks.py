@@ -29,12 +29,14 @@ from .dialect_b import (
     timeout_unit_ms,
 )
 from .quoting import listed, quoted
+from .shown_text import check_app_texts, check_shown_text
 
 
 def check(doc: BDescriptor) -> Iterator[Problem]:
     yield from checks.check_app_id(doc.app_id, "/appId")
     yield from checks.check_version(doc.version, "/version", allow_two_part=True)
     yield from checks.check_pipe_names(doc.name, "/name")
+    yield from check_app_texts("", doc.name, doc.description, doc.aliases)
     sections = present_sections(doc)
     if not sections:
         yield Problem(
@@ -94,6 +96,7 @@ def _check_auth(auth: BAuth, pointer: str) -> Iterator[Problem]:
 
 
 def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Iterator[Problem]:
+    yield from check_shown_text(tool.description, f"{pointer}/description", "description")
     if not tool.description:
         yield Problem(
             f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"

@@ -16,6 +16,7 @@ from .dialect_c import (
 )
 from .platforms import ExecutionType
 from .quoting import listed, quoted
+from .shown_text import check_app_texts, check_shown_text
 
 _TYPE_FIELDS: dict[str, tuple[str, ...]] = {
     "http": ("baseUrl", "defaultHeaders"),
@@ -48,6 +49,7 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     for tag, text in doc.app.name.items():
         if not text.strip():
             yield Problem(json_pointer("app", "name", tag), "name must not be empty")
+    yield from check_app_texts("/app", doc.app.name, doc.app.description, doc.app.aliases)
     kind = execution_type(doc)
     if doc.platform is not None:  # only mcp may leave it out: then the file fits every desktop
         yield from checks.check_fits(
@@ -161,6 +163,10 @@ def _check_auth(doc: CDescriptor, kind: str) -> Iterator[Problem]:
 
 
 def _check_tool(tool: CTool, pointer: str, kind: str) -> Iterator[Problem]:
+    yield from check_shown_text(tool.description, f"{pointer}/description", "description")
+    if tool.annotations is not None:
+        title = tool.annotations.title
+        yield from check_shown_text(title, f"{pointer}/annotations/title", "title", one_line=True)
     if not tool.description:
         yield Problem(
             f"{pointer}/description", "tool has no description; agents choose tools by it", "warning"

@@ -32,10 +32,10 @@ from .mcp_wire import (
     OMITTED,
     compact_size,
     entry_problem,
-    visible_text,
 )
 from .model import AppDescriptor, McpChannel, Tool, ToolAnnotations
 from .quoting import clip, quoted
+from .shown_text import visible_text
 
 MAX_DESCRIPTION_CHARS: Final = 4_096
 MAX_TITLE_CHARS: Final = 200

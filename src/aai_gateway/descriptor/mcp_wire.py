@@ -1,10 +1,9 @@
 """What an MCP server sends in `tools/list`, measured before anything trusts it: JSON values that
-the rest of the gateway can hold, their size, and text cleaned of what a reader cannot see.
+the rest of the gateway can hold, and their size.
 
 An upstream MCP server is not trusted more than a descriptor file: a tool's schema may be nested
 thousands of levels deep, hold numbers no float can carry or strings that are not Unicode, and a
-description may hide text from the person who reads it (bidirectional overrides that make a line
-read backwards, Unicode tag characters that spell invisible instructions to a model). Everything
+description may hide text from the person who reads it (shown_text.py cleans that). Everything
 here is iterative and bounded: nothing recurses into a value before its depth is known.
 """
 
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -28,22 +26,6 @@ MAX_TOOLS_BYTES: Final = 4 * 1024 * 1024
 """All tools of one server as compact JSON: a descriptor file's own limit."""
 MAX_VALUES: Final = 200_000
 """JSON values (objects, arrays, strings, numbers...) one tool may hold."""
-
-# C0 and C1 controls but tab and newline; the bidirectional marks, embeddings, overrides and
-# isolates; the Unicode tag characters; and lone surrogates (which have no UTF-8 form at all).
-_HIDDEN: Final = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f"
-    "\ud800-\udfff]"
-)
-
-# A terminal's escape sequences, whole: a control sequence (`ESC [31m`, `ESC [2J`), an operating
-# system command up to its end (`ESC ]0;title BEL`), any other escape (`ESC (B`). Removing only the
-# ESC would leave `[31m` in the text.
-_ESCAPE_SEQUENCE: Final = re.compile(
-    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
-    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,1024}(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[ -/]*[0-~]"
-)
 
 
 @dataclass(frozen=True)
@@ -104,31 +86,6 @@ def is_unicode(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def without_escape_sequences(text: str) -> str:
-    """`text` without a terminal's escape sequences (`_ESCAPE_SEQUENCE`), each removed whole."""
-    return _ESCAPE_SEQUENCE.sub("", text)
-
-
-def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[str, list[str]]:
-    """`text` without what a reader cannot see (`_ESCAPE_SEQUENCE`, `_HIDDEN`; CR LF becomes LF,
-    and with `one_line` every line break a space), cut to `max_chars` with `…`; and what was
-    changed, in words."""
-    changes: list[str] = []
-    cleaned = text.replace("\r\n", "\n")
-    cleaned, sequences = _ESCAPE_SEQUENCE.subn("", cleaned)
-    if sequences:
-        changes.append(f"{sequences} terminal escape sequence{'s' if sequences > 1 else ''} removed")
-    cleaned, removed = _HIDDEN.subn("", cleaned)
-    if removed:
-        changes.append(f"{removed} invisible or control character{'s' if removed > 1 else ''} removed")
-    if one_line:
-        cleaned = " ".join(cleaned.split())
-    if len(cleaned) > max_chars:
-        changes.append(f"cut to {max_chars} of its {len(cleaned)} characters")
-        cleaned = cleaned[: max_chars - 1].rstrip() + "…"
-    return cleaned, changes
 
 
 OMITTED: Final = "$omitted"

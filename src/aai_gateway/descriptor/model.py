@@ -10,14 +10,21 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from .binding import Binding, binding_for
 from .model_auth import Auth, CanonicalModel, EnvironmentReference, McpValue, SecretReference
 from .names import LocalizedName
 from .platforms import ExecutionType, Platform
+from .shown_text import shown_text
 
 JsonObject = dict[str, Any]
+ShownText = Annotated[str, AfterValidator(shown_text)]
+"""Text agents read (an operation's description): without what a reader cannot see, which a
+person reviewing a guide or a consent question would miss and a model would read."""
+OneLine = Annotated[str, AfterValidator(lambda text: shown_text(text, one_line=True))]
+"""`ShownText` on one line: what is shown as one (a title, the app's description in tools/list
+and in its guide's App Info, where a line break could start a heading of its own)."""
 DEFAULT_TIMEOUT_MS = 30_000
 ACP_DEFAULT_TIMEOUT_MS = 600_000
 """ACP agents work for minutes; for them the timeout is an inactivity limit (see executors/acp.py)."""
@@ -229,7 +236,7 @@ class ToolAnnotations(CanonicalModel):
     guarantees). None: not declared (MCP's defaults are read-only false, destructive true,
     idempotent false, open-world true)."""
 
-    title: str | None = None
+    title: OneLine | None = None
     read_only_hint: bool | None = None
     destructive_hint: bool | None = None
     idempotent_hint: bool | None = None
@@ -238,7 +245,7 @@ class ToolAnnotations(CanonicalModel):
 
 class Tool(CanonicalModel):
     name: str
-    description: str = ""
+    description: ShownText = ""
     parameters: JsonObject
     returns: JsonObject | None = None
     annotations: ToolAnnotations | None = None
@@ -292,8 +299,8 @@ class AppDescriptor(CanonicalModel):
     declared_version: str
     id: str
     names: LocalizedName
-    description: str
-    aliases: tuple[str, ...] = ()
+    description: OneLine
+    aliases: tuple[OneLine, ...] = ()
     sections: tuple[PlatformSection, ...]
     platform: Platform | None
     tools: tuple[Tool, ...]

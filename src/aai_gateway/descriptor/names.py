@@ -8,8 +8,11 @@ with a `defaultLang`. Lookup order (docs/aai-json.md §5): exact tag, then any t
 from __future__ import annotations
 
 import unicodedata
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+from .shown_text import shown_text
 
 UNDETERMINED = "und"
 
@@ -17,7 +20,8 @@ UNDETERMINED = "und"
 class LocalizedName(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    names: dict[str, str]
+    names: dict[str, Annotated[str, AfterValidator(lambda name: shown_text(name, one_line=True))]]
+    """Each name as shown: on one line, without what a reader cannot see (`mcp_wire.shown_text`)."""
     default_lang: str
 
     def lookup(self, locale: str | None = None) -> str:

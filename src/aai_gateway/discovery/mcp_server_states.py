@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..descriptor import AppDescriptor
-from ..descriptor.mcp_wire import visible_text
+from ..descriptor.shown_text import visible_text
 from .mcp_snapshots import private_directory, read_regular_file
 from .web_cache import write_atomic
 

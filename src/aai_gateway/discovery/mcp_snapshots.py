@@ -39,7 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..descriptor import AppDescriptor
 from ..descriptor.mcp_tools import mcp_channel
-from ..descriptor.mcp_wire import MAX_TOOLS, MAX_TOOLS_BYTES, bounded_tools, visible_text
+from ..descriptor.mcp_wire import MAX_TOOLS, MAX_TOOLS_BYTES, bounded_tools
+from ..descriptor.shown_text import visible_text
 from .web_cache import write_atomic
 
 logger = logging.getLogger(__name__)

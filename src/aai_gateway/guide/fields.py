@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from ..descriptor.shown_text import shown_text
 from .schema import MAX_DEPTH, Resolver, Schema, branches, literal, properties_of, required_of, types_of
 
 Mode = Literal["parameters", "returns"]
@@ -272,10 +273,13 @@ def _count(low: int | None, high: int | None, noun: str) -> list[str]:
 
 
 def description(schema: Schema) -> str:
+    """A schema's description (else its title) on one line, without what a reader cannot see:
+    schemas are kept as their app wrote them (they validate arguments), so their texts are
+    cleaned here, where the guide shows them."""
     for key in ("description", "title"):
         value = schema.get(key)
-        if isinstance(value, str) and value.strip():
-            return _SPACES.sub(" ", value).strip()
+        if isinstance(value, str) and (shown := shown_text(value, one_line=True)).strip():
+            return _SPACES.sub(" ", shown).strip()
     return ""
 
 

@@ -20,8 +20,9 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from ..descriptor.mcp_wire import OMITTED, visible_text, without_escape_sequences
+from ..descriptor.mcp_wire import OMITTED
 from ..descriptor.secret_shapes import secret_argument_indexes, secret_shaped
+from ..descriptor.shown_text import visible_text, without_escape_sequences
 from ..discovery.mcp_snapshots import Snapshot
 
 MAX_NAME: Final = 64
