@@ -359,6 +359,37 @@ async def test_a_folder_vanishing_while_watches_are_set_is_listed_again(tmp_path
     assert len(attempts) == 2
 
 
+async def test_app_folders_removed_while_the_watches_are_set_again_leave_notifications_on(
+    tmp_path: Path,
+) -> None:
+    """An `rm -rf` of many app folders runs on while the gateway sets its watches again: each
+    attempt listed a folder that is gone by the time it is watched (here, four in a row)."""
+    apps = tmp_path / "apps"
+    for index in range(8):
+        write(apps / f"app{index}" / "aai.json")
+    racing = [0]
+
+    def removing_one_first(paths: list[str]) -> Notifier:
+        if racing[0]:
+            racing[0] -= 1
+            shutil.rmtree(next(path for path in paths if Path(path).parent == apps))
+        return open_watchfiles(paths)  # the real watcher, which refuses a folder that is gone
+
+    async with ChangeNotices(
+        [app_dirs_source(apps)], None, poll_interval=HOUR, opener=removing_one_first
+    ) as notices:
+        with anyio.fail_after(1):
+            await notices.wait()  # armed
+        racing[0] = 4
+        shutil.rmtree(apps / "app7")
+        await noticed(notices)
+
+        assert notices.mode == "notifications", notices.polling_because
+        assert racing[0] == 0
+        write(apps / "again" / "aai.json")  # and what changes next is still noticed
+        await noticed(notices)
+
+
 async def test_forced_polling_watches_nothing_and_warns_of_nothing(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -50,7 +50,10 @@ STEP_MS: Final = 200
 happens this is the only work (≈ 0.02 % of a core here), and a burst has ended when no new event
 came for this long."""
 DEBOUNCE_MS: Final = 1_000
-ARM_ATTEMPTS: Final = 3  # a folder may vanish between being listed and being watched: list again
+ARM_PAUSES: Final = (0.0, 0.05, 0.2, 0.5, 1.0, 2.0)
+"""Seconds before each attempt to set the watches. A folder may vanish between being listed and
+being watched (each attempt lists them again): `rm -rf` of a thousand app folders takes a second,
+and an attempt made while it runs fails for a folder it has not reached yet."""
 SUGGESTED_WATCHES: Final = 524_288
 SUGGESTED_INSTANCES: Final = 1_024
 INOTIFY_LIMITS: Final = Path("/proc/sys/fs/inotify")
@@ -263,7 +266,8 @@ class ChangeNotices:
         are set anew."""
         last: Exception | None = None
         folders = 0
-        for _ in range(ARM_ATTEMPTS):
+        for pause in ARM_PAUSES:
+            await anyio.sleep(pause)
             wanted = await anyio.to_thread.run_sync(
                 watched_dirs, self.sources, self.snapshot_root, self._lister
             )
