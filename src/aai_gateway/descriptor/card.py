@@ -211,31 +211,30 @@ def _api_origins(app: AppDescriptor) -> tuple[ApiOrigin, ...]:
 
 
 def texts_of(app: AppDescriptor) -> tuple[OperationText, ...]:
-    return tuple(_operation_text(tool) for tool in app.tools)
+    return tuple([_operation_text(tool) for tool in app.tools])
 
 
 def _operation_text(tool: Tool) -> OperationText:
-    title = tool.annotations.title if tool.annotations and tool.annotations.title else None
+    annotations = tool.annotations
+    title = annotations.title if annotations and annotations.title else None
     properties = tool.parameters.get("properties")
     parameters: tuple[ParameterText, ...] = ()
     if isinstance(properties, dict):
-        parameters = tuple(
-            [
-                _parameter_text(name, schema)
-                for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS)
-            ]
-        )
-    hint = tool.annotations.read_only_hint if tool.annotations else None
+        # Written out, not a call per parameter: a first start makes ~25 of these per app.
+        texts: list[ParameterText] = []
+        for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS):
+            if isinstance(schema, dict):
+                shown, description = schema.get("title"), schema.get("description")
+                texts.append(
+                    ParameterText(
+                        str(name),
+                        shown if isinstance(shown, str) and shown else None,
+                        description if isinstance(description, str) and description else None,
+                    )
+                )
+            else:
+                texts.append(ParameterText(str(name), None, None))
+        parameters = tuple(texts)
+    hint = annotations.read_only_hint if annotations else None
     reads_only = hint if hint is not None else isinstance(tool.call, HttpCall) and tool.call.method == "GET"
     return OperationText(tool.name, title, tool.description, parameters, reads_only)
-
-
-def _parameter_text(name: Any, schema: Any) -> ParameterText:
-    if not isinstance(schema, dict):
-        return ParameterText(str(name), None, None)
-    title, description = schema.get("title"), schema.get("description")
-    return ParameterText(
-        str(name),
-        title if isinstance(title, str) and title else None,
-        description if isinstance(description, str) and description else None,
-    )

@@ -178,6 +178,8 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
 def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
     platform: Platform = doc.platform
     channel = _channel(doc)
+    # The operations without settings of their own share one call, as they share the channel.
+    plain_call = HttpCall() if channel.type == ExecutionType.HTTP else None
     tools = tuple(
         Tool(
             name=t.name,
@@ -188,9 +190,7 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
             call=(
                 HttpCall(path=t.execution.path, method=t.execution.method, headers=t.execution.headers or {})
                 if t.execution
-                else HttpCall()
-                if channel.type == ExecutionType.HTTP
-                else None
+                else plain_call
             ),
         )
         for t in doc.tools

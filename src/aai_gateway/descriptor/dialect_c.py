@@ -197,7 +197,9 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     active on the host when the host is one of them."""
     channel = _channel(doc)
     platforms = (doc.platform,) if doc.platform else DESKTOP_PLATFORMS
-    tools = tuple(_tool(t, channel) for t in doc.tools or ())
+    # The operations without settings of their own share one call, as they share the channel.
+    plain_call = HttpCall() if channel.type == "http" else None
+    tools = tuple(_tool(t, channel, plain_call) for t in doc.tools or ())
     declared_type = execution_type(doc)
     # The desktops of a file without `platform` share one channel, and so the same tool objects.
     sections = tuple(
@@ -224,7 +226,7 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     )
 
 
-def _tool(raw: CTool, channel: Channel) -> Tool:
+def _tool(raw: CTool, channel: Channel, plain_call: HttpCall | None) -> Tool:
     return Tool(
         name=raw.name,
         description=raw.description or "",
@@ -232,7 +234,7 @@ def _tool(raw: CTool, channel: Channel) -> Tool:
         returns=raw.returns,
         annotations=_annotations(raw.annotations),
         channel=channel,
-        call=_http_call(raw.execution) if raw.execution else (HttpCall() if channel.type == "http" else None),
+        call=_http_call(raw.execution) if raw.execution else plain_call,
     )
 
 

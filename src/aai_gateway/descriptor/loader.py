@@ -306,25 +306,29 @@ def _plainly_valid(data: str | bytes) -> _Plain | None:
         return None
     objects = 0
     deep_keys = False
-    pending: list[tuple[Any, int]] = [(document, 1)]
-    while pending:  # jiter refuses lone surrogates; depth and numbers are ours to check
-        value, depth = pending.pop()
+    level: list[Any] = [document]  # the containers `depth` levels down
+    depth = 1
+    while level:  # jiter refuses lone surrogates; depth and numbers are ours to check
         if depth > MAX_NESTING:
             return None
-        if type(value) is dict:
-            objects += 1
-            deep_keys = deep_keys or not DEEP_CHECK_KEYS.isdisjoint(value)
-            items: Iterable[Any] = value.values()
-        else:
-            items = value
-        for item in items:
-            kind = type(item)
-            if kind is str:  # most values: asked first
-                continue
-            if kind is dict or kind is list:
-                pending.append((item, depth + 1))
-            elif (kind is float and not math.isfinite(item)) or (kind is int and abs(item) > _FLOAT_MAX):
-                return None
+        below: list[Any] = []
+        for value in level:
+            if type(value) is dict:
+                objects += 1
+                deep_keys = deep_keys or not DEEP_CHECK_KEYS.isdisjoint(value)
+                items: Iterable[Any] = value.values()
+            else:
+                items = value
+            for item in items:
+                kind = type(item)
+                if kind is str:  # most values: asked first
+                    continue
+                if kind is dict or kind is list:
+                    below.append(item)
+                elif (kind is float and not math.isfinite(item)) or (kind is int and abs(item) > _FLOAT_MAX):
+                    return None
+        level = below
+        depth += 1
     return _Plain(document, not deep_keys and objects <= MAX_CHECKS)
 
 

@@ -25,6 +25,8 @@ person reviewing a guide or a consent question would miss and a model would read
 OneLine = Annotated[str, AfterValidator(lambda text: shown_text(text, one_line=True))]
 """`ShownText` on one line: what is shown as one (a title, the app's description in tools/list
 and in its guide's App Info, where a line break could start a heading of its own)."""
+# Empty dicts by default are `Field(default_factory=dict)`, not `{}`: pydantic deep-copies a `{}`
+# default for every model that leaves it out (each operation's call of an HTTP app: two a call).
 DEFAULT_TIMEOUT_MS = 30_000
 ACP_DEFAULT_TIMEOUT_MS = 600_000
 """ACP agents work for minutes; for them the timeout is an inactivity limit (see executors/acp.py)."""
@@ -36,7 +38,7 @@ ACP_DEFAULT_TIMEOUT_MS = 600_000
 class HttpChannel(CanonicalModel):
     type: Literal[ExecutionType.HTTP] = ExecutionType.HTTP
     base_url: str
-    default_headers: dict[str, str] = {}
+    default_headers: dict[str, str] = Field(default_factory=dict)
     auth: Auth | None = None
     timeout_ms: int | None = None
 
@@ -45,7 +47,7 @@ class StdioChannel(CanonicalModel):
     type: Literal[ExecutionType.STDIO] = ExecutionType.STDIO
     command: str
     args: tuple[str, ...] = ()
-    env: dict[str, str] = {}
+    env: dict[str, str] = Field(default_factory=dict)
     timeout_ms: int | None = None
 
 
@@ -53,7 +55,7 @@ class AcpChannel(CanonicalModel):
     type: Literal[ExecutionType.ACP] = ExecutionType.ACP
     command: str
     args: tuple[str, ...] = ()
-    env: dict[str, str] = {}
+    env: dict[str, str] = Field(default_factory=dict)
     timeout_ms: int | None = None
 
 
@@ -94,10 +96,10 @@ class McpChannel(CanonicalModel):
     type: Literal[ExecutionType.MCP] = ExecutionType.MCP
     command: str | None = None
     args: tuple[str, ...] = ()
-    env: dict[str, McpValue] = {}
+    env: dict[str, McpValue] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    headers: dict[str, McpValue] = {}
+    headers: dict[str, McpValue] = Field(default_factory=dict)
     timeout_ms: int | None = None
 
     def model_post_init(self, context: Any, /) -> None:
@@ -166,9 +168,9 @@ class HttpCall(CanonicalModel):
     kind: Literal["http"] = "http"
     path: str | None = None
     method: HttpMethod | None = None
-    headers: dict[str, str] = {}
+    headers: dict[str, str] = Field(default_factory=dict)
     body: Any = None
-    query_params: JsonObject = {}
+    query_params: JsonObject = Field(default_factory=dict)
     output_parser: Literal["json", "text"] | None = None
 
 
@@ -210,7 +212,7 @@ class DbusCall(CanonicalModel):
 class IntentCall(CanonicalModel):
     kind: Literal["intent"] = "intent"
     action: str
-    extras: JsonObject = {}
+    extras: JsonObject = Field(default_factory=dict)
     result_type: Literal["content_provider", "broadcast"] | None = None
     result_uri: str | None = None
 
