@@ -28,11 +28,10 @@ def test_without_a_snapshot_the_description_comes_from_the_configuration() -> No
 def test_the_first_sentence_of_the_instructions_describes_the_server_cleaned_of_hidden_characters() -> None:
     instructions = "# Time\n\nConverts\u202e times between\x1b[31m zones. Use IANA names.\nMore."
 
-    assert describe_from_server("time", EXECUTION, snapshot(instructions=instructions)) == "Time"
-    assert (
-        describe_from_server("time", EXECUTION, snapshot(instructions=instructions.removeprefix("# Time\n")))
-        == "Converts times between zones."
+    assert describe_from_server("time", EXECUTION, snapshot(instructions=instructions)) == (
+        "Converts times between zones."  # the text under the heading, not the heading
     )
+    assert describe_from_server("time", EXECUTION, snapshot(instructions="# Time\n\n## Zones\n")) == "Time"
 
 
 def test_without_instructions_the_tools_are_summarised_with_their_gist_after_the_title() -> None:

@@ -73,14 +73,21 @@ def _in_servers_words(snapshot: Snapshot) -> str:
 
 
 def _first_sentence(instructions: str) -> str:
-    """The first sentence of the first line that says something (a Markdown heading's marks
-    dropped)."""
+    """The first sentence of the first line that says something, a Markdown heading only when
+    nothing else does: a heading names a document ("Everything Server - Server Instructions"),
+    the text under it says what the server does."""
+    heading = ""
     for line in instructions.splitlines():
+        is_heading = line.lstrip().startswith("#")
         text = _server_text(line).lstrip("#>*-= ").strip()
-        if len(text) > 1:
-            found = _FIRST_SENTENCE.match(text)
-            return found.group(1) if found else text
-    return ""
+        if len(text) <= 1:
+            continue
+        if is_heading:
+            heading = heading or text
+            continue
+        found = _FIRST_SENTENCE.match(text)
+        return found.group(1) if found else text
+    return heading
 
 
 def _tools_summary(tools: Sequence[Any], room: int) -> str:
