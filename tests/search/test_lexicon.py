@@ -101,6 +101,10 @@ def test_a_lexicon_word_that_mixes_scripts_or_is_too_long_is_refused() -> None:
         ("ログ", "§log"),
         ("一覧", "§list"),
         ("second-hand", "§marketplace"),
+        ("两个数字相加", "§math"),  # adding numbers, as a server's "Returns the sum of two numbers"
+        ("二つの数を足す", "§math"),
+        ("zwei Zahlen addieren", "§math"),
+        ("Returns the sum of two numbers", "§math"),
     ],
 )
 def test_the_lexicon_knows_what_people_ask_apps_for(text: str, concept: str) -> None:
