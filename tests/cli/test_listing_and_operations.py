@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,15 @@ def test_guide_operations_with_an_unknown_name_fails_naming_the_closest(
     )
     assert code == 2
     assert "no operation 'ecco' (did you mean 'echo'?)" in err
+
+
+def test_a_command_other_than_serve_leaves_pin_warnings_to_scans_listing_section(
+    capsys: pytest.CaptureFixture[str], apps: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (apps.parent / "config.toml").write_text('[listing]\npinned = ["dev.test.gone"]\n', encoding="utf-8")
+
+    with caplog.at_level(logging.WARNING, logger="aai_gateway"):
+        code, _, err = run(capsys, "guide", "dev.test.one", "--no-default-paths", "--path", str(apps))
+
+    assert code == 0
+    assert "pinned but" not in err + caplog.text  # its output is the guide, not the config's state

@@ -123,7 +123,9 @@ def executor_settings(policy: WebFetchPolicy, cache_dir: Path | None = None) -> 
     )
 
 
-def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
+def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher, *, serving: bool = False) -> Gateway:
+    """The gateway of `args`; `serving`: the MCP server's, which warns of `[listing]` pins it
+    cannot show (other commands leave that to `scan`, not to lines among their own output)."""
     locale = user_locale(getattr(args, "locale", None))
     policy = web_policy()
     settings = user_config()  # read once: [consent] and [listing]
@@ -137,6 +139,7 @@ def build_gateway(args: argparse.Namespace, watcher: CatalogWatcher) -> Gateway:
         consent=consent_gate(settings),
         snapshots=watcher.snapshots,
         listing=settings.listing,
+        log_pins=serving,
     )
 
 

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         from .runtime import build_gateway, build_watcher
 
         watcher = build_watcher(args)
-        gateway = build_gateway(args, watcher)
+        gateway = build_gateway(args, watcher, serving=True)
     for skipped in watcher.catalog.skipped:
         logger.warning("skipped %s: %s", skipped.path, skipped.reason)
     logger.info(

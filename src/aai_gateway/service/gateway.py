@@ -69,7 +69,10 @@ class Gateway:
         web: WebDiscovery | None = None,
         snapshots: SnapshotStore | None = None,
         listing: ListingConfig | None = None,
+        log_pins: bool = True,
     ) -> None:
+        """`log_pins`: warn of pinned apps tools/list cannot show (a serving gateway's log; a
+        command that only uses the gateway has them in `scan`'s listing section)."""
         self.registry = registry
         self.snapshots = snapshots
         self.on_list_changed: ListChanged | None = None
@@ -90,6 +93,7 @@ class Gateway:
             settings=self.listing_settings,
             reference_for=self.reference_for,
             texts_of=self._texts_of,
+            log_pins=log_pins,
         )
         # Web apps by origin: fetched by web_discover, or cached by an earlier run.
         self._web_apps: dict[str, tuple[AppDescriptor, AppCard]] = {}
