@@ -201,15 +201,17 @@ async def test_a_server_writing_garbage_on_every_line_does_not_flood_the_log(
 
 
 async def test_an_answer_nested_deeper_than_the_parser_reads_fails_its_call_at_once_and_the_next_works(
-    executor: McpExecutor, tmp_path: Path
+    executor: McpExecutor, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     app = app_in(tmp_path / "deep", timeout_ms=20_000)
 
-    error = await failure(executor, app, "too_deep")
+    with caplog.at_level(logging.WARNING, logger="aai_gateway.executors.mcp_stdio"):
+        error = await failure(executor, app, "too_deep")
 
     assert error.code is ErrorCode.EXECUTION_FAILED
     assert error.message.startswith(f"{app.id} too_deep: the server's answer could not be read (")
     assert "recursion limit" in error.data["reason"]
+    assert "it wrote a line to stdout nested more deeply than the JSON-RPC parser reads" in caplog.text
     assert await text_of(executor, app, "echo", text="after") == "after"
 
 

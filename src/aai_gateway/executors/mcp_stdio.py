@@ -208,7 +208,12 @@ class StdioServer:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except (ValidationError, ValueError) as exc:
             shown = line[:LINE_SHOWN_CHARS].decode("utf-8", "replace")
-            self._problem(f"it wrote a line that is not a JSON-RPC message to stdout: {shown!r}")
+            what = (  # JSON the parser cannot descend into is no garbage: say which it was
+                "a line to stdout nested more deeply than the JSON-RPC parser reads"
+                if "recursion limit" in str(exc)
+                else "a line that is not a JSON-RPC message to stdout"
+            )
+            self._problem(f"it wrote {what}: {shown!r}")
             answer = _unreadable_answer(line, exc)
             if answer is not None:
                 await incoming.send(SessionMessage(answer))
