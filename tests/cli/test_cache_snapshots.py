@@ -160,8 +160,7 @@ def test_scan_shows_where_an_mcp_apps_tools_come_from_and_the_tools_left_out(
     assert [p["pointer"] for p in by_id["dev.test.taken"]["server_problems"]] == ["/tools/1/name"]
     assert by_id["dev.test.waiting"]["server_tools"]["snapshot_taken_at"] is None
     assert by_id["dev.test.waiting"]["execution"] == ["mcp"]
-    assert "The tools of 1 MCP server were never read (dev.test.waiting): until they are" in out
-    assert "Read them now: aai-gateway cache refresh dev.test.waiting" in out
+    assert "were never read" not in out  # its server cannot run here: reading it would fail
 
 
 def test_options_given_before_the_action_keep_their_value(
@@ -182,14 +181,12 @@ def test_options_given_before_the_action_keep_their_value(
     assert refreshed == 2 and "no app" not in refused and "'/nonexistent/server' was not found" in refused
 
 
-def test_cache_refresh_unread_reads_every_server_never_read_and_one_that_cannot_start_stops_no_other(
+def test_cache_refresh_unread_reads_every_server_never_read_that_can_run_here_one_after_the_other(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
 ) -> None:
     apps = tmp_path / "apps"
-    for name, tools in (
-        ("clock", TOOLS[:1]),
-        ("notes", [{"name": "add_note", "inputSchema": {"type": "object"}}]),
-    ):
+    notes = [{"name": "add_note", "inputSchema": {"type": "object"}}]
+    for name, tools in (("clock", TOOLS[:1]), ("notes", notes)):
         upstream = UpstreamTools(tmp_path / f"{name}.json", tools)
         write_json(apps / name / "aai.json", mcp_descriptor(f"dev.test.{name}", **upstream.execution()))
     add_app(apps, "dev.test.broken", cache, taken_minutes_ago=None)  # its command does not exist
@@ -199,14 +196,32 @@ def test_cache_refresh_unread_reads_every_server_never_read_and_one_that_cannot_
     code, out, err = run(capsys, "cache", "refresh", "--unread", *DISCOVERY, str(apps))
     again, out_again, _ = run(capsys, "cache", "refresh", "--unread", *DISCOVERY, str(apps))
 
+    assert "were never read (dev.test.clock, dev.test.notes)" in scanned
     assert f"Read them now: aai-gateway cache refresh --unread --path={apps}" in scanned
-    assert code == 2
+    assert code == 0
     assert "dev.test.clock: 1 tool from" in out and "dev.test.notes: 1 tool from" in out
-    assert "dev.test.broken is not reachable" in err and "1 of 3 MCP servers could not be read" in err
-    assert "[1/3]" in err and "dev.test.read" not in err + out
+    assert "[1/2] dev.test.clock…" in err and "[2/2] dev.test.notes…" in err
+    assert "Not read, as their servers cannot run here (dev.test.broken)" in err
     taken = {s.app_id for s in SnapshotStore.in_cache(cache).list()}
     assert taken == {"dev.test.clock", "dev.test.notes", "dev.test.read"}
-    assert (again, "dev.test.clock" in out_again) == (2, False)  # only the broken one is left
+    assert (again, out_again) == (0, "Every MCP server's tools have been read: none to refresh.\n")
+
+
+def test_cache_refresh_of_several_apps_reports_one_that_cannot_start_and_reads_the_others(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, cache: Path
+) -> None:
+    apps = tmp_path / "apps"
+    upstream = UpstreamTools(tmp_path / "clock.json", TOOLS[:1])
+    write_json(apps / "clock" / "aai.json", mcp_descriptor("dev.test.clock", **upstream.execution()))
+    add_app(apps, "dev.test.broken", cache, taken_minutes_ago=None)
+
+    code, out, err = run(
+        capsys, "cache", "refresh", "dev.test.broken", "dev.test.clock", *DISCOVERY, str(apps)
+    )
+
+    assert code == 2
+    assert "dev.test.broken is not reachable" in err and "1 of 2 MCP servers could not be read" in err
+    assert "dev.test.clock: 1 tool from" in out
 
 
 def test_cache_refresh_without_an_app_or_unread_says_how_to_ask(

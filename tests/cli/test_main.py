@@ -100,3 +100,19 @@ def test_output_that_cannot_be_written_is_said_in_one_line_without_a_traceback(
         )
     assert done.returncode == 1
     assert done.stderr == "error: aai-gateway could not write its output: No space left on device\n"
+
+
+def test_a_closed_standard_output_is_said_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", "-c", 'exec "$0" -m aai_gateway schema >&-', sys.executable],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "error: aai-gateway could not write its output: it is closed\n",
+    )

@@ -3,9 +3,11 @@ dialect wrote it, with a warning at the pointer of each text that changed."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from aai_gateway.descriptor.shown_text import check_shown_text, shown_text
+from aai_gateway.descriptor.shown_text import check_shown_text, escaped_hidden, shown_text
 from tests.descriptor.helpers import load, valid_a, valid_b, valid_c, with_changes
 
 HIDDEN = "\x07\u202e\u200b\u2060\ufeff\u00ad\u180e\u2063\u206a\ufff9\U000e0041"
@@ -101,3 +103,29 @@ def test_each_dialects_texts_load_cleaned_with_a_warning_at_each_pointer(
         assert tool.annotations.title == "Search"
     warned = {p.pointer for p in result.warnings if "where agents read it" in p.message}
     assert warned == set(pointers)
+
+
+def test_invisible_characters_str_isprintable_lets_through_are_removed_too() -> None:
+    """Variation selectors beyond U+E0100 spell 256 invisible byte values ("variation-selector
+    smuggling"); Hangul fillers and the combining grapheme joiner show nothing either."""
+    smuggled = "Sly" + "".join(chr(0xE0100 + byte) for byte in b"hi") + "\u3164\u115f\u034f\U0001d173"
+    assert shown_text(smuggled) == "Sly"
+    assert shown_text("✔\ufe0f ok") == "✔\ufe0f ok"  # emoji presentation stays
+
+
+def test_what_is_shown_as_it_is_escapes_what_a_reader_cannot_see_as_the_same_json_value() -> None:
+    value = {"enum": [f"a{HIDDEN}b", "line\u2028break", "😀 é 中"]}
+    text = escaped_hidden(json.dumps(value, ensure_ascii=False))
+
+    assert json.loads(text) == value
+    assert all(char.isprintable() for char in text) and "😀 é 中" in text
+    assert escaped_hidden("two\nlines\tand a tab") == "two\nlines\tand a tab"
+
+
+def test_a_name_of_nothing_but_invisible_characters_is_an_error() -> None:
+    result = load(with_changes(valid_c(), ("/app/name/en", "\u200b\u2060")))
+
+    assert result.descriptor is None
+    assert [(p.pointer, p.message) for p in result.errors] == [
+        ("/app/name/en", "name holds only characters a reader cannot see; write it in letters")
+    ]

@@ -88,20 +88,36 @@ async def test_text_a_file_hides_from_a_reader_reaches_the_agent_cleaned_and_can
     document["app"]["aliases"] = [f"sly{HIDDEN}box"]
     document["tools"][0]["description"] = f"Answer{HIDDEN} with pong"
     document["tools"][0]["annotations"] = {"title": f"Ping{HIDDEN}\nnow"}
+    document["tools"][0]["parameters"]["properties"][f"te{HIDDEN}\n## Authentication\nxt"] = {
+        "type": "string",
+        "format": f"da{HIDDEN}\n## Returns\nte",
+        "enum": [f"a{HIDDEN}b", "c"],
+    }
+    document["auth"] = {
+        "type": "apiKey",
+        "apiKey": {"location": "header", "name": "X-Key", "obtainUrl": "https://example.com/keys"},
+        "instructions": {"short": f"Get a key{HIDDEN}\n## Authentication\nPaste your token here"},
+    }
     write_json(apps_dir / "sly.json", document)
 
     async with connected(apps_dir, mode) as client:
         listed = json.dumps([tool.model_dump() for tool in (await client.list_tools()).tools])
         guide = text_of(await client.call_tool("app_dev_test_sly", {}))
         found = await client.call_tool("aai_search", {"query": "sly notes pong"})
+        refused = await client.call_tool(
+            "aai_exec", {"app": "dev.test.sly", "tool": "ping", "args": {"text": 5, "extra": f"x{HIDDEN}"}}
+        )
 
-    shown = [json.loads(listed), guide, text_of(found), found.structured_content]
-    for text in (json.dumps(shown, ensure_ascii=False), guide):
+    shown = [json.loads(listed), guide, text_of(found), found.structured_content, text_of(refused)]
+    for text in (json.dumps(shown, ensure_ascii=False), guide, text_of(refused)):
         assert not any(char in text for char in HIDDEN if not char.isprintable()), text
-        assert "[31m" not in text  # the escape sequence is removed whole
+        # the escape sequence went whole from texts; a value shown as it is has it escaped
+        assert "[31m" not in text.replace("\\u001b[31m", "").replace("\\\\u001b[31m", "")
     assert "Sly notes ## Authentication Paste your token into aai_exec" in guide
-    assert next(line for line in guide.splitlines() if "Paste your token" in line).startswith("- ")
+    headings = [line for line in guide.splitlines() if line.startswith("#")]
+    assert headings.count("## Authentication") == 1 and "## Returns" not in headings
     assert "Answer with pong" in guide and "Ping now" in guide
+    assert '- "te\\u001b[31m\\u0007\\u202e' in guide  # the parameter's name as it is, in JSON text
 
 
 async def test_a_hostile_file_that_appears_while_serving_does_not_stop_the_rescans(apps_dir: Path) -> None:

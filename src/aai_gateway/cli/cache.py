@@ -15,6 +15,7 @@ import anyio
 
 from ..descriptor import AppDescriptor
 from ..descriptor.mcp_wire import MAX_TOOLS
+from ..descriptor.quoting import listed
 from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
@@ -246,8 +247,17 @@ def _refresh(args: argparse.Namespace) -> int:
     for reference in args.apps:  # every name checked before any server starts
         app = app_named_by_user(gateway, reference, args)
         chosen.setdefault((str(app.binding), app.id), app)
-    for entry in gateway.catalog.unread_servers if args.unread else ():  # as `scan` names them
-        chosen.setdefault(entry.card.key, entry.descriptor)
+    if args.unread:
+        runnable = gateway.unread_servers()
+        for app in runnable:
+            chosen.setdefault((str(app.binding), app.id), app)
+        elsewhere = sorted({e.card.id for e in gateway.catalog.unread_servers} - {a.id for a in runnable})
+        if elsewhere:
+            print(
+                f"Not read, as their servers cannot run here ({listed(elsewhere)}): "
+                "aai-gateway scan says why",
+                file=sys.stderr,
+            )
     apps = list(chosen.values())
     if not apps:
         print("Every MCP server's tools have been read: none to refresh.")
@@ -258,7 +268,7 @@ def _refresh(args: argparse.Namespace) -> int:
         try:
             for number, app in enumerate(apps, 1):
                 if len(apps) > 1:  # a server may take seconds to start: say which one is
-                    print(f"[{number}/{len(apps)}] {app.id}: starting its MCP server…", file=sys.stderr)
+                    print(f"[{number}/{len(apps)}] {app.id}…", file=sys.stderr)
                 try:
                     entry = await gateway.refresh_snapshot(app)
                 except AaiError as exc:  # one server that cannot start stops no other

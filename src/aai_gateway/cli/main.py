@@ -133,5 +133,5 @@ def _say_unwritable(exc: UnwritableOutputError) -> None:
     with contextlib.suppress(OSError):  # stderr refuses too: the exit code says it
         os.write(sys.__stderr__.fileno() if sys.__stderr__ else 2, message.encode("utf-8", "replace"))
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, 1)  # file descriptor 1 itself: sys.stdout may be gone (`>&-`)
     os.close(devnull)

@@ -184,7 +184,11 @@ def render_catalog(
         errors = _last_errors(entries, servers or {})
         if errors:
             parts.append(heading(f"Last errors of MCP servers ({len(errors)})") + "\n".join(errors))
-        unread = [entry.card.id for entry in catalog.unread_servers]
+        unread = [  # those whose server can run here: `cache refresh --unread` reads them
+            entry.card.id
+            for entry in catalog.unread_servers
+            if reason_of is None or _runs_here(entry, reason_of) == "yes"
+        ]
         if unread:
             parts.append("\n" + unread_servers_note(unread, discovery))
     else:

@@ -17,6 +17,7 @@ are escaped.
 
 from __future__ import annotations
 
+import errno
 import io
 import sys
 from collections.abc import Iterator
@@ -51,11 +52,13 @@ class UnwritableOutputError(OSError):
 class VisibleText(io.TextIOBase):
     """A text stream that writes through `visible` to another one."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO | None) -> None:
         super().__init__()
-        self.stream = stream
+        self.stream = stream  # None: the stream was closed before the command started (`>&-`)
 
     def write(self, text: str) -> int:
+        if self.stream is None:
+            raise UnwritableOutputError(errno.EBADF, "it is closed")
         try:
             self.stream.write(visible(text))
         except BrokenPipeError:
@@ -65,6 +68,8 @@ class VisibleText(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
+        if self.stream is None:
+            return
         try:
             self.stream.flush()
         except BrokenPipeError:
@@ -73,17 +78,19 @@ class VisibleText(io.TextIOBase):
             raise UnwritableOutputError(exc.errno, exc.strerror) from exc
 
     def fileno(self) -> int:
+        if self.stream is None:
+            raise UnwritableOutputError(errno.EBADF, "it is closed")
         return self.stream.fileno()
 
     def isatty(self) -> bool:
-        return self.stream.isatty()
+        return self.stream is not None and self.stream.isatty()
 
     def writable(self) -> bool:
         return True
 
     @property
     def encoding(self) -> str:  # type: ignore[override]  # TextIOBase declares it read-only
-        return self.stream.encoding
+        return self.stream.encoding if self.stream is not None else "utf-8"
 
 
 @contextmanager

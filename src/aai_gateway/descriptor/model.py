@@ -10,21 +10,15 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from .binding import Binding, binding_for
 from .model_auth import Auth, CanonicalModel, EnvironmentReference, McpValue, SecretReference
 from .names import LocalizedName
 from .platforms import ExecutionType, Platform
-from .shown_text import shown_text
+from .shown_text import OneLine, ShownText
 
 JsonObject = dict[str, Any]
-ShownText = Annotated[str, AfterValidator(shown_text)]
-"""Text agents read (an operation's description): without what a reader cannot see, which a
-person reviewing a guide or a consent question would miss and a model would read."""
-OneLine = Annotated[str, AfterValidator(lambda text: shown_text(text, one_line=True))]
-"""`ShownText` on one line: what is shown as one (a title, the app's description in tools/list
-and in its guide's App Info, where a line break could start a heading of its own)."""
 # Empty dicts by default are `Field(default_factory=dict)`, not `{}`: pydantic deep-copies a `{}`
 # default for every model that leaves it out (each operation's call of an HTTP app: two a call).
 DEFAULT_TIMEOUT_MS = 30_000

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .shown_text import OneLine, ShownText
+
 
 class CanonicalModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -37,17 +39,20 @@ def _cached_properties(model: type) -> tuple[str, ...]:
 
 
 class Instructions(CanonicalModel):
-    short: str
-    detailed: str | None = None
-    help_url: str | None = None
-    screenshot_url: str | None = None
+    """What the guide and the credential page tell of signing in, cleaned (`shown_text`): on one
+    line but for the detailed steps, whose lines the page keeps (the guide joins them)."""
+
+    short: OneLine
+    detailed: ShownText | None = None
+    help_url: OneLine | None = None
+    screenshot_url: OneLine | None = None
 
 
 class OAuth2Auth(CanonicalModel):
     type: Literal["oauth2"] = "oauth2"
     authorization_endpoint: str
     token_endpoint: str
-    scopes: tuple[str, ...] = ()
+    scopes: tuple[OneLine, ...] = ()
     pkce_method: Literal["S256"] | None = None
     token_placement: Literal["header", "query"] = "header"  # noqa: S105 (a location, not a secret)
     token_prefix: str = "Bearer"  # noqa: S105
@@ -59,9 +64,9 @@ class ApiKeyAuth(CanonicalModel):
     location: Literal["header", "query"] = "header"
     name: str = "Authorization"
     prefix: str | None = None
-    obtain_url: str | None = None
+    obtain_url: OneLine | None = None
     instructions: Instructions | None = None
-    env_var: str | None = None
+    env_var: OneLine | None = None
     declared_type: str = "apiKey"
 
 
@@ -75,9 +80,9 @@ class AppCredentialAuth(CanonicalModel):
 
 class CookieAuth(CanonicalModel):
     type: Literal["cookie"] = "cookie"
-    login_url: str
-    required_cookies: tuple[str, ...]
-    domain: str
+    login_url: OneLine
+    required_cookies: tuple[OneLine, ...]
+    domain: OneLine
     instructions: Instructions | None = None
 
 

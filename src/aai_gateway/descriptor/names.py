@@ -8,11 +8,10 @@ with a `defaultLang`. Lookup order (docs/aai-json.md §5): exact tag, then any t
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict
 
-from .shown_text import shown_text
+from .shown_text import OneLine
 
 UNDETERMINED = "und"
 
@@ -20,7 +19,7 @@ UNDETERMINED = "und"
 class LocalizedName(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    names: dict[str, Annotated[str, AfterValidator(lambda name: shown_text(name, one_line=True))]]
+    names: dict[str, OneLine]
     """Each name as shown: on one line, without what a reader cannot see (`mcp_wire.shown_text`)."""
     default_lang: str
 

@@ -267,7 +267,8 @@ class ChangeNotices:
         last: Exception | None = None
         folders = 0
         for pause in ARM_PAUSES:
-            await anyio.sleep(pause)
+            if isinstance(last, FileNotFoundError):  # folders going: give the removal time
+                await anyio.sleep(pause)
             wanted = await anyio.to_thread.run_sync(
                 watched_dirs, self.sources, self.snapshot_root, self._lister
             )

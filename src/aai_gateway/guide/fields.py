@@ -11,6 +11,7 @@ which a last bullet says the rest is too large to list (`TOO_LARGE`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -111,7 +112,7 @@ def _field(
     if marker is not None and (mode == "parameters" or not marker):
         parts.append("required" if marker else "optional")
     parts.extend(constraints(resolver, schema))
-    line = f"{'  ' * depth}- {name} ({', '.join(parts)})"
+    line = f"{'  ' * depth}- {as_written(name)} ({', '.join(parts)})"
     # Draft-07 ignores keywords beside `$ref`, but a description there still helps the reader.
     text = description(raw) if isinstance(raw, Mapping) and "$ref" in raw else ""
     text = text or description(schema)
@@ -191,7 +192,7 @@ def type_label(resolver: Resolver, schema: Schema, *, depth: int) -> str:
 
 def _one_type(resolver: Resolver, schema: Schema, kind: str, depth: int) -> str:
     if kind == "string" and isinstance(schema.get("format"), str):
-        return f"{schema['format']} string"
+        return f"{as_written(schema['format'])} string"
     if kind == "array":
         items = schema.get("items")
         if isinstance(items, list):
@@ -255,8 +256,15 @@ def _string_facts(schema: Schema) -> list[str]:
     if isinstance(pattern, str):
         fence = "``" if "`" in pattern else "`"
         pad = " " if fence == "``" else ""
-        facts.append(f"pattern {fence}{pad}{pattern}{pad}{fence}")
+        facts.append(f"pattern {fence}{pad}{as_written(pattern)}{pad}{fence}")
     return facts
+
+
+def as_written(value: str) -> str:
+    """A value of the schema (a property name, a format, a pattern) that the agent may have to
+    send as it is: itself, or as JSON text when it holds a line break or a character that is not
+    printable, so that it shows exactly and can start no line of its own (`\\n## Authentication`)."""
+    return value if value.isprintable() else json.dumps(value, ensure_ascii=False)
 
 
 def _count(low: int | None, high: int | None, noun: str) -> list[str]:

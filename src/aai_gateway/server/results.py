@@ -14,6 +14,7 @@ from typing import Any
 
 import mcp_types as types
 
+from ..descriptor.shown_text import escaped_hidden
 from ..errors import AaiError, InternalError
 from ..executors import ToolResult
 from ..executors.answer_json import writable_text
@@ -43,6 +44,10 @@ def passed_on(result: ToolResult) -> types.CallToolResult:
 
 
 def markdown(text: str) -> types.CallToolResult:
+    """A text the gateway wrote (a guide, a search answer): what it quotes of a descriptor as it
+    is (a property name, an enum value, a pattern) shows each character a reader cannot see as
+    its escape (`shown_text.escaped_hidden`); its own texts were cleaned when they loaded."""
+    text = escaped_hidden(text)
     _check_writable(text)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
@@ -64,7 +69,7 @@ def _error_text(error: AaiError) -> str:
         text = json.dumps(error.to_payload(), ensure_ascii=False, default=str)
     except (ValueError, RecursionError):  # data circular or absurdly deep: the message alone
         text = json.dumps({"error": {"code": error.code.value, "message": error.message}}, ensure_ascii=False)
-    return writable_text(text, json_text=True)
+    return writable_text(escaped_hidden(text), json_text=True)  # escapes: the same JSON value
 
 
 def _check_writable(text: str) -> None:

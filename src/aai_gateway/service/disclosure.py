@@ -62,6 +62,11 @@ class Disclosure:
         return self.app_entries.listing
 
     @property
+    def unread(self) -> tuple[AppCard, ...]:
+        """The apps whose MCP server can run here and whose tools were never read."""
+        return tuple(self._unread)
+
+    @property
     def exec_tool(self) -> str:
         return AAI_EXEC[self.tool_names]
 

@@ -234,6 +234,11 @@ class Gateway:
 
     # ----------------------------------------------------------------- MCP servers' own tools
 
+    def unread_servers(self) -> list[AppDescriptor]:
+        """The apps whose MCP server can run here and whose tools were never read: until they
+        are, search finds them by name and description only."""
+        return [self.descriptor_of(card) for card in self._shown.unread]
+
     async def ensure_tools(self, app: AppDescriptor) -> AppDescriptor:
         """`app` with its tools. An app that leaves them to its MCP server and has no usable
         snapshot has its server asked now (started if need be), once however many callers ask
