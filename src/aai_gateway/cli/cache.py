@@ -89,7 +89,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     refreshing.add_argument(
         "--unread",
         action="store_true",
-        help="also every MCP app whose server's tools were never read (search knows those by name only)",
+        help=(
+            "also every MCP app whose server can run here and whose tools were never read "
+            "(search knows those by name only)"
+        ),
     )
     add_discovery_options(refreshing, inherited=True)
     for sub in (listing, clearing, refreshing):
