@@ -46,6 +46,8 @@ def test_visible_escapes_controls_and_keeps_newlines_tabs_and_ordinary_text() ->
     text = f"a\tb\nc{RETITLE}\r\x7f{CSI}\u202e\ud800 中文 é"
 
     assert visible(text) == "a\tb\nc\\u001b]0;owned\\u0007\\u000d\\u007f\\u009b2J\\u202e\\ud800 中文 é"
+    # what a reader cannot see, escaped as the agent reads it (`shown_text.escaped_hidden`)
+    assert visible("a\u200bb\U000e0041 👨\u200d👩") == "a\\u200bb\\udb40\\udc41 👨\u200d👩"
 
 
 def test_scan_shows_an_apps_name_without_the_control_sequences_its_file_wrote(

@@ -118,8 +118,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_FAILED_CHECK
     except BrokenPipeError:
         # The reader went away (`aai-gateway scan | head`): stop quietly, as other tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_unwritten_output()
         return EXIT_FAILED_CHECK
     return code
 
@@ -132,6 +131,12 @@ def _say_unwritable(exc: UnwritableOutputError) -> None:
     message = f"error: aai-gateway could not write its output: {reason}\n"
     with contextlib.suppress(OSError):  # stderr refuses too: the exit code says it
         os.write(sys.__stderr__.fileno() if sys.__stderr__ else 2, message.encode("utf-8", "replace"))
+    _drop_unwritten_output()
+
+
+def _drop_unwritten_output() -> None:
+    """Standard output to /dev/null, so that what its buffer still holds is not written again
+    (and fails again) at exit."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # file descriptor 1 itself: sys.stdout may be gone (`>&-`)
     os.close(devnull)

@@ -4,8 +4,9 @@ Descriptor text (names, descriptions, problems quoting values), web cache metada
 keys and app output can hold escape sequences: `ESC ] 0 ; … BEL` retitles the window, `ESC [ 2 J`
 clears it, OSC 52 writes the clipboard, a carriage return overwrites the line being read (a
 consent prompt, say). Everything `aai-gateway` prints passes through `visible`: C0 controls
-other than newline and tab, DEL, the C1 controls, the bidirectional overrides and isolates
-(U+202A-U+202E, U+2066-U+2069, which can make a line read backwards) and lone surrogates
+other than newline and tab, DEL, the C1 controls, the bidirectional marks, overrides and
+isolates (which can make a line read backwards), what a reader cannot see (zero-width and tag
+characters: `shown_text.escaped_hidden`, the escapes an agent reads too) and lone surrogates
 (which cannot be written as UTF-8 at all) are written as `\\u001b`, `\\u009b`, `\\u202e`, `\\ud800`.
 Those are visible, and valid escapes inside the JSON that `--json` prints, so that output stays
 JSON. `guide` keeps its newlines.
@@ -24,23 +25,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final, TextIO, cast
 
-_KEPT: Final = frozenset("\n\t")
-_ESCAPES: Final = {
-    code: f"\\u{code:04x}"
-    for code in (
-        *range(0x00, 0x20),
-        *range(0x7F, 0xA0),
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-        *range(0xD800, 0xE000),
-    )
-    if chr(code) not in _KEPT
-}
+from ..descriptor.shown_text import escaped_hidden
+
+_LONE_SURROGATES: Final = {code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}
 
 
 def visible(text: str) -> str:
-    """`text` with every character that could drive a terminal written as a visible escape."""
-    return text.translate(_ESCAPES)
+    """`text` with every character that could drive a terminal, or that a reader cannot see,
+    written as a visible escape: the same escapes an agent reads (`shown_text.escaped_hidden`),
+    and lone surrogates, which cannot be written as UTF-8 at all."""
+    return escaped_hidden(text).translate(_LONE_SURROGATES)
 
 
 class UnwritableOutputError(OSError):
