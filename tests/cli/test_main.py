@@ -83,7 +83,9 @@ def test_a_start_whose_cards_come_from_the_cache_imports_neither_the_loader_nor_
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
-@pytest.mark.parametrize("command", [["schema"], ["guide", "com.github.api"]])
+@pytest.mark.parametrize(
+    "command", [["schema"], ["guide", "com.github.api"], ["--version"], ["scan", "--help"]]
+)
 def test_output_that_cannot_be_written_is_said_in_one_line_without_a_traceback(
     command: list[str], tmp_path: Path
 ) -> None:
@@ -102,10 +104,13 @@ def test_output_that_cannot_be_written_is_said_in_one_line_without_a_traceback(
     assert done.stderr == "error: aai-gateway could not write its output: No space left on device\n"
 
 
-def test_a_closed_standard_output_is_said_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["schema", "--version"])
+def test_a_closed_standard_output_is_said_in_one_line_without_a_traceback(
+    tmp_path: Path, command: str
+) -> None:
     environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
     done = subprocess.run(
-        ["bash", "-c", 'exec "$0" -m aai_gateway schema >&-', sys.executable],
+        ["bash", "-c", f'exec "$0" -m aai_gateway {command} >&-', sys.executable],
         stderr=subprocess.PIPE,
         text=True,
         env=environment,

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Final, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
 from . import serve
 from .common import LOGGING_OPTIONS, command_first, configure_logging
 from .terminal import UnwritableOutputError, visible_output
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 COMMAND_MODULES: Final = {
@@ -39,7 +44,27 @@ class _ParseError(Exception):
     pass
 
 
-class _TryingParser(argparse.ArgumentParser):
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, but what it prints (help, the version, a usage error) reaches the
+    stream or fails like any command's output: argparse drops a write that fails, and a full
+    disk or a closed stdout would pass as success."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        if not message:
+            return
+        if file is None:  # argparse names its stream: None is a closed one (`>&-`)
+            raise UnwritableOutputError(errno.EBADF, "it is closed")
+        try:
+            file.write(message)
+            if isinstance(file, io.IOBase):
+                file.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise UnwritableOutputError(exc.errno, exc.strerror) from exc
+
+
+class _TryingParser(_Parser):
     """A parser that raises instead of printing its error and exiting (the parser of one command
     is tried first; the full one then explains any mistake)."""
 
@@ -48,7 +73,7 @@ class _TryingParser(argparse.ArgumentParser):
 
 
 def build_parser(
-    only: str | None = None, kind: type[argparse.ArgumentParser] = argparse.ArgumentParser
+    only: str | None = None, kind: type[argparse.ArgumentParser] = _Parser
 ) -> argparse.ArgumentParser:
     """The parser of every command, or of the command `only`."""
     parser = kind(
@@ -89,7 +114,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = parse(list(sys.argv[1:] if argv is None else argv))
+    except UnwritableOutputError as exc:  # --help, --version or a usage error, not written
+        _say_unwritable(exc)
+        return EXIT_FAILED_CHECK
+    except BrokenPipeError:
+        _drop_unwritten_output()
+        return EXIT_FAILED_CHECK
     if args.command is None:
         args.handler = serve.run
     # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
