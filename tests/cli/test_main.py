@@ -49,6 +49,54 @@ def test_a_start_of_serve_imports_no_other_command() -> None:
     assert not others & set(modules), sorted(others & set(modules))
 
 
+DISCOVERY = ["--no-default-paths", "--path", "APPS"]
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (["scan", *DISCOVERY], 0),
+        (["guide", "dev.test.notes", *DISCOVERY], 0),
+        (["search", "notes", *DISCOVERY], 0),
+        (["exec", "dev.test.notes", "nothing", *DISCOVERY], 1),  # no such operation
+        (["consent", "list"], 0),
+        (["auth", "status", *DISCOVERY], 2),  # no usable keyring
+    ],
+)
+def test_commands_that_talk_to_no_mcp_server_do_not_import_the_mcp_sdk(
+    command: list[str], code: int, tmp_path: Path
+) -> None:
+    # Importing the `mcp` package costs ~0.8 s, most of such a command's run.
+    apps = tmp_path / "apps"
+    write_json(
+        apps / "notes" / "aai.json",
+        c_descriptor("dev.test.notes", type="http", baseUrl="https://notes.example.com"),
+    )
+    argv = [str(apps) if word == "APPS" else word for word in command]
+    program = (
+        "import sys; from aai_gateway.cli.main import main; "
+        f"code = main({argv!r}); "
+        "sdk = sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')); "
+        "print(code, sdk, file=sys.stderr)"
+    )
+    environment = {
+        **os.environ,
+        "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"),
+        "AAI_GATEWAY_CONFIG": str(tmp_path / "config.toml"),
+        "HOME": str(tmp_path),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert done.stderr.splitlines()[-1] == f"{code} []", done.stderr
+
+
 def test_a_start_whose_cards_come_from_the_cache_imports_neither_the_loader_nor_the_search_engine(
     tmp_path: Path,
 ) -> None:

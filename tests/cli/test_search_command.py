@@ -18,9 +18,7 @@ from tests.builders import c_descriptor, mcp_descriptor, write_json
 from tests.cli.processes import run_cli
 from tests.server.conftest import adapter_app, big_app, connected
 
-PROTOCOLS = pytest.mark.parametrize(
-    "mode", ["legacy", "auto"], ids=["2025-11-25 handshake", "2026-07-28 per-request"]
-)
+PROTOCOL_MODES = ("legacy", "auto")  # the 2025-11-25 handshake, the 2026-07-28 per-request one
 
 
 @pytest.fixture
@@ -205,28 +203,33 @@ def test_a_limit_or_offset_out_of_range_is_refused_before_anything_is_read(
 
 
 @pytest.mark.anyio
-@PROTOCOLS
-async def test_text_is_exactly_what_aai_search_answers_an_agent(apps: Path, mode: str) -> None:
+async def test_text_is_exactly_what_aai_search_answers_an_agent_of_either_protocol_generation(
+    apps: Path,
+) -> None:
     env = {
         "HOME": str(apps.parent),
         "PATH": "/usr/bin:/bin",
         "AAI_GATEWAY_CONFIG": str(apps.parent / "config.toml"),
     }
-    for arguments in (
+    queries: list[dict[str, str | int]] = [
         {"query": "send an email", "limit": 3},
         {"query": "op_007 op_002", "app": "dev.test.big"},
-    ):
+    ]
+    printed = []
+    for arguments in queries:
         argv = ["search", str(arguments["query"]), "--text", "--no-default-paths", "--path", str(apps)]
         argv += ["--limit", str(arguments["limit"])] if "limit" in arguments else []
         argv += ["--app", str(arguments["app"])] if "app" in arguments else []
-        printed = run_cli(env, *argv)
+        printed.append(run_cli(env, *argv))
+    for mode in PROTOCOL_MODES:
         async with connected(apps, mode) as client:
-            answered = await client.call_tool("aai_search", arguments)
+            answered = [await client.call_tool("aai_search", arguments) for arguments in queries]
 
-        assert printed.code == 0, printed.err
-        block = answered.content[0]
-        assert block.type == "text"
-        assert printed.out == block.text
+        for cli, answer in zip(printed, answered, strict=True):
+            assert cli.code == 0, cli.err
+            block = answer.content[0]
+            assert block.type == "text"
+            assert cli.out == block.text, mode
 
 
 def test_a_search_over_many_apps_says_on_stderr_that_it_indexes_them_first(

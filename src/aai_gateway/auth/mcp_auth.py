@@ -23,7 +23,6 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import Final
 
 import httpx2
-from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth, union_scopes
 
 from ..descriptor.http_headers import header_value_problem
 from ..errors import AaiError
@@ -117,6 +116,8 @@ class McpOAuth(httpx2.Auth):
         """Keep in `failure` what the user must do about the server's answer, or clear it."""
         status = response.status_code
         if status in (401, 403) and _step_up(response):
+            from mcp.client.auth.utils import extract_scope_from_www_auth  # noqa: PLC0415  (_step_up)
+
             self.failure = self._more_scope(flow, extract_scope_from_www_auth(response))
         elif status == 401:
             logger.info("the MCP server of %s refused the request (HTTP 401)", self.context.app_id)
@@ -146,6 +147,8 @@ class McpOAuth(httpx2.Auth):
         granted = stored.tokens.scope if stored is not None and stored.tokens is not None else None
         if granted is None and stored is not None and stored.authorization_server is not None:
             granted = stored.authorization_server.scope
+        from mcp.client.auth.utils import union_scopes  # noqa: PLC0415  (see _step_up)
+
         wanted = union_scopes(granted, challenged)
         reason = "the MCP server needs permissions the sign-in did not grant (HTTP 403 insufficient_scope)"
         if not wanted or not _SCOPE_TOKENS.fullmatch(wanted) or len(wanted) > MAX_SCOPE_CHARS:
@@ -165,4 +168,9 @@ def _can_refresh(flow: OAuth2Flow | None) -> bool:
 def _step_up(response: httpx2.Response) -> bool:
     """The server wants a token with more scope (RFC 6750 §3.1; 403, or 401 from some servers):
     a refresh cannot give it, a new sign-in can."""
+    # The SDK's challenge parsers are imported here, when a server refuses: importing
+    # `mcp.client.auth.utils` imports the whole `mcp` package (~0.8 s), which the commands that
+    # only read descriptors and the keyring (`scan`, `consent`, `auth status`) never need.
+    from mcp.client.auth.utils import extract_field_from_www_auth  # noqa: PLC0415
+
     return extract_field_from_www_auth(response, "error") == "insufficient_scope"

@@ -39,8 +39,6 @@ from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 from pydantic import BaseModel, ValidationError
 
-from ..descriptor import AppDescriptor
-from ..descriptor.model import McpChannel
 from ..discovery.web_transport import public_url
 from ..errors import AuthInvalidError
 from .credentials import AuthorizationServer
@@ -66,14 +64,6 @@ class Discovered:
 
     server: AuthorizationServer
     metadata: OAuthMetadata
-
-
-def mcp_server_url(app: AppDescriptor) -> str | None:
-    """The URL of the Streamable HTTP MCP server an app runs on, if it runs on one."""
-    for section in app.sections:
-        if isinstance(section.channel, McpChannel) and section.channel.url is not None:
-            return section.channel.url
-    return None
 
 
 def mcp_route(server_url: str, local: httpx.AsyncClient, web: httpx.AsyncClient) -> Route:

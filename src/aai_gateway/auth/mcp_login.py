@@ -18,7 +18,7 @@ from ..descriptor import AppDescriptor
 from ..discovery.web import Resolver, WebFetchPolicy
 from .auth_context import AuthContext
 from .credentials import Credential
-from .mcp_discovery import discover, mcp_route, mcp_server_url
+from .mcp_discovery import discover, mcp_route
 from .oauth import DEFAULT_TIMEOUT_SECONDS, OpenUrl, SignIn, sign_in, signed_in_credential
 from .oauth_client import OAuthClient
 from .oauth_registration import register_client
@@ -52,7 +52,7 @@ async def login_mcp(
     the server names. Raises NoSignInNeededError
     when the server does not ask for a sign-in, AUTH_INVALID when what it names cannot be used,
     AUTH_REQUIRED when the sign-in is refused, times out or cannot start."""
-    url = mcp_server_url(app)
+    url = app.mcp_server_url
     if url is None:
         raise ValueError(f"{app.id} is not an MCP server at a URL")
     context = AuthContext.for_mcp_server(app, locale)

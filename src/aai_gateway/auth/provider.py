@@ -45,7 +45,6 @@ from .auth_context import AuthContext
 from .credentials import Credential, CredentialKind, CredentialStore, credential_key
 from .flows import ApiKeyFlow, CookieFlow
 from .mcp_auth import McpOAuth
-from .mcp_discovery import mcp_route, mcp_server_url
 from .oauth_transport import Route
 from .token_client import is_web, new_token_client
 from .token_flows import AppCredentialFlow, OAuth2Flow, Persist
@@ -305,7 +304,7 @@ class AuthProvider:
         (mcp_auth.py: its sign-in's bearer token, refreshed; none when not signed in, and a 401
         then kept in `McpOAuth.failure` as AUTH_REQUIRED naming `aai-gateway auth login
         <reference>`). None for an MCP server started over stdio."""
-        url = mcp_server_url(app)
+        url = app.mcp_server_url
         if url is None:
             return None
         return McpOAuth(partial(self._mcp_tokens, app, url), AuthContext.for_mcp_server(app, self.locale))
@@ -313,6 +312,11 @@ class AuthProvider:
     def mcp_route(self, server_url: str) -> Route:
         """Which client reaches each URL of the MCP server at `server_url`'s authorization
         (mcp_discovery.mcp_route): the server's origin as the server, the rest under the web rules."""
+        # Imported when an MCP server's sign-in is used: mcp_discovery imports the MCP SDK's
+        # auth modules, and with them the whole `mcp` package (~0.8 s), which the commands that
+        # only read descriptors and the keyring (`scan`, `consent`, `auth status`) never need.
+        from .mcp_discovery import mcp_route  # noqa: PLC0415
+
         return mcp_route(server_url, self._client(web=False), self._client(web=True))
 
     async def _mcp_tokens(self, app: AppDescriptor, url: str) -> OAuth2Flow | None:

@@ -26,7 +26,7 @@ from ..descriptor.model_auth import OAuth2Auth
 from ..errors import AaiError
 from .auth_context import AuthContext
 from .credentials import Credential, CredentialStore, OAuthTokens
-from .mcp_discovery import discover, mcp_server_url
+from .mcp_discovery import discover
 from .oauth import LoopbackSignIn, SignIn, signed_in_credential
 from .oauth_client import OAuthClient
 from .oauth_registration import authorization_server_metadata, register_client
@@ -86,7 +86,7 @@ async def browser_sign_in(app: AppDescriptor, tool_name: str, provider: AuthProv
     if isinstance(auth, OAuth2Auth):
         token_client = provider.token_client(app)
         return _web_sign_in(app, auth, provider, existing, lambda url: token_client)
-    url = mcp_server_url(app)
+    url = app.mcp_server_url
     if url is None:
         return None
     mcp_route = provider.mcp_route(url)

@@ -114,7 +114,6 @@ def collect_secret(app: AppDescriptor, auth: Auth, credential: Credential) -> Cr
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..auth.mcp_discovery import mcp_server_url
     from ..auth.provider import short_secret_warning, short_secrets
     from .auth_secrets import set_secret, unset_secrets_hint
     from .auth_stored import logout, show_status
@@ -131,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print(set_secret(app, args.secret, store, read_secret))
         return 0
     auth = app_auth(app)
-    if auth is None and args.auth_action == "login" and mcp_server_url(app) is not None:
+    if auth is None and args.auth_action == "login" and app.mcp_server_url is not None:
         from .auth_mcp import login_mcp_server
 
         return login_mcp_server(app, args, store)

@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 from ..auth.credentials import Credential, CredentialStore
-from ..auth.mcp_discovery import mcp_server_url
 from ..descriptor import AppDescriptor, app_reference, parse_binding
 from ..descriptor.model import HttpChannel
 from ..descriptor.origin import normalize_origin
@@ -73,7 +72,7 @@ def show_status(gateway: Gateway, store: CredentialStore, reference: str | None,
     apps = [
         a
         for a in gateway.all_apps()
-        if app_uses_credentials(a) or (mcp_server_url(a) is not None and (str(a.binding), a.id) in stored)
+        if app_uses_credentials(a) or (a.mcp_server_url is not None and (str(a.binding), a.id) in stored)
     ]
     if reference:
         named = {(c.binding, c.app_id) for c in stored_for(store, reference)}

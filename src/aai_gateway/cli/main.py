@@ -10,16 +10,13 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import Final, NoReturn, Protocol
 
 from .. import __version__
 from ..errors import AaiError, DescriptorError
 from . import serve
 from .common import LOGGING_OPTIONS, command_first, configure_logging
 from .terminal import UnwritableOutputError, visible_output
-
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
 
 EXIT_OK, EXIT_FAILED_CHECK, EXIT_USAGE = 0, 1, 2
 COMMAND_MODULES: Final = {
@@ -44,12 +41,16 @@ class _ParseError(Exception):
     pass
 
 
+class _Writable(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, but what it prints (help, the version, a usage error) reaches the
     stream or fails like any command's output: argparse drops a write that fails, and a full
     disk or a closed stdout would pass as success."""
 
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+    def _print_message(self, message: str, file: _Writable | None = None) -> None:
         if not message:
             return
         if file is None:  # argparse names its stream: None is a closed one (`>&-`)

@@ -90,7 +90,7 @@ def _bounded(option: str, lowest: int, highest: int) -> argparse._ActionType:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..server.listing import search_arguments
+    from ..server.arguments import search_arguments
     from .runtime import build_gateway, build_watcher
 
     if not args.query.strip() and args.app is None:

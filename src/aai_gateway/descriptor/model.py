@@ -335,3 +335,11 @@ class AppDescriptor(CanonicalModel):
 
     def section(self, platform: Platform) -> PlatformSection | None:
         return next((s for s in self.sections if s.platform == platform), None)
+
+    @property
+    def mcp_server_url(self) -> str | None:
+        """The URL of the Streamable HTTP MCP server the app runs on, if it runs on one."""
+        for section in self.sections:
+            if isinstance(section.channel, McpChannel) and section.channel.url is not None:
+                return section.channel.url
+        return None

@@ -36,10 +36,11 @@ from ..service import Caller, Gateway
 from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
 from . import credentials, results
 from .app_questions import ElicitationUserAsker
+from .arguments import operations_argument, search_arguments
 from .ask import Ask, CallMemories, NeedInput
 from .consent_prompt import ElicitationPrompter, UrlConsentPrompter
 from .limits import DEFAULT_MAX_MESSAGE_BYTES
-from .listing import INSTRUCTIONS, ToolList, operations_argument, search_arguments, search_result
+from .listing import INSTRUCTIONS, ToolList, search_result
 from .pages import Pages
 from .permission_prompt import ElicitationPermissionPrompter
 from .stdio_transport import stdio_transport

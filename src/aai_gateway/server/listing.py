@@ -1,5 +1,5 @@
 """tools/list: the app entries the gateway lists, then `aai_search`, `web_discover` and `aai_exec`;
-and the arguments of `aai_search` and of an app entry.
+and `aai_search`'s result (its arguments: arguments.py).
 
 The answer is built once per listing (the gateway makes a new `Listing` when its catalog or the
 pinned web apps change) and kept: a client asking again and again costs nothing.
@@ -11,15 +11,12 @@ from typing import Any
 
 import mcp_types as types
 
-from ..errors import InvalidArgumentError
-from ..guide.options import QUERY_PLACEHOLDER
 from ..search import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET
 from ..service import Gateway, Listing
 from ..service.naming import AAI_EXEC, AAI_SEARCH, WEB_DISCOVER
 from ..service.search import SearchAnswer
 from . import results
 
-MAX_OPERATIONS = 50  # names an app entry's `operations` may hold
 APP_ENTRY_ARGUMENTS = {
     "type": "object",
     "properties": {"operations": {"type": "array", "items": {"type": "string"}}},
@@ -162,91 +159,6 @@ class ToolList:
         return [tool.name for tool in self.answer().tools]
 
 
-# --------------------------------------------------------------------------- arguments
-
-
-def search_arguments(arguments: dict[str, Any]) -> tuple[str, int, str | None, int]:
-    """`query`, `limit`, `app` and `offset` of an `aai_search` call; INVALID_PARAMS naming the
-    argument."""
-    query = arguments.get("query")
-    app = arguments.get("app")
-    if app is not None and (not isinstance(app, str) or not app.strip()):
-        raise InvalidArgumentError("argument 'app' must be a non-empty string (an app id)", path="/app")
-    if not isinstance(query, str):
-        raise InvalidArgumentError("argument 'query' must be a string: what to do, or a name", path="/query")
-    if not _encodable(query):
-        raise InvalidArgumentError(
-            "argument 'query' holds text that is not Unicode (a lone surrogate: half of a character "
-            "such as an emoji): send whole characters",
-            path="/query",
-        )
-    if query.strip() == QUERY_PLACEHOLDER:
-        raise InvalidArgumentError(
-            f"argument 'query' is the placeholder {QUERY_PLACEHOLDER}: put there what the user wants to "
-            "do, in a few words",
-            path="/query",
-        )
-    if not query.strip() and app is None:
-        raise InvalidArgumentError(
-            "argument 'query' is blank: say what to do or name an app (a blank query lists the "
-            "operations of the app given in 'app')",
-            path="/query",
-        )
-    limit = _whole_number(arguments, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    offset = _whole_number(arguments, "offset", 0, 0, MAX_OFFSET)
-    return query, limit, app, offset
-
-
-def _whole_number(arguments: dict[str, Any], name: str, default: int, lowest: int, highest: int) -> int:
-    value = arguments.get(name, default)
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or not lowest <= value <= highest:
-        raise InvalidArgumentError(
-            f"argument '{name}' must be a whole number from {lowest} to {highest}, not {_shown(value)}",
-            path=f"/{name}",
-        )
-    return int(value)
-
-
-def operations_argument(arguments: dict[str, Any]) -> list[str] | None:
-    """The `operations` of an app entry call (None or empty: the guide); INVALID_PARAMS when it
-    is not a list of at most `MAX_OPERATIONS` non-empty strings."""
-    names = arguments.get("operations")
-    if names is None:
-        return None
-    if not isinstance(names, list):
-        raise InvalidArgumentError(
-            "argument 'operations' must be a list of operation names from the guide", path="/operations"
-        )
-    if len(names) > MAX_OPERATIONS:
-        raise InvalidArgumentError(
-            f"argument 'operations' names {len(names)} operations: at most {MAX_OPERATIONS} at a time",
-            path="/operations",
-        )
-    for index, name in enumerate(names):
-        if not isinstance(name, str) or not name.strip() or not _encodable(name):
-            raise InvalidArgumentError(
-                "each of 'operations' must be a non-empty operation name (whole Unicode characters)",
-                path=f"/operations/{index}",
-            )
-    return names or None
-
-
-def _encodable(text: str) -> bool:
-    """Whether `text` is Unicode UTF-8 can carry: a JSON string may hold a lone surrogate escape,
-    which no answer can quote back."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def search_result(answer: SearchAnswer) -> types.CallToolResult:
     """The answer as markdown text, and its results as `structuredContent`."""
     return results.markdown(answer.text).model_copy(update={"structured_content": answer.structured()})
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "…"
