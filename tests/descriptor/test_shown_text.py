@@ -25,6 +25,20 @@ def test_the_joiners_emoji_and_scripts_need_stay() -> None:
     assert shown_text(f"{family} {persian}") == f"{family} {persian}"
 
 
+def tagged(letters: str) -> str:
+    """The black flag, `letters` as tag characters, and the cancel tag."""
+    return "\U0001f3f4" + "".join(chr(0xE0000 + ord(letter)) for letter in letters) + "\U000e007f"
+
+
+def test_the_three_flags_spelt_with_tag_characters_stay_and_any_other_tag_text_goes() -> None:
+    flags = f"{tagged('gbeng')} {tagged('gbsct')} {tagged('gbwls')}"
+    assert shown_text(f"English {flags}") == f"English {flags}"
+    assert escaped_hidden(flags) == flags
+    assert list(check_shown_text(flags, "/description", "description")) == []
+    assert shown_text(f"x{tagged('ignoreall')}y") == "x\U0001f3f4y"
+    assert shown_text(f"x{tagged('gbengx')}y") == "x\U0001f3f4y"
+
+
 def test_printable_text_is_returned_as_it_is_and_one_line_text_loses_its_line_breaks() -> None:
     text = "Plain text — 中文, déjà vu"
     assert shown_text(text) is text

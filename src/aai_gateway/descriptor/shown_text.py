@@ -37,6 +37,15 @@ _HIDDEN: Final = re.compile(
     "\U000e0000-\U000e0fff\ud800-\udfff" + _INVISIBLE_PRINTABLE + "]"
 )
 _HIDDEN_PRINTABLE: Final = re.compile(f"[{_INVISIBLE_PRINTABLE}]")
+# The three flags Unicode spells with tag characters (England, Scotland, Wales: the black flag,
+# `gbeng`, `gbsct` or `gbwls` in tag letters, the cancel tag) keep theirs: each spells one of
+# three fixed words, so no other text can hide in them.
+_SUBDIVISION_FLAG: Final = (
+    "\U0001f3f4\U000e0067\U000e0062"
+    "(?:\U000e0065\U000e006e\U000e0067|\U000e0073\U000e0063\U000e0074|\U000e0077\U000e006c\U000e0073)"
+    "\U000e007f"
+)
+_FLAG_OR_HIDDEN: Final = re.compile(f"({_SUBDIVISION_FLAG})|{_HIDDEN.pattern}")
 _LINE_SEPARATORS: Final = re.compile("\r\n|[\r\u2028\u2029]")
 
 # A terminal's escape sequences, whole: a control sequence (`ESC [31m`, `ESC [2J`), an operating
@@ -63,7 +72,7 @@ def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[
     cleaned, sequences = _ESCAPE_SEQUENCE.subn("", cleaned)
     if sequences:
         changes.append(f"{sequences} terminal escape sequence{'s' if sequences > 1 else ''} removed")
-    cleaned, removed = _HIDDEN.subn("", cleaned)
+    cleaned, removed = _without_hidden(cleaned)
     if removed:
         changes.append(f"{removed} invisible or control character{'s' if removed > 1 else ''} removed")
     if one_line:
@@ -72,6 +81,20 @@ def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[
         changes.append(f"cut to {max_chars} of its {len(cleaned)} characters")
         cleaned = cleaned[: max_chars - 1].rstrip() + "…"
     return cleaned, changes
+
+
+def _without_hidden(text: str) -> tuple[str, int]:
+    """`text` without `_HIDDEN`'s characters but those of a subdivision flag, and how many went."""
+    removed = 0
+
+    def flag_or_nothing(found: re.Match[str]) -> str:
+        nonlocal removed
+        if found.group(1) is not None:
+            return found.group(1)
+        removed += 1
+        return ""
+
+    return _FLAG_OR_HIDDEN.sub(flag_or_nothing, text), removed
 
 
 def shown_text(text: str, *, one_line: bool = False) -> str:
@@ -102,10 +125,14 @@ def _plain(text: str) -> bool:
 
 # Lone surrogates are left to the writer (`answer_json.writable_text` spells them in letters: a
 # JSON escape of one would read back as the same unwritable character).
-_ESCAPED: Final = re.compile(_HIDDEN.pattern[:-1].replace("\ud800-\udfff", "") + "\r\u2028\u2029]")
+_ESCAPED: Final = re.compile(
+    f"({_SUBDIVISION_FLAG})|" + _HIDDEN.pattern[:-1].replace("\ud800-\udfff", "") + "\r\u2028\u2029]"
+)
 
 
 def _json_escape(found: re.Match[str]) -> str:
+    if found.group(1) is not None:
+        return found.group(1)
     code = ord(found.group())
     if code <= 0xFFFF:
         return f"\\u{code:04x}"
