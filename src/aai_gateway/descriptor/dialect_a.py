@@ -12,18 +12,15 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field
 
 from ..errors import Problem, json_pointer
-from . import checks
+from . import checks, prevalidated
 from .model import (
     AppDescriptor,
     AppleEventsChannel,
     Channel,
     ComChannel,
     DbusChannel,
-    HttpCall,
     HttpChannel,
-    PlatformSection,
     Source,
-    Tool,
 )
 from .model_auth import OAuth2Auth
 from .names import from_pipe_string
@@ -179,26 +176,36 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
     platform: Platform = doc.platform
     channel = _channel(doc)
     # The operations without settings of their own share one call, as they share the channel.
-    plain_call = HttpCall() if channel.type == ExecutionType.HTTP else None
+    plain_call = (
+        prevalidated.http_call(path=None, method=None, headers={})
+        if channel.type == ExecutionType.HTTP
+        else None
+    )
     tools = tuple(
-        Tool(
-            name=t.name,
-            description=t.description or "",
-            parameters=t.parameters,
-            returns=t.returns,
-            channel=channel,
-            call=(
-                HttpCall(path=t.execution.path, method=t.execution.method, headers=t.execution.headers or {})
-                if t.execution
-                else plain_call
-            ),
-        )
-        for t in doc.tools
+        [
+            prevalidated.tool(
+                name=t.name,
+                description=t.description or "",
+                parameters=t.parameters,
+                returns=t.returns,
+                annotations=None,
+                channel=channel,
+                call=(
+                    prevalidated.http_call(
+                        path=t.execution.path, method=t.execution.method, headers=t.execution.headers or {}
+                    )
+                    if t.execution
+                    else plain_call
+                ),
+                timeout_ms=None,
+            )
+            for t in doc.tools
+        ]
     )
     version = parse_version(doc.version)
     assert version is not None
     declared = doc.execution.type if doc.execution else ("http" if platform == "web" else "ipc")
-    return AppDescriptor(
+    return prevalidated.app(
         dialect="A",
         schema_version=doc.schema_version,
         version=str(version),
@@ -207,9 +214,12 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
         names=from_pipe_string(doc.app.name),
         description=doc.app.description,
         aliases=tuple(doc.app.aliases),
-        sections=(PlatformSection(platform=platform, declared_type=declared, channel=channel, tools=tools),),
+        sections=(
+            prevalidated.section(platform=platform, declared_type=declared, channel=channel, tools=tools),
+        ),
         platform=platform,
         tools=tools,
+        tools_declared=True,
         source=source,
     )
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from . import prevalidated
 from .checks import timeout_ms
 from .model import (
     AppDescriptor,
@@ -18,7 +19,6 @@ from .model import (
     ComAction,
     ComCall,
     ComChannel,
-    DbusCall,
     DbusChannel,
     HttpCall,
     HttpChannel,
@@ -200,7 +200,7 @@ def normalize(doc: BDescriptor, source: Source, host: Platform) -> AppDescriptor
     chosen: Platform | None = host if host in by_platform else ("web" if "web" in by_platform else None)
     version = parse_version(doc.version, allow_two_part=True)
     assert version is not None
-    return AppDescriptor(
+    return prevalidated.app(
         dialect="B",
         schema_version=doc.schema_version,
         version=str(version),
@@ -212,6 +212,7 @@ def normalize(doc: BDescriptor, source: Source, host: Platform) -> AppDescriptor
         sections=sections,
         platform=chosen,
         tools=tuple(active),
+        tools_declared=True,
         source=source,
     )
 
@@ -228,19 +229,22 @@ def timeout_unit_ms(section: PlatformSectionRaw) -> int:
 def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
     channel = _channel(raw)
     tools = tuple(
-        Tool(
-            name=t.name,
-            description=t.description or "",
-            parameters=t.parameters,
-            returns=t.returns,
-            channel=channel,
-            call=_call(t),
-            timeout_ms=timeout_ms(t.timeout, unit_ms=timeout_unit_ms(raw))
-            or _DEFAULT_TIMEOUT_MS.get(type(raw)),
-        )
-        for t in raw.tools
+        [
+            prevalidated.tool(
+                name=t.name,
+                description=t.description or "",
+                parameters=t.parameters,
+                returns=t.returns,
+                annotations=None,
+                channel=channel,
+                call=_call(t),
+                timeout_ms=timeout_ms(t.timeout, unit_ms=timeout_unit_ms(raw))
+                or _DEFAULT_TIMEOUT_MS.get(type(raw)),
+            )
+            for t in raw.tools
+        ]
     )
-    return PlatformSection(platform=platform, declared_type=raw.automation, channel=channel, tools=tools)
+    return prevalidated.section(platform=platform, declared_type=raw.automation, channel=channel, tools=tools)
 
 
 def _channel(raw: PlatformSectionRaw) -> Channel:
@@ -278,7 +282,7 @@ def _call(tool: BTool) -> Call:
         )
         return ComCall(actions=actions, output_parser=tool.output_parser)
     if isinstance(tool, BLinuxTool):
-        return DbusCall(
+        return prevalidated.dbus_call(
             method=tool.method,
             output_parser=tool.output_parser,
             signature=tool.signature,

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from . import checks, dialect_c_mcp
+from . import checks, dialect_c_mcp, prevalidated
 from .dialect_c_mcp import CValue
 from .model import (
     AcpChannel,
@@ -18,7 +18,6 @@ from .model import (
     DbusChannel,
     HttpCall,
     HttpChannel,
-    PlatformSection,
     Source,
     StdioChannel,
     Tool,
@@ -198,18 +197,22 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
     channel = _channel(doc)
     platforms = (doc.platform,) if doc.platform else DESKTOP_PLATFORMS
     # The operations without settings of their own share one call, as they share the channel.
-    plain_call = HttpCall() if channel.type == "http" else None
-    tools = tuple(_tool(t, channel, plain_call) for t in doc.tools or ())
+    plain_call = (
+        prevalidated.http_call(path=None, method=None, headers={}) if channel.type == "http" else None
+    )
+    tools = tuple([_tool(t, channel, plain_call) for t in doc.tools or ()])
     declared_type = execution_type(doc)
     # The desktops of a file without `platform` share one channel, and so the same tool objects.
     sections = tuple(
-        PlatformSection(platform=platform, declared_type=declared_type, channel=channel, tools=tools)
-        for platform in platforms
+        [
+            prevalidated.section(platform=platform, declared_type=declared_type, channel=channel, tools=tools)
+            for platform in platforms
+        ]
     )
     active = next((s for s in sections if s.platform in (doc.platform, host)), None)
     version = parse_version(doc.version)
     assert version is not None
-    return AppDescriptor(
+    return prevalidated.app(
         dialect="C",
         schema_version=doc.schema_version,
         version=str(version),
@@ -227,7 +230,7 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
 
 
 def _tool(raw: CTool, channel: Channel, plain_call: HttpCall | None) -> Tool:
-    return Tool(
+    return prevalidated.tool(
         name=raw.name,
         description=raw.description or "",
         parameters=raw.parameters,
@@ -235,6 +238,7 @@ def _tool(raw: CTool, channel: Channel, plain_call: HttpCall | None) -> Tool:
         annotations=_annotations(raw.annotations),
         channel=channel,
         call=_http_call(raw.execution) if raw.execution else plain_call,
+        timeout_ms=None,
     )
 
 
@@ -251,7 +255,7 @@ def _annotations(raw: CToolAnnotations | None) -> ToolAnnotations | None:
 
 
 def _http_call(ex: CToolExecution) -> HttpCall:
-    return HttpCall(path=ex.path, method=ex.method, headers=ex.headers or {})
+    return prevalidated.http_call(path=ex.path, method=ex.method, headers=ex.headers or {})
 
 
 def _channel(doc: CDescriptor) -> Channel:

@@ -1,0 +1,165 @@
+"""The canonical models a dialect's `normalize` makes most of, from values its raw model has
+already validated: without pydantic validating each of them a second time.
+
+A first start normalizes thousands of files, each with a tool and often a call per operation: a
+model's validation was a third of `normalize` (~30,000 instructions for a `Tool`, of which the
+checks of values typed already are nearly all). Each function here takes every field of its model
+(the dialects' call sites say each default they mean) and does what the model's validation would
+change of such values: text passes `shown_text` (`ShownText`, `OneLine`), and a field whose
+default is made per model gets its own. The values must be of the field's type already; a type
+the raw models do not guarantee is a mistake of the call site, not something this checks.
+
+`tests/descriptor/test_prevalidated.py` holds these functions to their models: the same fields,
+no validators but the ones applied here, and equal models for the same values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from .model import (
+    AppDescriptor,
+    Call,
+    Channel,
+    DbusCall,
+    Dialect,
+    HttpCall,
+    HttpMethod,
+    JsonObject,
+    PlatformSection,
+    Source,
+    Tool,
+    ToolAnnotations,
+)
+from .names import LocalizedName
+from .platforms import Platform
+from .shown_text import shown_text
+
+_Model = TypeVar("_Model", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _made(cls: type[_Model], values: dict[str, Any]) -> _Model:
+    """What pydantic's `model_construct` makes of `values` (every field, in the model's order),
+    without its walk over the model's fields and aliases."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", set(values))
+    _set(model, "__pydantic_extra__", None)  # extra="forbid": what validation leaves too
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+def tool(
+    *,
+    name: str,
+    description: str,
+    parameters: JsonObject,
+    returns: JsonObject | None,
+    annotations: ToolAnnotations | None,
+    channel: Channel,
+    call: Call | None,
+    timeout_ms: int | None,
+) -> Tool:
+    """`Tool(...)`. `parameters` and `returns` are the raw model's own dicts (validation copies
+    them, and nothing else holds the raw model's)."""
+    return _made(
+        Tool,
+        {
+            "name": name,
+            "description": shown_text(description),
+            "parameters": parameters,
+            "returns": returns,
+            "annotations": annotations,
+            "channel": channel,
+            "call": call,
+            "timeout_ms": timeout_ms,
+        },
+    )
+
+
+def http_call(*, path: str | None, method: HttpMethod | None, headers: dict[str, str]) -> HttpCall:
+    """`HttpCall(path=..., method=..., headers=...)`, the call of dialects A and C."""
+    return _made(
+        HttpCall,
+        {
+            "kind": "http",
+            "path": path,
+            "method": method,
+            "headers": headers,
+            "body": None,
+            "query_params": {},
+            "output_parser": None,
+        },
+    )
+
+
+def dbus_call(
+    *,
+    method: str,
+    output_parser: Literal["json", "string"] | None,
+    signature: str | None,
+    args: tuple[str, ...],
+) -> DbusCall:
+    """`DbusCall(...)`, the call of dialect B's Linux operations."""
+    return _made(
+        DbusCall,
+        {
+            "kind": "dbus",
+            "method": method,
+            "output_parser": output_parser,
+            "signature": signature,
+            "args": args,
+        },
+    )
+
+
+def section(
+    *, platform: Platform, declared_type: str, channel: Channel, tools: tuple[Tool, ...]
+) -> PlatformSection:
+    """`PlatformSection(...)`."""
+    return _made(
+        PlatformSection,
+        {"platform": platform, "declared_type": declared_type, "channel": channel, "tools": tools},
+    )
+
+
+def app(
+    *,
+    dialect: Dialect,
+    schema_version: str,
+    version: str,
+    declared_version: str,
+    id: str,
+    names: LocalizedName,
+    description: str,
+    aliases: tuple[str, ...],
+    sections: tuple[PlatformSection, ...],
+    platform: Platform | None,
+    tools: tuple[Tool, ...],
+    tools_declared: bool,
+    source: Source,
+) -> AppDescriptor:
+    """`AppDescriptor(...)` of a file: its tools are its own (`server_tools_read` False)."""
+    return _made(
+        AppDescriptor,
+        {
+            "dialect": dialect,
+            "schema_version": schema_version,
+            "version": version,
+            "declared_version": declared_version,
+            "id": id,
+            "names": names,
+            "description": shown_text(description, one_line=True),
+            "aliases": tuple([shown_text(alias, one_line=True) for alias in aliases]),
+            "sections": sections,
+            "platform": platform,
+            "tools": tools,
+            "tools_declared": tools_declared,
+            "server_tools_read": False,
+            "source": source,
+        },
+    )

@@ -1,0 +1,129 @@
+"""The canonical models `normalize` makes without validating them again (`prevalidated.py`) are
+the models pydantic makes of the same values: the same fields, cleaned text, fresh defaults."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from aai_gateway.descriptor import prevalidated
+from aai_gateway.descriptor.model import (
+    AppDescriptor,
+    DbusCall,
+    DbusChannel,
+    HttpCall,
+    HttpChannel,
+    PlatformSection,
+    Source,
+    Tool,
+    ToolAnnotations,
+)
+from aai_gateway.descriptor.names import LocalizedName
+
+BUILDERS: list[tuple[Callable[..., BaseModel], type[BaseModel], frozenset[str]]] = [
+    (prevalidated.tool, Tool, frozenset()),
+    (prevalidated.http_call, HttpCall, frozenset({"kind", "body", "query_params", "output_parser"})),
+    (prevalidated.dbus_call, DbusCall, frozenset({"kind"})),
+    (prevalidated.section, PlatformSection, frozenset()),
+    (prevalidated.app, AppDescriptor, frozenset({"server_tools_read"})),
+]
+HIDDEN = "Reads\u202e items\x1b[31m now\u200b\r\nand\ttabs"
+
+
+@pytest.mark.parametrize(("builder", "model", "defaulted"), BUILDERS)
+def test_a_builder_takes_every_field_its_model_does_not_default_here(
+    builder: Callable[..., BaseModel], model: type[BaseModel], defaulted: frozenset[str]
+) -> None:
+    assert set(inspect.signature(builder).parameters) == set(model.model_fields) - defaulted
+
+
+@pytest.mark.parametrize("model", [Tool, HttpCall, DbusCall, PlatformSection, AppDescriptor])
+def test_the_models_validate_nothing_the_builders_would_skip(model: type[BaseModel]) -> None:
+    """A validator added to one of these models must be applied by its builder too: then change
+    this test with it."""
+    decorators = model.__pydantic_decorators__
+    assert not (
+        decorators.validators
+        or decorators.field_validators
+        or decorators.root_validators
+        or decorators.model_validators
+    )
+    assert model.__pydantic_post_init__ is None
+
+
+def _both(builder: Callable[..., BaseModel], model: type[BaseModel], **fields: Any) -> None:
+    built, validated = builder(**fields), model(**fields)
+    assert type(built) is model
+    assert built == validated
+    assert built.model_dump() == validated.model_dump()
+    assert built.model_dump_json() == validated.model_dump_json()
+
+
+def test_a_tool_is_the_model_pydantic_makes_and_its_description_is_cleaned() -> None:
+    channel = HttpChannel(base_url="https://api.example.com")
+    fields: dict[str, Any] = {
+        "name": "search",
+        "description": HIDDEN,
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "returns": None,
+        "annotations": ToolAnnotations(title="Search"),
+        "channel": channel,
+        "call": prevalidated.http_call(path="/s", method="GET", headers={"X-A": "1"}),
+        "timeout_ms": 5000,
+    }
+    _both(prevalidated.tool, Tool, **fields)
+    assert "\u202e" not in prevalidated.tool(**fields).description
+
+
+def test_calls_are_the_models_pydantic_makes_with_defaults_of_their_own() -> None:
+    _both(prevalidated.http_call, HttpCall, path=None, method=None, headers={})
+    _both(prevalidated.dbus_call, DbusCall, method="Call", output_parser="json", signature="s", args=("q",))
+    one, two = (prevalidated.http_call(path=None, method=None, headers={}) for _ in range(2))
+    assert one.query_params is not two.query_params
+
+
+def test_an_app_is_the_model_pydantic_makes_with_its_texts_on_one_line() -> None:
+    channel = DbusChannel(
+        service="org.example.App", object_path="/org/example/App", interface="org.example.App"
+    )
+    tool = prevalidated.tool(
+        name="t",
+        description="d",
+        parameters={"type": "object"},
+        returns=None,
+        annotations=None,
+        channel=channel,
+        call=None,
+        timeout_ms=None,
+    )
+    section = prevalidated.section(platform="linux", declared_type="dbus", channel=channel, tools=(tool,))
+    _both(
+        prevalidated.section,
+        PlatformSection,
+        platform="linux",
+        declared_type="dbus",
+        channel=channel,
+        tools=(tool,),
+    )
+    fields: dict[str, Any] = {
+        "dialect": "C",
+        "schema_version": "1.0",
+        "version": "1.0.0",
+        "declared_version": "1.0.0",
+        "id": "org.example.App",
+        "names": LocalizedName(names={"en": "App"}, default_lang="en"),
+        "description": HIDDEN,
+        "aliases": ("one\nline", HIDDEN),
+        "sections": (section,),
+        "platform": "linux",
+        "tools": (tool,),
+        "tools_declared": True,
+        "source": Source(kind="file", location="/apps/aai.json"),
+    }
+    _both(prevalidated.app, AppDescriptor, **fields)
+    built = prevalidated.app(**fields)
+    assert "\n" not in built.description and all("\n" not in alias for alias in built.aliases)
