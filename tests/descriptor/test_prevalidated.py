@@ -28,6 +28,7 @@ BUILDERS: list[tuple[Callable[..., BaseModel], type[BaseModel], frozenset[str]]]
     (prevalidated.tool, Tool, frozenset()),
     (prevalidated.http_call, HttpCall, frozenset({"kind", "body", "query_params", "output_parser"})),
     (prevalidated.dbus_call, DbusCall, frozenset({"kind"})),
+    (prevalidated.source, Source, frozenset({"origin"})),
     (prevalidated.section, PlatformSection, frozenset()),
     (prevalidated.app, AppDescriptor, frozenset({"server_tools_read"})),
 ]
@@ -41,7 +42,7 @@ def test_a_builder_takes_every_field_its_model_does_not_default_here(
     assert set(inspect.signature(builder).parameters) == set(model.model_fields) - defaulted
 
 
-@pytest.mark.parametrize("model", [Tool, HttpCall, DbusCall, PlatformSection, AppDescriptor])
+@pytest.mark.parametrize("model", [Tool, HttpCall, DbusCall, Source, PlatformSection, AppDescriptor])
 def test_the_models_validate_nothing_the_builders_would_skip(model: type[BaseModel]) -> None:
     """A validator added to one of these models must be applied by its builder too: then change
     this test with it."""
@@ -122,8 +123,11 @@ def test_an_app_is_the_model_pydantic_makes_with_its_texts_on_one_line() -> None
         "platform": "linux",
         "tools": (tool,),
         "tools_declared": True,
-        "source": Source(kind="file", location="/apps/aai.json"),
+        "source": prevalidated.source(kind="file", location="/apps/aai.json"),
     }
     _both(prevalidated.app, AppDescriptor, **fields)
+    _both(prevalidated.source, Source, kind="bundled", location="/opt/aai.json")
+    made = prevalidated.source(kind="file", location="/a")
+    assert made.binding == Source(kind="file", location="/a").binding
     built = prevalidated.app(**fields)
     assert "\n" not in built.description and all("\n" not in alias for alias in built.aliases)

@@ -236,5 +236,6 @@ def _operation_text(tool: Tool) -> OperationText:
                 texts.append(ParameterText(str(name), None, None))
         parameters = tuple(texts)
     hint = annotations.read_only_hint if annotations else None
-    reads_only = hint if hint is not None else isinstance(tool.call, HttpCall) and tool.call.method == "GET"
+    # `type(...) is`: a failed `isinstance` with a pydantic model class costs an ABC check.
+    reads_only = hint if hint is not None else type(tool.call) is HttpCall and tool.call.method == "GET"
     return OperationText(tool.name, title, tool.description, parameters, reads_only)

@@ -136,6 +136,16 @@ def schemas_known_plain(plain: bool) -> Iterator[None]:
         _SCHEMAS_PLAIN.reset(token)
 
 
+def problems_with_schemas_plain(plain: bool, found: Iterable[Problem]) -> list[Problem]:
+    """`list(found)`, a check's problems, found within `schemas_known_plain(plain)` (the loader's
+    way: a context manager made of a generator costs as much as the checks of a small file)."""
+    token = _SCHEMAS_PLAIN.set(plain)
+    try:
+        return list(found)
+    finally:
+        _SCHEMAS_PLAIN.reset(token)
+
+
 def may_be_costly_or_uncompilable(schema: dict[str, Any]) -> bool:
     """Whether `schema` needs the cost count and a trial compile, or passing the meta-schema
     already proves it usable (most schemas: the two take ~0.2 ms per tool, a cold start of

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from ..errors import Problem, json_pointer
+from ..errors import Problem
 from . import checks, prevalidated
 from .model import (
     AppDescriptor,
@@ -146,7 +146,7 @@ def check(doc: ADescriptor) -> Iterator[Problem]:
             yield from checks.check_url(
                 doc.auth.oauth2.token_endpoint, "/auth/oauth2/token_endpoint", what="token_endpoint"
             )
-    pointers = [json_pointer("tools", index) for index in range(len(doc.tools))]
+    pointers = [f"/tools/{index}" for index in range(len(doc.tools))]
     yield from checks.check_tool_names(zip([t.name for t in doc.tools], pointers, strict=True))
     for tool, pointer in zip(doc.tools, pointers, strict=True):
         yield from check_shown_text(tool.description, f"{pointer}/description", "description")

@@ -2,6 +2,10 @@
 
 Every platform section is parsed and validated; the descriptor's active tools are the host OS
 section's, plus the `web` tools the OS section lacks (docs/aai-json.md §4).
+
+Which platform a section or tool is for is asked of its exact type (`type(raw) is BLinux`): the
+raw models have no subclasses, and `isinstance` with a pydantic model class that does not match
+costs an ABC check, several per operation of a file (dialect_b_checks.py asks the same way).
 """
 
 from __future__ import annotations
@@ -223,7 +227,7 @@ _DEFAULT_TIMEOUT_MS: dict[type, int] = {BAndroid: 5000, BIos: 10_000}
 
 def timeout_unit_ms(section: PlatformSectionRaw) -> int:
     """Dialect B writes timeouts in seconds, except Android, in milliseconds."""
-    return 1 if isinstance(section, BAndroid) else 1000
+    return 1 if type(section) is BAndroid else 1000
 
 
 def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
@@ -264,9 +268,9 @@ def _channel(raw: PlatformSectionRaw) -> Channel:
 
 
 def _call(tool: BTool) -> Call:
-    if isinstance(tool, BMacosTool):
+    if type(tool) is BMacosTool:
         return ScriptCall(script=tool.script, output_parser=tool.output_parser)
-    if isinstance(tool, BWindowsTool):
+    if type(tool) is BWindowsTool:
         actions = tuple(
             ComAction(
                 action=a.action,
@@ -281,21 +285,21 @@ def _call(tool: BTool) -> Call:
             for a in tool.script
         )
         return ComCall(actions=actions, output_parser=tool.output_parser)
-    if isinstance(tool, BLinuxTool):
+    if type(tool) is BLinuxTool:
         return prevalidated.dbus_call(
             method=tool.method,
             output_parser=tool.output_parser,
             signature=tool.signature,
             args=tuple(tool.args or ()),
         )
-    if isinstance(tool, BAndroidTool):
+    if type(tool) is BAndroidTool:
         return IntentCall(
             action=tool.action,
             extras=tool.extras or {},
             result_type=tool.result_type,
             result_uri=tool.result_uri,
         )
-    if isinstance(tool, BIosTool):
+    if type(tool) is BIosTool:
         return UrlSchemeCall(
             url_template=tool.url_template, result_type=tool.result_type, app_group_id=tool.app_group_id
         )

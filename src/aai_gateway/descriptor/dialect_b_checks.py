@@ -49,7 +49,7 @@ def check(doc: BDescriptor) -> Iterator[Problem]:
 def _check_section(section: PlatformSectionRaw, pointer: str) -> Iterator[Problem]:
     tools: list[BTool] = list(section.tools)
     yield from checks.check_tool_names((t.name, f"{pointer}/tools/{i}") for i, t in enumerate(tools))
-    if isinstance(section, BLinux):
+    if type(section) is BLinux:
         yield from checks.check_dbus_names(
             section.service,
             section.object,
@@ -57,7 +57,7 @@ def _check_section(section: PlatformSectionRaw, pointer: str) -> Iterator[Proble
             pointer,
             keys=("service", "object", "interface"),
         )
-    if isinstance(section, BWeb):
+    if type(section) is BWeb:
         yield from checks.check_url(section.base_url, f"{pointer}/base_url", what="base_url")
         yield from checks.check_headers(section.default_headers or {}, f"{pointer}/default_headers")
         if section.auth is not None:
@@ -110,26 +110,24 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
         )
     yield from checks.check_timeout(tool.timeout, f"{pointer}/timeout", unit_ms=timeout_unit_ms(section))
     templates: list[tuple[object, str]] = []
-    if isinstance(tool, BMacosTool):
+    if type(tool) is BMacosTool:
         templates.append((tool.script, "script"))
-        if isinstance(section, BMacos) and section.automation == "applescript":
+        if type(section) is BMacos and section.automation == "applescript":
             yield from _check_applescript_syntax(tool.script, f"{pointer}/script")
-    elif isinstance(tool, BWindowsTool):
+    elif type(tool) is BWindowsTool:
         yield from _check_com_actions(tool.script, f"{pointer}/script")
         for i, action in enumerate(tool.script):
             templates += [(action.value, f"script/{i}/value"), (action.args, f"script/{i}/args")]
-    elif isinstance(tool, BLinuxTool):
+    elif type(tool) is BLinuxTool:
         yield from checks.check_dbus_member(tool.method, f"{pointer}/method")
         yield from _check_dbus_arguments(tool, pointer)
-    elif isinstance(tool, BAndroidTool):
+    elif type(tool) is BAndroidTool:
         templates.append((tool.extras, "extras"))
         if tool.result_type == "content_provider" and not tool.result_uri:
             yield Problem(f"{pointer}/result_uri", "result_type 'content_provider' needs result_uri")
-    elif isinstance(tool, BIosTool):
+    elif type(tool) is BIosTool:
         templates.append((tool.url_template, "url_template"))
-        if isinstance(section, BIos) and not tool.url_template.lower().startswith(
-            section.scheme.lower() + ":"
-        ):
+        if type(section) is BIos and not tool.url_template.lower().startswith(section.scheme.lower() + ":"):
             yield Problem(
                 f"{pointer}/url_template",
                 f"url_template does not use the scheme {quoted(section.scheme)}",
@@ -137,7 +135,7 @@ def _check_tool(section: PlatformSectionRaw, tool: BTool, pointer: str) -> Itera
             )
         if tool.result_type == "app_group" and not tool.app_group_id:
             yield Problem(f"{pointer}/app_group_id", "result_type 'app_group' needs app_group_id")
-    elif isinstance(tool, BWebTool):
+    elif type(tool) is BWebTool:
         templates += [(tool.body, "body"), (tool.query_params, "query_params"), (tool.headers, "headers")]
         yield from checks.check_headers(tool.headers or {}, f"{pointer}/headers")
         yield from checks.check_placeholders(

@@ -61,7 +61,7 @@ def check(doc: CDescriptor) -> Iterator[Problem]:
     yield from _check_execution(doc, kind)
     yield from _check_auth(doc, kind)
     tools = doc.tools or []
-    pointers = [json_pointer("tools", index) for index in range(len(tools))]
+    pointers = [f"/tools/{index}" for index in range(len(tools))]
     yield from checks.check_tool_names(zip([t.name for t in tools], pointers, strict=True))
     for tool, pointer in zip(tools, pointers, strict=True):
         yield from _check_tool(tool, pointer, kind)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
-from .checks import DEEP_CHECK_KEYS, schemas_known_plain
+from .checks import DEEP_CHECK_KEYS, problems_with_schemas_plain
 from .limits import MAX_DESCRIPTOR_BYTES, MAX_NESTING
 from .mcp_wire import is_unicode
 from .model import AppDescriptor, Dialect, Source
@@ -152,8 +152,7 @@ def _load_document(
         )
         return LoadResult(None, [*problems_from_validation(exc), note], dialect)
     problems = unknown_field_warnings(raw)
-    with schemas_known_plain(plain_schemas):
-        problems += spec.check(raw)
+    problems += problems_with_schemas_plain(plain_schemas, spec.check(raw))
     if any(p.severity == "error" for p in problems):
         return LoadResult(None, problems, dialect)
     try:
@@ -298,7 +297,7 @@ def _plainly_valid(data: str | bytes) -> _Plain | None:
         return None
     try:
         document = jiter.from_json(
-            data.removeprefix(_UTF8_BOM), allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys"
+            data.removeprefix(_UTF8_BOM), allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="all"
         )
     except ValueError:
         return None

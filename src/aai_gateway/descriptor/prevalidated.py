@@ -117,6 +117,11 @@ def dbus_call(
     )
 
 
+def source(*, kind: Literal["file", "bundled"], location: str) -> Source:
+    """`Source(kind=..., location=...)` of a file found on this machine: one per file read."""
+    return _made(Source, {"kind": kind, "location": location, "origin": None})
+
+
 def section(
     *, platform: Platform, declared_type: str, channel: Channel, tools: tuple[Tool, ...]
 ) -> PlatformSection:

@@ -14,7 +14,7 @@ from typing import Any
 
 import jiter
 
-from ..descriptor import AppDescriptor, Platform, Source
+from ..descriptor import AppDescriptor, Platform, prevalidated
 from ..descriptor.card import AppCard, OperationText, card_of, texts_of
 from ..descriptor.card_records import card_from_record, card_record, texts_record
 from ..descriptor.mcp_wire import is_unicode
@@ -59,7 +59,8 @@ def read_file(
         return FileLoad(path, "", bundled, None, (), describe_os_error(exc))
     from ..descriptor.loader import load_text  # noqa: PLC0415 (the loader: when a file is read)
 
-    result = load_text(data, Source(kind="bundled" if bundled else "file", location=path), host)
+    source = prevalidated.source(kind="bundled" if bundled else "file", location=path)
+    result = load_text(data, source, host)
     problems = tuple(p.located(path) for p in result.problems)
     if result.descriptor is None:
         return None, problems
