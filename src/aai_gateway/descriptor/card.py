@@ -162,48 +162,56 @@ def card_of(app: AppDescriptor) -> AppCard:
     runs: dict[tuple[str, str | None], int] = {}
     chosen: list[OperationRun] = []
     operation_runs: list[int] = []
-    dumped: dict[int, str] = {}  # by id: a section's operations share one channel object
+    # By id: a section's operations share one channel object, dumped once (and kept here, so
+    # that no id is reused while this runs).
+    channels: dict[int, tuple[Channel, str]] = {}
     for tool in app.tools:
-        channel = dumped.get(id(tool.channel))
-        if channel is None:
-            channel = dumped[id(tool.channel)] = tool.channel.model_dump_json()
-        kind = tool.call.kind if tool.call is not None else None
-        number = runs.get((channel, kind))
+        channel, call = tool.channel, tool.call
+        seen = channels.get(id(channel))
+        if seen is None:
+            seen = channels[id(channel)] = (channel, channel.model_dump_json())
+        dumped = seen[1]
+        kind = call.kind if call is not None else None
+        number = runs.get((dumped, kind))
         if number is None:
-            number = runs[(channel, kind)] = len(chosen)
-            call = tool.call.model_dump_json() if tool.call is not None else None
-            chosen.append(OperationRun(tool.execution_type.value, channel, call, kind))
+            number = runs[(dumped, kind)] = len(chosen)
+            call_json = call.model_dump_json() if call is not None else None
+            chosen.append(OperationRun(channel.type.value, dumped, call_json, kind))
         operation_runs.append(number)
     probe = server_probe(app) if not (app.tools_declared or app.server_tools_read) else None
     server_run = (
         OperationRun(probe.execution_type.value, probe.channel.model_dump_json(), None) if probe else None
     )
+    names = app.names
+    source = app.source
     return AppCard(
         id=app.id,
-        name_map=dict(app.names.names),
-        default_lang=app.names.default_lang,
-        all_names=tuple(app.names.all_names()),
+        name_map=dict(names.names),
+        default_lang=names.default_lang,
+        all_names=tuple(names.all_names()),
         description=app.description,
         aliases=app.aliases,
         version=app.version,
-        source_kind=app.source.kind,
-        location=app.source.location,
-        origin=app.source.origin,
-        binding=app.binding,
+        source_kind=source.kind,
+        location=source.location,
+        origin=source.origin,
+        binding=source.binding,
         platform=app.platform,
         tools_declared=app.tools_declared,
         server_tools_read=app.server_tools_read,
-        operations=tuple(tool.name for tool in app.tools),
+        operations=tuple([tool.name for tool in app.tools]),
         operation_runs=tuple(operation_runs),
         runs=tuple(chosen),
         server_run=server_run,
-        api_origins=_api_origins(app),
+        api_origins=_api_origins([channel for channel, _ in channels.values()]),
     )
 
 
-def _api_origins(app: AppDescriptor) -> tuple[ApiOrigin, ...]:
+def _api_origins(channels: list[Channel]) -> tuple[ApiOrigin, ...]:
+    """The origins of the HTTP channels among `channels` (each once, in order)."""
     found: dict[ApiOrigin, None] = {}
-    for base in dict.fromkeys(t.channel.base_url for t in app.tools if isinstance(t.channel, HttpChannel)):
+    # `type(...) is`: a failed `isinstance` with a pydantic model class costs an ABC check.
+    for base in dict.fromkeys([c.base_url for c in channels if type(c) is HttpChannel]):
         origin = url_origin(base)
         if origin is not None:
             found[ApiOrigin(origin.scheme, origin.host, origin.port)] = None

@@ -105,7 +105,7 @@ def _contained(load: Callable[[], LoadResult], source: Source) -> LoadResult:
             "The app is skipped until then",
         )
         return LoadResult(None, [problem])
-    if any(len(p.message) > MAX_MESSAGE for p in result.problems):
+    if result.problems and any(len(p.message) > MAX_MESSAGE for p in result.problems):
         result.problems = [Problem(p.pointer, clip(p.message), p.severity, p.file) for p in result.problems]
     return result
 
@@ -276,7 +276,7 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _FLOAT_MAX = sys.float_info.max
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # never changed once made; not frozen: a frozen __init__ costs twice as much
 class _Plain:
     document: Any
     schemas_plain: bool  # no key of checks.DEEP_CHECK_KEYS anywhere, at most MAX_CHECKS objects

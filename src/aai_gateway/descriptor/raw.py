@@ -141,7 +141,7 @@ def unknown_field_warnings(model: BaseModel) -> list[Problem]:
 
 
 def _unknown_fields(model: BaseModel, prefix: tuple[str | int, ...], found: list[Problem]) -> None:
-    extra = model.model_extra
+    extra = model.__pydantic_extra__  # `model_extra`, without its property
     if extra:
         for key in extra:
             if key in ALLOWED_EXTRA_KEYS or key.startswith("x-"):
@@ -174,11 +174,12 @@ def _mentions_model(annotation: Any) -> bool:
 
 
 def _walk(value: Any, prefix: tuple[str | int, ...], found: list[Problem]) -> None:
-    if isinstance(value, BaseModel):
-        _unknown_fields(value, prefix, found)
-    elif isinstance(value, list | tuple):
+    # Models asked last: a failed `isinstance` with a pydantic model class costs an ABC check.
+    if isinstance(value, list | tuple):
         for index, item in enumerate(value):
             _walk(item, (*prefix, index), found)
     elif isinstance(value, dict):
         for key, item in value.items():
             _walk(item, (*prefix, key), found)
+    elif isinstance(value, BaseModel):
+        _unknown_fields(value, prefix, found)

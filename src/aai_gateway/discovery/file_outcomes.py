@@ -61,6 +61,8 @@ def read_file(
 
     source = prevalidated.source(kind="bundled" if bundled else "file", location=path)
     result = load_text(data, source, host)
+    if not result.problems:  # most files
+        return result.descriptor, ()
     problems = tuple(p.located(path) for p in result.problems)
     if result.descriptor is None:
         return None, problems
