@@ -174,12 +174,11 @@ def _mentions_model(annotation: Any) -> bool:
 
 
 def _walk(value: Any, prefix: tuple[str | int, ...], found: list[Problem]) -> None:
-    # Models asked last: a failed `isinstance` with a pydantic model class costs an ABC check.
-    if isinstance(value, list | tuple):
+    if isinstance(value, BaseModel):
+        _unknown_fields(value, prefix, found)
+    elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             _walk(item, (*prefix, index), found)
     elif isinstance(value, dict):
         for key, item in value.items():
             _walk(item, (*prefix, key), found)
-    elif isinstance(value, BaseModel):
-        _unknown_fields(value, prefix, found)
