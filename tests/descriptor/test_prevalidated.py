@@ -42,6 +42,53 @@ def test_a_builder_takes_every_field_its_model_does_not_default_here(
     assert set(inspect.signature(builder).parameters) == set(model.model_fields) - defaulted
 
 
+CONSTRAINTS = frozenset(
+    {"pattern", "max_length", "min_length", "ge", "gt", "le", "lt", "multiple_of", "strict"}
+)
+OWN_CHECKS: dict[type[BaseModel], tuple[set[str], set[str]]] = {
+    Tool: ({"shown_text"}, {"strict"}),  # the description's ShownText; strict: types the raw model made
+    HttpCall: (set(), set()),
+    DbusCall: (set(), set()),
+    Source: (set(), set()),
+    PlatformSection: (set(), {"strict"}),
+    AppDescriptor: ({"<lambda>"}, set()),  # OneLine, of the description and the aliases
+}
+
+
+def own_checks(model: type[BaseModel]) -> tuple[set[str], set[str]]:
+    """The validator functions and constraints in the schemas of `model`'s own fields (not of
+    the models its fields hold: the builders take those as made)."""
+    schema: Any = model.__pydantic_core_schema__
+    if schema["type"] == "definitions":
+        schema = schema["schema"]
+    functions: set[str] = set()
+    constraints: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            if node.get("type") in ("model", "definition-ref"):
+                return
+            if str(node.get("type", "")).startswith("function-"):
+                functions.add(getattr(node["function"]["function"], "__qualname__", "?"))
+            constraints.update(CONSTRAINTS & node.keys())
+            for key, value in node.items():
+                if key not in ("function", "metadata", "serialization"):
+                    walk(value)
+
+    walk(schema["schema"]["fields"])
+    return functions, constraints
+
+
+@pytest.mark.parametrize("model", list(OWN_CHECKS))
+def test_the_fields_check_nothing_but_what_the_builders_apply(model: type[BaseModel]) -> None:
+    """A constraint or an `Annotated` validator added to a field of one of these models must be
+    applied by its builder too: then change OWN_CHECKS with it."""
+    assert own_checks(model) == OWN_CHECKS[model]
+
+
 @pytest.mark.parametrize("model", [Tool, HttpCall, DbusCall, Source, PlatformSection, AppDescriptor])
 def test_the_models_validate_nothing_the_builders_would_skip(model: type[BaseModel]) -> None:
     """A validator added to one of these models must be applied by its builder too: then change
