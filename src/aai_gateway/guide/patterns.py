@@ -122,6 +122,7 @@ def _emit(items: Any, out: _Text, groups: dict[int, str], extra: int) -> None:
             if count > _MAX_LENGTH:
                 raise _UnsupportedError
             for _ in range(count):
+                out.step()  # each round too: an empty body (`(?:){1000}`) has no piece to count
                 _emit(body, out, groups, extra)
         elif kind == "GROUPREF":
             out.append(groups.get(av, ""))
