@@ -169,3 +169,19 @@ def test_a_closed_standard_output_is_said_in_one_line_without_a_traceback(
         1,
         "error: aai-gateway could not write its output: it is closed\n",
     )
+
+
+def test_a_usage_error_with_a_closed_standard_error_writes_nothing_on_standard_output(
+    tmp_path: Path,
+) -> None:
+    # argparse prints the usage on stdout when stderr is None: a redirected stdout would hold it.
+    environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", "-c", 'exec "$0" -m aai_gateway schema --no-such-option 2>&-', sys.executable],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (1, "")

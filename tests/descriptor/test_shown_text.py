@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from aai_gateway.descriptor.shown_text import check_shown_text, escaped_hidden, shown_text
+from aai_gateway.descriptor.shown_text import check_shown_text, escaped_hidden, shown_text, visible_text
 from tests.descriptor.helpers import load, valid_a, valid_b, valid_c, with_changes
 
 HIDDEN = "\x07\u202e\u200b\u2060\ufeff\u00ad\u180e\u2063\u206a\ufff9\U000e0041"
@@ -143,3 +143,11 @@ def test_a_name_of_nothing_but_invisible_characters_is_an_error() -> None:
     assert [(p.pointer, p.message) for p in result.errors] == [
         ("/app/name/en", "name holds only characters a reader cannot see; write it in letters")
     ]
+
+
+def test_a_cut_through_a_flag_leaves_none_of_its_tag_characters() -> None:
+    flag = tagged("gbeng")
+    for keep in range(1, len(flag) + 1):
+        text, _ = visible_text("ab" + flag, max_chars=2 + keep)
+        assert not any(0xE0000 <= ord(char) <= 0xE0FFF for char in text) or text == "ab" + flag, keep
+    assert visible_text("ab" + flag + "cd", max_chars=10)[0] == "ab" + flag + "…"

@@ -64,6 +64,11 @@ class _Parser(argparse.ArgumentParser):
         except OSError as exc:
             raise UnwritableOutputError(exc.errno, exc.strerror) from exc
 
+    def error(self, message: str) -> NoReturn:
+        if sys.stderr is None:  # closed (`2>&-`): argparse would print the usage on stdout instead
+            raise UnwritableOutputError(errno.EBADF, "it is closed")
+        super().error(message)
+
 
 class _TryingParser(_Parser):
     """A parser that raises instead of printing its error and exiting (the parser of one command

@@ -79,12 +79,15 @@ def visible_text(text: str, *, max_chars: int, one_line: bool = False) -> tuple[
         cleaned = " ".join(cleaned.split())
     if len(cleaned) > max_chars:
         changes.append(f"cut to {max_chars} of its {len(cleaned)} characters")
-        cleaned = cleaned[: max_chars - 1].rstrip() + "…"
+        # The cut may split a flag: its tag characters go then, as any outside a whole flag.
+        cleaned = _without_hidden(cleaned[: max_chars - 1])[0].rstrip() + "…"
     return cleaned, changes
 
 
 def _without_hidden(text: str) -> tuple[str, int]:
     """`text` without `_HIDDEN`'s characters but those of a subdivision flag, and how many went."""
+    if "\U0001f3f4" not in text:  # no black flag, no flag to keep: one pass in C
+        return _HIDDEN.subn("", text)
     removed = 0
 
     def flag_or_nothing(found: re.Match[str]) -> str:
