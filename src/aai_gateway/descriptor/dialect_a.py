@@ -183,12 +183,8 @@ def normalize(doc: ADescriptor, source: Source) -> AppDescriptor:
     )
     tools = tuple(
         [
-            prevalidated.tool(
-                name=t.name,
-                description=t.description or "",
-                parameters=t.parameters,
-                returns=t.returns,
-                annotations=None,
+            prevalidated.file_tool(
+                t,
                 channel=channel,
                 call=(
                     prevalidated.http_call(

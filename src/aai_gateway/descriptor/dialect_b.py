@@ -234,12 +234,8 @@ def _section(platform: Platform, raw: PlatformSectionRaw) -> PlatformSection:
     channel = _channel(raw)
     tools = tuple(
         [
-            prevalidated.tool(
-                name=t.name,
-                description=t.description or "",
-                parameters=t.parameters,
-                returns=t.returns,
-                annotations=None,
+            prevalidated.file_tool(
+                t,
                 channel=channel,
                 call=_call(t),
                 timeout_ms=timeout_ms(t.timeout, unit_ms=timeout_unit_ms(raw))

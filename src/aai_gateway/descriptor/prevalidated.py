@@ -15,7 +15,7 @@ no validators but the ones applied here, and equal models for the same values.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -78,6 +78,34 @@ def tool(
             "call": call,
             "timeout_ms": timeout_ms,
         },
+    )
+
+
+class FileOperation(Protocol):
+    """An operation of dialect A or B as its raw model holds it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def parameters(self) -> JsonObject: ...
+    @property
+    def returns(self) -> JsonObject | None: ...
+
+
+def file_tool(raw: FileOperation, *, channel: Channel, call: Call | None, timeout_ms: int | None) -> Tool:
+    """`tool(...)` of a dialect A or B operation: its own name, description, parameters and
+    returns, and no annotations (those dialects have none)."""
+    return tool(
+        name=raw.name,
+        description=raw.description or "",
+        parameters=raw.parameters,
+        returns=raw.returns,
+        annotations=None,
+        channel=channel,
+        call=call,
+        timeout_ms=timeout_ms,
     )
 
 
