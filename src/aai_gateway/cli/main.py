@@ -122,19 +122,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parse(list(sys.argv[1:] if argv is None else argv))
-    except UnwritableOutputError as exc:  # --help, --version or a usage error, not written
+        if args.command is None:
+            args.handler = serve.run
+        # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
+        # serve's stdout is the MCP protocol and stays as it is.
+        with visible_output(keep_stdout=args.handler is serve.run):
+            configure_logging(args.log_level, args.log_file)
+            return _run(args)
+    except UnwritableOutputError as exc:  # the command's output, or argparse's (help, a usage error)
         _say_unwritable(exc)
         return EXIT_FAILED_CHECK
     except BrokenPipeError:
+        # The reader went away (`aai-gateway scan | head`): stop quietly, as other tools do.
         _drop_unwritten_output()
         return EXIT_FAILED_CHECK
-    if args.command is None:
-        args.handler = serve.run
-    # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
-    # serve's stdout is the MCP protocol and stays as it is.
-    with visible_output(keep_stdout=args.handler is serve.run):
-        configure_logging(args.log_level, args.log_file)
-        return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -151,13 +152,6 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except UnwritableOutputError as exc:
-        _say_unwritable(exc)
-        return EXIT_FAILED_CHECK
-    except BrokenPipeError:
-        # The reader went away (`aai-gateway scan | head`): stop quietly, as other tools do.
-        _drop_unwritten_output()
-        return EXIT_FAILED_CHECK
     return code
 
 
