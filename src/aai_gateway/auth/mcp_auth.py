@@ -116,9 +116,7 @@ class McpOAuth(httpx2.Auth):
         """Keep in `failure` what the user must do about the server's answer, or clear it."""
         status = response.status_code
         if status in (401, 403) and _step_up(response):
-            from mcp.client.auth.utils import extract_scope_from_www_auth  # noqa: PLC0415  (_step_up)
-
-            self.failure = self._more_scope(flow, extract_scope_from_www_auth(response))
+            self.failure = self._more_scope(flow, response)
         elif status == 401:
             logger.info("the MCP server of %s refused the request (HTTP 401)", self.context.app_id)
             if problem is not None:
@@ -140,16 +138,16 @@ class McpOAuth(httpx2.Auth):
         elif response.is_success:
             self.failure = None
 
-    def _more_scope(self, flow: OAuth2Flow | None, challenged: str | None) -> AaiError:
+    def _more_scope(self, flow: OAuth2Flow | None, response: httpx2.Response) -> AaiError:
         """AUTH_REQUIRED for a step-up: the command asks for the scopes granted so far and those
         the server names (SEP-2350), when they are scope tokens (RFC 6749 §3.3) a command can hold."""
+        from mcp.client.auth.utils import extract_scope_from_www_auth, union_scopes  # noqa: PLC0415  (_step_up)
+
         stored = flow.credential if flow is not None else None
         granted = stored.tokens.scope if stored is not None and stored.tokens is not None else None
         if granted is None and stored is not None and stored.authorization_server is not None:
             granted = stored.authorization_server.scope
-        from mcp.client.auth.utils import union_scopes  # noqa: PLC0415  (see _step_up)
-
-        wanted = union_scopes(granted, challenged)
+        wanted = union_scopes(granted, extract_scope_from_www_auth(response))
         reason = "the MCP server needs permissions the sign-in did not grant (HTTP 403 insufficient_scope)"
         if not wanted or not _SCOPE_TOKENS.fullmatch(wanted) or len(wanted) > MAX_SCOPE_CHARS:
             return self.context.error(f"{reason}; sign in again to grant them")
