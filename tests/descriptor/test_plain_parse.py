@@ -16,7 +16,7 @@ from aai_gateway.descriptor.checks import (
     _cost_problem,
     check_schema,
     may_be_costly_or_uncompilable,
-    schemas_known_plain,
+    problems_with_schemas_plain,
 )
 from aai_gateway.descriptor.limits import MAX_NESTING
 from aai_gateway.descriptor.loader import _parse_exactly, _plainly_valid
@@ -115,8 +115,9 @@ def test_a_schema_without_references_or_regexes_that_the_meta_schema_passes_pass
     schema: dict[str, Any],
 ) -> None:
     assert not may_be_costly_or_uncompilable(schema)
-    with schemas_known_plain(True):
-        fast = check_schema(schema, "/p", what="parameters", must_be_object=False)
+    fast = problems_with_schemas_plain(
+        True, lambda: check_schema(schema, "/p", what="parameters", must_be_object=False)
+    )
     if not fast:  # the meta-schema passed it: the deep checks it skipped find nothing either
         assert _cost_problem(schema, "/p", "parameters") is None
         assert _compile_problem(schema, "/p", "parameters") is None
@@ -141,5 +142,7 @@ def test_every_spec_example_takes_the_fast_path_and_reads_as_the_exact_parser_re
 def test_an_ordinary_schema_is_known_plain_and_passes_without_the_deep_checks() -> None:
     schema = {"type": "object", "properties": {"q": {"type": "string", "maxLength": 10}}, "required": ["q"]}
     assert not may_be_costly_or_uncompilable(schema)
-    with schemas_known_plain(True):
-        assert check_schema(schema, "/p", what="parameters", must_be_object=True) == []
+    checked = problems_with_schemas_plain(
+        True, lambda: check_schema(schema, "/p", what="parameters", must_be_object=True)
+    )
+    assert checked == []

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
@@ -124,24 +123,15 @@ DEEP_CHECK_KEYS = frozenset({"$ref", "$id", "pattern", "patternProperties"})
 _SCHEMAS_PLAIN: ContextVar[bool] = ContextVar("schemas_plain", default=False)
 
 
-@contextmanager
-def schemas_known_plain(plain: bool) -> Iterator[None]:
-    """Within it, `check_schema` skips the cost count and the trial compile when `plain`: the
-    loader's parse found no key of DEEP_CHECK_KEYS anywhere in the file and at most MAX_CHECKS
-    objects, which `may_be_costly_or_uncompilable` would find of each schema in it."""
+def problems_with_schemas_plain(plain: bool, check: Callable[[], Iterable[Problem]]) -> list[Problem]:
+    """The problems `check` finds, with `check_schema` skipping the cost count and the trial
+    compile when `plain`: the loader's parse found no key of DEEP_CHECK_KEYS anywhere in the file
+    and at most MAX_CHECKS objects, which `may_be_costly_or_uncompilable` would find of each
+    schema in it. (A plain function: a context manager made of a generator cost as much as the
+    checks of a small file.)"""
     token = _SCHEMAS_PLAIN.set(plain)
     try:
-        yield
-    finally:
-        _SCHEMAS_PLAIN.reset(token)
-
-
-def problems_with_schemas_plain(plain: bool, found: Iterable[Problem]) -> list[Problem]:
-    """`list(found)`, a check's problems, found within `schemas_known_plain(plain)` (the loader's
-    way: a context manager made of a generator costs as much as the checks of a small file)."""
-    token = _SCHEMAS_PLAIN.set(plain)
-    try:
-        return list(found)
+        return list(check())
     finally:
         _SCHEMAS_PLAIN.reset(token)
 

@@ -152,7 +152,7 @@ def _load_document(
         )
         return LoadResult(None, [*problems_from_validation(exc), note], dialect)
     problems = unknown_field_warnings(raw)
-    problems += problems_with_schemas_plain(plain_schemas, spec.check(raw))
+    problems += problems_with_schemas_plain(plain_schemas, lambda: spec.check(raw))
     if any(p.severity == "error" for p in problems):
         return LoadResult(None, problems, dialect)
     try:
@@ -287,7 +287,7 @@ def _plainly_valid(data: str | bytes) -> _Plain | None:
     Rust, as strict as ours and catching duplicate keys) parses it and nothing in it breaks a rule
     of ours; else None, and the exact parser finds and words every problem. A cold start parses
     every descriptor: this takes a third of the exact parser's time, and its one walk also tells
-    whether any schema in the file needs the deep checks (`checks.schemas_known_plain`)."""
+    whether any schema in the file needs the deep checks (`checks.problems_with_schemas_plain`)."""
     if isinstance(data, str):
         try:
             data = data.encode("utf-8")
