@@ -51,7 +51,7 @@ OWN_CHECKS: dict[type[BaseModel], tuple[set[str], set[str]]] = {
     DbusCall: (set(), set()),
     Source: (set(), set()),
     PlatformSection: (set(), {"strict"}),
-    AppDescriptor: ({"<lambda>"}, set()),  # OneLine, of the description and the aliases
+    AppDescriptor: ({"one_line_text"}, set()),  # OneLine, of the description and the aliases
 }
 
 

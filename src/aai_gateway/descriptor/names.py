@@ -20,7 +20,7 @@ class LocalizedName(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     names: dict[str, OneLine]
-    """Each name as shown: on one line, without what a reader cannot see (`mcp_wire.shown_text`)."""
+    """Each name as shown: on one line, without what a reader cannot see (`shown_text.py`)."""
     default_lang: str
 
     def lookup(self, locale: str | None = None) -> str:

@@ -35,7 +35,7 @@ from .model import (
 )
 from .names import LocalizedName
 from .platforms import Platform
-from .shown_text import shown_text
+from .shown_text import one_line_text, shown_text
 
 _Model = TypeVar("_Model", bound=BaseModel)
 _new = object.__new__
@@ -186,8 +186,8 @@ def app(
             "declared_version": declared_version,
             "id": id,
             "names": names,
-            "description": shown_text(description, one_line=True),
-            "aliases": tuple([shown_text(alias, one_line=True) for alias in aliases]),
+            "description": one_line_text(description),
+            "aliases": tuple([one_line_text(alias) for alias in aliases]),
             "sections": sections,
             "platform": platform,
             "tools": tools,

@@ -180,7 +180,14 @@ def check_app_texts(
 ShownText = Annotated[str, AfterValidator(shown_text)]
 """Text agents read (an operation's description): without what a reader cannot see, which a
 person reviewing a guide or a consent question would miss and a model would read."""
-OneLine = Annotated[str, AfterValidator(lambda text: shown_text(text, one_line=True))]
+
+
+def one_line_text(text: str) -> str:
+    """`shown_text` on one line."""
+    return shown_text(text, one_line=True)
+
+
+OneLine = Annotated[str, AfterValidator(one_line_text)]
 """`ShownText` on one line: what is shown as one (a name, a title, the app's description in
 tools/list and in its guide's App Info, an auth instruction: a line break could start a heading
 of its own)."""
