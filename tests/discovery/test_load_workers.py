@@ -270,6 +270,24 @@ def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -
         process.wait()
 
 
+def test_a_worker_does_not_import_httpx_s_command_line_client(tmp_path: Path) -> None:
+    """httpx imports its command-line client (click, rich, pygments) where they are installed; a
+    worker's start would pay for it on every first start of many files."""
+    write_json(tmp_path / "aai.json", c_descriptor("dev.test.lean-start"))
+    command = load_workers.worker_command("linux")
+    command[1:1] = ["-X", "importtime"]  # every module imported, on stderr
+    done = subprocess.run(
+        command,
+        input=json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n",
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    imported = {line.rsplit(b"|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert b"httpx" in imported and b"aai_gateway.descriptor.loader" in imported
+    assert not imported & {b"click", b"rich", b"pygments"}
+
+
 def test_a_worker_ends_at_once_when_its_answers_are_written_without_tearing_its_objects_down(
     tmp_path: Path,
 ) -> None:
