@@ -746,9 +746,12 @@ def table(
         row("cold start ÷ SDK server", lambda n: ratio_cell(samples("cold", n), baseline)),
         row("json.load of the files, ms", lambda n: spread(samples("json", n), ms1)),
         row("scan + validate in-process, ms", lambda n: spread(samples("scan", n), ms1)),
-        row("scan + validate ÷ json.load", lambda n: ratio_cell(samples("scan", n), samples("json", n))),
         row(
-            "cold start ÷ json.load (target ≤ 5×)",
+            "scan + validate ÷ json.load (target ≤ 5×)",
+            lambda n: ratio_cell(samples("scan", n), samples("json", n)),
+        ),
+        row(
+            "cold start ÷ json.load (process and imports too)",
             lambda n: ratio_cell(samples("cold", n), samples("json", n)),
         ),
         row("tools/list", list_size),
