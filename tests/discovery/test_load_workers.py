@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -364,17 +365,31 @@ def test_a_path_named_twice_is_read_once_and_the_worker_keeps_its_chunks(
     assert [path for path, _bundled in asked[0]] == files
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_a_build_that_fails_here_ends_its_workers_even_one_stuck_on_a_file(tmp_path: Path) -> None:
-    """Ctrl-C, or reading failing in this process: a worker stuck on a file (a FIFO) would
-    otherwise outlive the gateway, holding its stderr."""
-    pid_file = tmp_path / "worker.pid"
-    stuck = [
+def _stuck_worker(pid_file: Path) -> list[str]:
+    """A worker command that writes its pid, reads one line and then hangs (as on a FIFO)."""
+    return [
         sys.executable,
         "-c",
         f"import os, sys, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
         "sys.stdin.readline()\ntime.sleep(3600)",
     ]
+
+
+def _ended(pid_file: Path) -> bool:
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_build_that_fails_here_ends_its_workers_even_one_stuck_on_a_file(tmp_path: Path) -> None:
+    """Ctrl-C, or reading failing in this process: a worker stuck on a file (a FIFO) would
+    otherwise outlive the gateway, holding its stderr."""
+    pid_file = tmp_path / "worker.pid"
     files = [(str(tmp_path / f"app{n}.json"), False) for n in range(load_workers.CHUNK * 4)]
 
     def read_here(path: str, bundled: bool) -> None:
@@ -384,14 +399,12 @@ def test_a_build_that_fails_here_ends_its_workers_even_one_stuck_on_a_file(tmp_p
         raise KeyboardInterrupt
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load_workers, "worker_command", lambda host: stuck)
+        patch.setattr(load_workers, "worker_command", lambda host: _stuck_worker(pid_file))
+        worker = load_workers.start_worker("linux")
+        assert worker is not None
         with pytest.raises(KeyboardInterrupt):
-            load_workers.read_on_every_core(files, "linux", read_here, lambda row: None, workers=1)
-    pid = int(pid_file.read_text())
-    deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+            load_workers.read_on_every_core(files, read_here, lambda row: None, [worker])
+    assert _ended(pid_file)
 
 
 def _alive(pid: int) -> bool:
@@ -403,38 +416,63 @@ def _alive(pid: int) -> bool:
     return status.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def test_a_worker_that_starts_just_after_the_build_failed_is_ended_too(tmp_path: Path) -> None:
-    """The build fails here while a feeding thread is still starting its worker: that worker,
-    listed only after the build ended the others, ends at once instead of waiting on a file."""
-    stuck = [sys.executable, "-c", "import sys, time\nsys.stdin.readline()\ntime.sleep(3600)"]
-    files = [(str(tmp_path / f"app{n}.json"), False) for n in range(load_workers.CHUNK * 4)]
-    failed = threading.Event()
-    real_popen = subprocess.Popen
-    workers: list[subprocess.Popen[bytes]] = []
+def test_workers_start_while_the_walk_goes_on_as_soon_as_it_has_found_enough_files(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's imports take ~0.45 s: started once the walk has found `parallel_from` files to
+    read, not after it, they go on while it walks the rest."""
+    started: list[Any] = []
+    real_start = load_workers.start_worker
 
-    def late_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
-        failed.wait(30)
-        time.sleep(0.5)  # this process has ended the workers it knew of by now
-        workers.append(real_popen(*args, **kwargs))
-        return workers[-1]
+    def recorded(host: Any) -> subprocess.Popen[bytes] | None:
+        started.append(host)
+        return real_start(host)
 
-    def read_here(path: str, bundled: bool) -> None:
-        failed.set()
+    monkeypatch.setattr("aai_gateway.discovery.loading.start_worker", recorded)
+    paths = sorted(str(p) for p in many.rglob("aai.json"))
+    seen_by_walk: list[int] = []
+
+    def walk() -> Iterator[tuple[str, str, bool]]:
+        for number, path in enumerate(paths, start=1):
+            yield path, f"stamp-{number}", False
+            seen_by_walk.append(len(started))  # workers started once this file was taken
+
+    loads = FileLoads("linux", parallel_from=READ_AHEAD_FROM)
+    build = loads.begin()
+    loads.read_ahead(build, walk())
+    assert seen_by_walk[READ_AHEAD_FROM - 2] == 0 and seen_by_walk[READ_AHEAD_FROM - 1] == 1
+    assert len(started) == 1  # two cores: one worker, whatever the walk finds after
+    assert sorted(build.read_ahead) == paths
+
+
+def test_a_walk_that_fails_after_workers_started_ends_them(
+    tmp_path: Path, many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while folders are still walked, or a walk failing: the workers started for the files
+    found so far end with the build (one stuck on a file would outlive the gateway)."""
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = load_workers.start_worker
+
+    def recorded(host: Any) -> subprocess.Popen[bytes] | None:
+        process = real_start(host)
+        if process is not None:
+            started.append(process)
+        return process
+
+    monkeypatch.setattr(load_workers, "worker_command", lambda host: _stuck_worker(tmp_path / "pid"))
+    monkeypatch.setattr("aai_gateway.discovery.loading.start_worker", recorded)
+    paths = sorted(str(p) for p in many.rglob("aai.json"))
+
+    def walk() -> Iterator[tuple[str, str, bool]]:
+        for number, path in enumerate(paths[:READ_AHEAD_FROM], start=1):
+            yield path, f"stamp-{number}", False
         raise KeyboardInterrupt
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(load_workers, "worker_command", lambda host: stuck)
-        patch.setattr(subprocess, "Popen", late_popen)
-        with pytest.raises(KeyboardInterrupt):
-            load_workers.read_on_every_core(files, "linux", read_here, lambda row: None, workers=1)
-        deadline = time.monotonic() + 30
-        while not workers and time.monotonic() < deadline:
-            time.sleep(0.05)
-    try:
-        assert workers[0].wait(timeout=10) is not None
-    finally:
-        workers[0].kill()
-        workers[0].wait()
+    loads = FileLoads("linux", parallel_from=READ_AHEAD_FROM)
+    with pytest.raises(KeyboardInterrupt):
+        loads.read_ahead(loads.begin(), walk())
+    assert len(started) == 1
+    assert started[0].returncode is not None  # ended and reaped
 
 
 def test_apps_read_ahead_here_are_not_held_but_those_whose_server_lists_their_tools(

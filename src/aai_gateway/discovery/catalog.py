@@ -6,7 +6,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +20,7 @@ from .card_cache import file_stamp
 from .file_outcomes import FileLoad, invalid_reason, read_file
 from .loading import FileLoads, LoadBuild
 from .mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
-from .scanner import Found, Unreadable, root_status, walk_source
+from .scanner import Found, RootStatus, Unreadable, root_status, walk_source
 from .sources import SourceSpec
 
 logger = logging.getLogger(__name__)
@@ -196,19 +196,21 @@ def _add_sources(
     by_id: dict[str, CatalogEntry] = {}
     seen_files: set[tuple[int, int]] = set()
     files, unreadable = marks
-    walked = [
-        (spec, status, [_stamped(item) for item in walk_source(spec)] if status.exists else [])
-        for spec, status in ((spec, root_status(spec)) for spec in sources)
-    ]
-    loads.read_ahead(
-        build,
-        [
-            (item.path, stamp, spec.bundled)
-            for spec, _status, items in walked
-            for item, stamp in items
-            if not isinstance(item, Unreadable)
-        ],
-    )
+    walked: list[tuple[SourceSpec, RootStatus, list[tuple[Found | Unreadable, str]]]] = []
+
+    def walk() -> Iterator[tuple[str, str, bool]]:
+        """Every source walked into `walked`, each readable file given to `read_ahead` as found."""
+        for spec in sources:
+            status = root_status(spec)
+            items: list[tuple[Found | Unreadable, str]] = []
+            walked.append((spec, status, items))
+            for item in walk_source(spec) if status.exists else ():
+                stamped = _stamped(item)
+                items.append(stamped)
+                if not isinstance(item, Unreadable):
+                    yield item.path, stamped[1], spec.bundled
+
+    loads.read_ahead(build, walk())
     for spec, status, items in walked:
         if not status.exists:
             unreadable.add((str(spec.root), status.reason))

@@ -2,8 +2,9 @@
 
 Parsing and checking a descriptor costs ~0.7 ms of one core; ten thousand cost seven seconds the
 first time (later starts take every outcome from the card cache). When a build has more than
-`PARALLEL_FROM` files to read and the machine has cores to spare, `read_on_every_core` shares
-them, in chunks, between this process and worker processes. A worker is this same Python and this
+`PARALLEL_FROM` files to read and the machine has cores to spare, worker processes start as the
+walk finds them (`start_worker`), and `read_on_every_core` shares the files, in chunks, between
+this process and the workers. A worker is this same Python and this
 same `aai_gateway` (`python -P -c`: never a module that happens to lie in the working directory);
 it reads the paths it is sent on stdin and answers each file's outcome on stdout, as the card
 cache stores one (`card_cache.NewOutcome`'s JSON texts), which this process checks like a cache
@@ -98,36 +99,52 @@ def worker_command(host: Platform) -> list[str]:
     return [sys.executable, "-P", "-c", bootstrap, package_root, host]
 
 
+def start_worker(host: Platform) -> subprocess.Popen[bytes] | None:
+    """A worker process, started now: its imports go on while the build walks its folders. None
+    when it cannot start (this process then reads its share)."""
+    try:
+        process = subprocess.Popen(
+            worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=ANSWER_BUFFER
+        )
+    except OSError as exc:
+        logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
+        return None
+    assert process.stdout is not None
+    _widen(process.stdout)
+    return process
+
+
+def end_workers(workers: Sequence[subprocess.Popen[bytes]]) -> None:
+    """The build is over, whatever ended it: each worker is killed (one may be stuck on a file
+    that never ends, and would outlive the gateway otherwise) and reaped."""
+    for process in workers:
+        process.kill()
+    for process in workers:
+        process.wait()
+
+
 def read_on_every_core(
     files: Sequence[tuple[str, bool]],
-    host: Platform,
     read_here: Callable[[str, bool], None],
     take_row: Callable[[WorkerRow], None],
-    workers: int,
+    workers: Sequence[subprocess.Popen[bytes]],
 ) -> None:
     """Every file of `files` (path, bundled) read once: by `read_here` in this process, or by one
-    of `workers` worker processes, whose outcomes go to `take_row` (in this thread, between the
-    chunks it reads: taking an answer is work too, and it is shared the way reading is)."""
+    of the `workers` (`start_worker`), whose outcomes go to `take_row` (in this thread, between the
+    chunks it reads: taking an answer is work too, and it is shared the way reading is). Each
+    worker ends when its share is done; the caller ends them (`end_workers`) if this raises."""
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
     rows: deque[WorkerRow] = deque()
-    started: list[subprocess.Popen[bytes]] = []
-    stopping = threading.Event()  # set before `started` is read to end them: see `_feed`
-    # Each worker's first chunks are its own before it starts: this process, reading meanwhile,
-    # could otherwise take every chunk of a small build before a worker asks.
+    # Each worker's first chunks are its own before it has started: this process, reading
+    # meanwhile, could otherwise take every chunk of a small build before a worker asks.
     threads = [
         threading.Thread(
             target=_feed,
-            args=(
-                chunks,
-                rows,
-                host,
-                (started, stopping),
-                deque(chunks.popleft() for _ in range(min(IN_FLIGHT, len(chunks)))),
-            ),
+            args=(process, chunks, rows, deque(chunks.popleft() for _ in range(min(IN_FLIGHT, len(chunks))))),
             name=f"aai-load-worker-{n}",
             daemon=True,
         )
-        for n in range(workers)
+        for n, process in enumerate(workers)
     ]
     for thread in threads:
         thread.start()
@@ -141,15 +158,13 @@ def read_on_every_core(
                 for path, bundled in chunk:
                     read_here(path, bundled)
                 _take(rows, take_row)
-            _wait_for(threads, rows, started)
+            _wait_for(threads, rows, workers)
             _take(rows, take_row)
             if not chunks:  # a worker that failed gave its chunk back after this process was done
                 return
     except BaseException:  # Ctrl-C, or `read_here` failing: the build is over, and so are the workers
         chunks.clear()
-        stopping.set()
-        for process in list(started):  # one stuck on a file would outlive the gateway otherwise
-            process.kill()
+        end_workers(workers)
         raise
 
 
@@ -161,7 +176,7 @@ def _take(rows: deque[WorkerRow], take_row: Callable[[WorkerRow], None]) -> None
 
 
 def _wait_for(
-    threads: list[threading.Thread], rows: deque[WorkerRow], started: list[subprocess.Popen[bytes]]
+    threads: list[threading.Thread], rows: deque[WorkerRow], workers: Sequence[subprocess.Popen[bytes]]
 ) -> None:
     """Until every feeding thread has ended. Workers that answer nothing for STALL_SECONDS (one
     stuck on a file that never ends, such as a FIFO put in place of a descriptor) are killed:
@@ -176,39 +191,21 @@ def _wait_for(
                 logger.warning(
                     "descriptor-reading workers answered nothing for %d s; reading here", STALL_SECONDS
                 )
-                for process in list(started):
+                for process in workers:
                     process.kill()
                 since = time.monotonic()
 
 
 def _feed(
+    process: subprocess.Popen[bytes],
     chunks: deque[list[tuple[str, bool]]],
     rows: deque[WorkerRow],
-    host: Platform,
-    life: tuple[list[subprocess.Popen[bytes]], threading.Event],
     sent: deque[list[tuple[str, bool]]],
 ) -> None:
-    """One worker's life: the chunks it was given (`sent`, in the order the worker answers them),
-    then chunks from the front of the queue until it is empty. `life`: the workers started, and
-    whether the build has ended and is ending them."""
-    started, stopping = life
-    try:
-        process = subprocess.Popen(
-            worker_command(host), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=ANSWER_BUFFER
-        )
-    except OSError as exc:
-        logger.info("cannot start a worker to read descriptors (%s); reading them here", exc)
-        chunks.extendleft(sent)
-        return
-    started.append(process)
+    """One worker's share: the chunks it was given (`sent`, in the order the worker answers them),
+    then chunks from the front of the queue until it is empty."""
     assert process.stdin is not None and process.stdout is not None
-    _widen(process.stdout)
     try:
-        # Told after being listed: a build that ended while this one started either finds it in
-        # `started` or has set `stopping` before this reads it.
-        if stopping.is_set():
-            process.kill()
-            return
         for chunk in sent:
             if not _send(process.stdin, chunk):
                 break

@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..descriptor import AppDescriptor, Platform, host_platform
@@ -37,7 +38,14 @@ from .file_outcomes import (
     snapshot_body,
     storable,
 )
-from .load_workers import PARALLEL_FROM, WorkerRow, read_on_every_core, worker_count
+from .load_workers import (
+    PARALLEL_FROM,
+    WorkerRow,
+    end_workers,
+    read_on_every_core,
+    start_worker,
+    worker_count,
+)
 from .scanner import describe_os_error
 
 logger = logging.getLogger(__name__)
@@ -171,23 +179,53 @@ class FileLoads:
             logger.debug("descriptor cache row of %s does not read back; loading the file", path)
             return None
 
-    def read_ahead(self, build: LoadBuild, files: Sequence[tuple[str, str, bool]]) -> None:
-        """`files` (path, stamp, bundled) that `build` is about to load: when many must be read,
-        they are read now, on every core (`load_workers`), and `load` takes them in turn."""
-        unique: dict[str, tuple[str, str, bool]] = {}
-        for entry in files:
-            unique.setdefault(entry[0], entry)  # a path named twice (by two sources) is read once
-        wanted = [
-            (p, stamp, bundled)
-            for p, stamp, bundled in unique.values()
-            if self._must_read(build, p, stamp, bundled)
-        ]
-        workers = worker_count(len(wanted), self.parallel_from)
-        if not workers:
-            return
-        stamps = {p: stamp for p, stamp, _bundled in wanted}
-        build.read_ahead_ns = time.time_ns()
+    def read_ahead(self, build: LoadBuild, files: Iterable[tuple[str, str, bool]]) -> None:
+        """`files` (path, stamp, bundled) that `build` is about to load, every one taken as a walk
+        finds them: when many must be read, worker processes start while the walk goes on (their
+        imports take ~0.45 s), and once it is done the files are read on every core
+        (`load_workers`); `load` takes them in turn."""
+        build.read_ahead_ns = time.time_ns()  # before any is found: their races are judged from here
+        found: set[str] = set()
+        wanted: list[tuple[str, bool]] = []
+        stamps: dict[str, str] = {}
+        workers: list[subprocess.Popen[bytes]] = []
+        can_start = True
+        try:
+            for path, stamp, bundled in files:
+                if path in found:  # a path named twice (by two sources) is read once
+                    continue
+                found.add(path)
+                if self._must_read(build, path, stamp, bundled):
+                    wanted.append((path, bundled))
+                    stamps[path] = stamp
+                    can_start = can_start and self._start_workers(workers, len(wanted))
+            if workers:
+                self._read_on_every_core(build, wanted, stamps, workers)
+        except BaseException:
+            end_workers(workers)
+            raise
 
+    def _start_workers(self, workers: list[subprocess.Popen[bytes]], wanted: int) -> bool:
+        """As many workers as `wanted` files to read call for; False when one could not start (the
+        build then starts no more). Asked at each file, it counts only where their number can
+        change: `worker_count` grows by steps of half `parallel_from`."""
+        step = max(self.parallel_from // 2, 1)
+        if wanted < self.parallel_from or (wanted != self.parallel_from and wanted % step):
+            return True
+        for _ in range(worker_count(wanted, self.parallel_from) - len(workers)):
+            process = start_worker(self.platform)
+            if process is None:
+                return False
+            workers.append(process)
+        return True
+
+    def _read_on_every_core(
+        self,
+        build: LoadBuild,
+        wanted: Sequence[tuple[str, bool]],
+        stamps: dict[str, str],
+        workers: Sequence[subprocess.Popen[bytes]],
+    ) -> None:
         def read_here(path: str, bundled: bool) -> None:
             ahead = read_outcome(path, stamps[path], bundled, self.host)
             if ahead.app is not None and ahead.app.tools_declared:
@@ -215,9 +253,7 @@ class FileLoads:
             # Its texts stay the row's JSON, checked when search reads them (`texts`), as a cache's.
             build.read_ahead[path] = ReadAhead(load, None, None, row)
 
-        read_on_every_core(
-            [(p, bundled) for p, _stamp, bundled in wanted], self.platform, read_here, take_row, workers
-        )
+        read_on_every_core(wanted, read_here, take_row, workers)
 
     def _must_read(self, build: LoadBuild, path: str, stamp: str, bundled: bool) -> bool:
         return (
