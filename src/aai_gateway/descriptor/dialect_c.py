@@ -26,7 +26,7 @@ from .model import (
 from .model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, Instructions, OAuth2Auth
 from .names import from_tag_map
 from .platforms import DESKTOP_PLATFORMS, Platform
-from .raw import CamelRawModel
+from .raw import CamelRawModel, validated
 from .semver import parse_version
 from .shared import derived_dbus_names, upper_if_str
 
@@ -166,11 +166,12 @@ class CDescriptorWithPlatform(CDescriptor):
     tools: list[CTool]
 
 
-def parse(document: dict[str, Any]) -> CDescriptor:
-    """The raw model of a dialect-C document, raising pydantic's ValidationError."""
+def parse(document: dict[str, Any], *, known_fields_only: bool = False) -> CDescriptor:
+    """The raw model of a dialect-C document, raising pydantic's ValidationError (`validated`)."""
     execution = document.get("execution")
     mcp = isinstance(execution, dict) and execution.get("type") == "mcp"
-    return (CDescriptor if mcp else CDescriptorWithPlatform).model_validate(document)
+    model = CDescriptor if mcp else CDescriptorWithPlatform
+    return validated(model, document, known_fields_only=known_fields_only)
 
 
 _DEFAULT_TYPE: dict[str, CExecutionType] = {

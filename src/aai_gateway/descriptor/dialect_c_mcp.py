@@ -15,7 +15,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Annotated, Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
-from pydantic import PlainValidator
+from pydantic import PlainValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 from ..errors import Problem, json_pointer
@@ -24,7 +24,7 @@ from .http_headers import header_name_problem, header_value_problem
 from .model import McpChannel
 from .model_auth import EnvironmentReference, McpValue, SecretReference
 from .quoting import WHOLE_UP_TO, quoted
-from .raw import CamelRawModel, describe_json
+from .raw import CamelRawModel, describe_json, extra_of
 from .secret_shapes import looks_like_secret
 
 if TYPE_CHECKING:
@@ -50,12 +50,13 @@ class CEnvRef(CamelRawModel):
     env: str
 
 
-def _value(raw: Any) -> Any:
+def _value(raw: Any, info: ValidationInfo) -> Any:
     """A literal string, or the one reference object a dict must be (its errors at its fields)."""
     if isinstance(raw, str):
         return raw
     if isinstance(raw, dict) and ("secret" in raw) != ("env" in raw):
-        return (CSecretRef if "secret" in raw else CEnvRef).model_validate(raw)
+        reference = CSecretRef if "secret" in raw else CEnvRef
+        return reference.model_validate(raw, extra=extra_of(info), context=info.context)
     if isinstance(raw, dict):
         raise PydanticCustomError(
             "value_reference",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jiter
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
@@ -22,7 +22,7 @@ from .mcp_wire import is_unicode
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
 from .quoting import MAX_MESSAGE, clip, quoted
-from .raw import problems_from_validation, unknown_field_warnings
+from .raw import RawParse, problems_from_validation, raw_model
 from .schema_cost import MAX_CHECKS
 
 logger = logging.getLogger(__name__)
@@ -47,16 +47,14 @@ class LoadResult:
 
 @dataclass(frozen=True)
 class _DialectSpec:
-    parse: Callable[[dict[str, Any]], BaseModel]  # raises pydantic's ValidationError
+    parse: RawParse
     check: Callable[[Any], Iterator[Problem]]
     normalize: Callable[[Any, Source, Platform], AppDescriptor]
 
 
 _DIALECTS: dict[Dialect, _DialectSpec] = {
-    "A": _DialectSpec(
-        dialect_a.ADescriptor.model_validate, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)
-    ),
-    "B": _DialectSpec(dialect_b.BDescriptor.model_validate, dialect_b_checks.check, dialect_b.normalize),
+    "A": _DialectSpec(dialect_a.parse, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)),
+    "B": _DialectSpec(dialect_b.parse, dialect_b_checks.check, dialect_b.normalize),
     "C": _DialectSpec(dialect_c.parse, dialect_c_checks.check, dialect_c.normalize),
 }
 
@@ -143,7 +141,7 @@ def _load_document(
         )
     spec = _DIALECTS[dialect]
     try:
-        raw = spec.parse(document)
+        raw, problems = raw_model(spec.parse, document)
     except ValidationError as exc:
         note = Problem(
             "",
@@ -151,7 +149,6 @@ def _load_document(
             "warning",
         )
         return LoadResult(None, [*problems_from_validation(exc), note], dialect)
-    problems = unknown_field_warnings(raw)
     problems += problems_with_schemas_plain(plain_schemas, lambda: spec.check(raw))
     if any(p.severity == "error" for p in problems):
         return LoadResult(None, problems, dialect)

@@ -11,9 +11,9 @@ import functools
 import json
 import re
 import typing
-from typing import Any
+from typing import Any, Final, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo
 from pydantic.alias_generators import to_camel
 
 from ..errors import Problem, json_pointer
@@ -22,6 +22,44 @@ from .quoting import clip, json_excerpt, quoted, shortened
 
 class RawModel(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
+
+_Raw = TypeVar("_Raw", bound=RawModel)
+
+KNOWN_FIELDS_ONLY: Final = object()
+"""The validation context of `validated(..., known_fields_only=True)`."""
+
+
+def validated(model: type[_Raw], document: Any, *, known_fields_only: bool) -> _Raw:
+    """`model.model_validate(document)`; with `known_fields_only`, a field that no raw model knows,
+    anywhere in the document, is an error too (pydantic's `extra="forbid"` for this validation;
+    a validator that validates a model itself asks `extra_of` for it). Then there is no unknown
+    field to warn of: most files, which so skip the walk of `unknown_field_warnings`."""
+    if known_fields_only:
+        return model.model_validate(document, extra="forbid", context=KNOWN_FIELDS_ONLY)
+    return model.model_validate(document)
+
+
+def extra_of(info: ValidationInfo) -> typing.Literal["forbid"] | None:
+    """What a validator passes as `extra` to a model's validation it starts itself."""
+    return "forbid" if info.context is KNOWN_FIELDS_ONLY else None
+
+
+class RawParse(Protocol):
+    """A dialect's parse of a document (`validated`): raises pydantic's ValidationError."""
+
+    def __call__(self, document: dict[str, Any], *, known_fields_only: bool = False) -> BaseModel: ...
+
+
+def raw_model(parse: RawParse, document: dict[str, Any]) -> tuple[BaseModel, list[Problem]]:
+    """The document's raw model and a warning for each field no raw model knows; pydantic's
+    ValidationError for structural errors. Most files have no unknown field, which the parse
+    for known fields only tells without walking the model (`unknown_field_warnings`)."""
+    try:
+        return parse(document, known_fields_only=True), []
+    except ValidationError:  # an unknown field, or errors: parsed again to tell them apart
+        model = parse(document, known_fields_only=False)
+        return model, unknown_field_warnings(model)
 
 
 class CamelRawModel(RawModel):
