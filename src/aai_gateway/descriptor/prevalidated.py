@@ -15,6 +15,7 @@ no validators but the ones applied here, and equal models for the same values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -39,17 +40,29 @@ from .shown_text import one_line_text, shown_text
 
 _Model = TypeVar("_Model", bound=BaseModel)
 _new = object.__new__
-_set = object.__setattr__
+
+
+def _slot_setter(name: str) -> Callable[[BaseModel, Any], None]:
+    """The setter of a slot every model has (its descriptor's, on `BaseModel`): half the cost of
+    `object.__setattr__`, which looks the slot up by name on each call."""
+    setter: Callable[[BaseModel, Any], None] = vars(BaseModel)[name].__set__
+    return setter
+
+
+_set_dict = _slot_setter("__dict__")
+_set_fields_set = _slot_setter("__pydantic_fields_set__")
+_set_extra = _slot_setter("__pydantic_extra__")
+_set_private = _slot_setter("__pydantic_private__")
 
 
 def _made(cls: type[_Model], values: dict[str, Any]) -> _Model:
     """What pydantic's `model_construct` makes of `values` (every field, in the model's order),
     without its walk over the model's fields and aliases."""
     model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", set(values))
-    _set(model, "__pydantic_extra__", None)  # extra="forbid": what validation leaves too
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, set(values))
+    _set_extra(model, None)  # extra="forbid": what validation leaves too
+    _set_private(model, None)
     return model
 
 
