@@ -40,7 +40,7 @@ class AApp(RawModel):
     id: NonEmpty
     name: NonEmpty
     description: str
-    aliases: list[str] = []
+    aliases: list[str] = Field(default_factory=list)  # a `[]` default is deep-copied per model
 
 
 class AExecution(RawModel):

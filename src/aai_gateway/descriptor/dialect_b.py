@@ -174,7 +174,7 @@ class BDescriptor(RawModel):
     name: NonEmpty
     description: str
     version: str
-    aliases: list[str] = []
+    aliases: list[str] = Field(default_factory=list)  # a `[]` default is deep-copied per model
     platforms: BPlatforms
 
 
