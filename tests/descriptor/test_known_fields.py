@@ -4,10 +4,10 @@ has no unknown field to warn of, and its raw model is the one the ordinary parse
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from aai_gateway.descriptor.loader import _DIALECTS, detect_dialect
-from aai_gateway.descriptor.raw import unknown_field_warnings
+from aai_gateway.descriptor.raw import raw_model, unknown_field_warnings
 
 from .helpers import (
     JsonDict,
@@ -75,3 +75,21 @@ def test_any_unknown_field_anywhere_fails_the_known_fields_only_parse(
         return
     with pytest.raises(ValidationError):
         parse(changed, known_fields_only=True)
+
+
+@pytest.mark.parametrize("extras", [{"$schema": "./aai.schema.json"}, {"$comment": "x", "x-team": {"a": 1}}])
+def test_top_level_schema_comment_and_x_keys_cost_no_second_parse_and_no_warning(extras: JsonDict) -> None:
+    """Editors put `$schema` at the top (the README says how): such a file is parsed once."""
+    document = {**valid_c(), **extras}
+    calls: list[bool] = []
+    parse = _DIALECTS["C"].parse
+
+    def counted(document: JsonDict, *, known_fields_only: bool = False) -> BaseModel:
+        calls.append(known_fields_only)
+        return parse(document, known_fields_only=known_fields_only)
+
+    model, warnings = raw_model(counted, document)
+    assert (calls, warnings) == ([True], [])
+    assert model.model_dump() == {
+        key: value for key, value in parse(document).model_dump().items() if key not in extras
+    }
