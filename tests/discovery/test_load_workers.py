@@ -271,6 +271,37 @@ def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -
         process.wait()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_worker_ignores_ctrl_c_even_while_it_is_still_importing(tmp_path: Path) -> None:
+    """Workers start while the folders are walked, and a worker's imports take ~0.45 s: Ctrl-C
+    then (as a slow first start is when one presses it) must not end it with a traceback on the
+    gateway's stderr, any more than Ctrl-C once it serves."""
+    write_json(tmp_path / "aai.json", c_descriptor("dev.test.ctrl-c-at-start"))
+    process = subprocess.Popen(
+        load_workers.worker_command("linux"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n")
+        process.stdin.close()
+        time.sleep(0.15)  # its interpreter has started (~25 ms); its imports go on
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.03)
+        assert process.stderr is not None
+        answer, errors = process.stdout.read(), process.stderr.read()  # it has ended: small, whole
+        assert (process.returncode, errors) == (0, b"")
+        [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(answer)
+        assert card is not None and "dev.test.ctrl-c-at-start" in card
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_a_worker_does_not_import_httpx_s_command_line_client(tmp_path: Path) -> None:
     """httpx imports its command-line client (click, rich, pygments) where they are installed; a
     worker's start would pay for it on every first start of many files."""

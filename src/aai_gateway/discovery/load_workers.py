@@ -88,10 +88,13 @@ def cpu_quota() -> int | None:
 
 def worker_command(host: Platform) -> list[str]:
     package_root = str(Path(__file__).resolve().parents[2])
+    # Ctrl-C is the gateway's from the first line (see `serve`): a worker starts while the folders
+    # are walked, and Ctrl-C during its ~0.45 s of imports would print a traceback otherwise.
     # A worker's life is bulk work (`serve`): its imports too run without the cyclic GC. httpx
     # imports its command-line client (click, rich, pygments: ~60 ms of a worker's ~0.45 s start)
     # wherever those are installed, and falls back when that import fails: a worker never runs it.
     bootstrap = (
+        "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
         "import gc; gc.disable(); import sys; sys.modules['httpx._main'] = None; "
         "sys.path.insert(0, sys.argv[1]); "
         "from aai_gateway.discovery.load_workers import serve; serve(sys.argv[2])"
