@@ -9,7 +9,7 @@ same `aai_gateway` (`python -P -c`: never a module that happens to lie in the wo
 it reads the paths it is sent on stdin and answers each file's outcome on stdout, as the card
 cache stores one (`card_cache.NewOutcome`'s JSON texts), which this process checks like a cache
 row before taking it. A worker that cannot start, dies, or answers anything else costs nothing
-but time: its chunk goes back to the queue and this process reads it.
+but time: this process reads what it would have (a chunk it was sent goes back to the queue).
 """
 
 from __future__ import annotations
@@ -135,11 +135,11 @@ def read_on_every_core(
     """Every file of `files` (path, bundled) read once: by `read_here` in this process, or by one
     of the `workers` (`start_worker`), whose outcomes go to `take_row` (in this thread, between the
     chunks it reads: taking an answer is work too, and it is shared the way reading is). Each
-    worker ends when its share is done; the caller ends them (`end_workers`) if this raises."""
+    worker ends when its share is done; if this raises, it has ended them all (`end_workers`)."""
     chunks = deque(list(files[start : start + CHUNK]) for start in range(0, len(files), CHUNK))
     rows: deque[WorkerRow] = deque()
-    # Each worker's first chunks are its own before it has started: this process, reading
-    # meanwhile, could otherwise take every chunk of a small build before a worker asks.
+    # Each worker's first chunks are its own before it asks (it may still be importing): this
+    # process, reading meanwhile, could otherwise take every chunk of a small build first.
     threads = [
         threading.Thread(
             target=_feed,
