@@ -228,20 +228,19 @@ def _operation_text(tool: Tool) -> OperationText:
     properties = tool.parameters.get("properties")
     parameters: tuple[ParameterText, ...] = ()
     if isinstance(properties, dict):
-        # Written out, not a call per parameter: a first start makes ~25 of these per app.
+        # Written out, not a call per parameter: a first start makes ~25 of these per app. The
+        # names are JSON's, str already, and `x and isinstance(...)` asks of None (most
+        # parameters have no title) no more than once.
         texts: list[ParameterText] = []
         for name, schema in itertools.islice(properties.items(), MAX_PARAMETER_TEXTS):
+            shown = description = None
             if isinstance(schema, dict):
                 shown, description = schema.get("title"), schema.get("description")
-                texts.append(
-                    ParameterText(
-                        str(name),
-                        shown if isinstance(shown, str) and shown else None,
-                        description if isinstance(description, str) and description else None,
-                    )
-                )
-            else:
-                texts.append(ParameterText(str(name), None, None))
+                if not (shown and isinstance(shown, str)):
+                    shown = None
+                if not (description and isinstance(description, str)):
+                    description = None
+            texts.append(ParameterText(name, shown, description))
         parameters = tuple(texts)
     hint = annotations.read_only_hint if annotations else None
     # `type(...) is`: a failed `isinstance` with a pydantic model class costs an ABC check.
