@@ -59,6 +59,12 @@ def outcome(catalog: Catalog, loads: FileLoads) -> tuple[Any, ...]:
     return cards, skipped, sorted(texts.items())
 
 
+def _worker(command: list[str]) -> subprocess.Popen[bytes]:
+    """A worker process started by `command` (`worker_command`'s, or one changed from it), its
+    stdin, stdout and stderr piped to the test."""
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
 def test_files_read_by_a_worker_give_what_reading_every_file_here_gives(many: Path) -> None:
     here = build(many, 10**9)
     shared = build(many, READ_AHEAD_FROM)
@@ -169,11 +175,7 @@ def test_a_worker_never_imports_a_module_of_the_working_directory(
 def test_a_worker_answers_each_path_it_is_sent_even_one_that_is_not_utf_8(tmp_path: Path) -> None:
     name = os.fsdecode(b"caf\xe9.json")
     write_json(tmp_path / name, c_descriptor("dev.test.latin1"))
-    process = subprocess.Popen(
-        load_workers.worker_command("linux"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
+    process = _worker(load_workers.worker_command("linux"))
     answer, _ = process.communicate(json.dumps([[str(tmp_path / name), False]]).encode() + b"\n", timeout=60)
     [[path, bundled, card, reason, _problems, texts]] = json.loads(answer)
     assert (path, bundled, reason) == (str(tmp_path / name), False, None)
@@ -250,12 +252,7 @@ def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -
     closing their stdin), and the gateway's stderr gets no worker's traceback."""
     write_json(tmp_path / "aai.json", c_descriptor("dev.test.ctrl-c"))
     chunk = json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n"
-    process = subprocess.Popen(
-        load_workers.worker_command("linux"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = _worker(load_workers.worker_command("linux"))
     assert process.stdin is not None and process.stdout is not None
     try:
         for _ in range(2):
@@ -287,12 +284,7 @@ def test_a_worker_ignores_ctrl_c_even_while_it_is_still_importing(tmp_path: Path
     then (as a slow first start is when one presses it) must not end it with a traceback on the
     gateway's stderr, any more than Ctrl-C once it serves."""
     write_json(tmp_path / "aai.json", c_descriptor("dev.test.ctrl-c-at-start"))
-    process = subprocess.Popen(
-        load_workers.worker_command("linux"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = _worker(load_workers.worker_command("linux"))
     assert process.stdin is not None and process.stdout is not None
     try:
         process.stdin.write(json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n")
@@ -344,7 +336,7 @@ def test_a_worker_ends_at_once_when_its_answers_are_written_without_tearing_its_
     command = load_workers.worker_command("linux")
     hook = "import atexit, sys; atexit.register(lambda: sys.stderr.write('finalized'));"
     command[command.index("-c") + 1] = hook + command[command.index("-c") + 1]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = _worker(command)
     answer, errors = process.communicate(
         json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n", timeout=60
     )
