@@ -25,7 +25,7 @@ from .model import (
 from .model_auth import OAuth2Auth
 from .names import from_pipe_string
 from .platforms import ExecutionType, Platform
-from .raw import RawModel, validated
+from .raw import RawModel
 from .semver import parse_version
 from .shared import derived_dbus_names, upper_if_str
 from .shown_text import check_app_texts, check_shown_text
@@ -87,11 +87,6 @@ class ADescriptor(RawModel):
     execution: AExecution | None = None
     auth: AAuth | None = None
     tools: list[ATool]
-
-
-def parse(document: dict[str, Any], *, known_fields_only: bool = False) -> ADescriptor:
-    """The raw model of a dialect-A document, raising pydantic's ValidationError (`validated`)."""
-    return validated(ADescriptor, document, known_fields_only=known_fields_only)
 
 
 _IPC: dict[str, ExecutionType] = {

@@ -39,7 +39,7 @@ from .model import (
 from .model_auth import ApiKeyAuth, Auth, OAuth2Auth
 from .names import from_pipe_string
 from .platforms import ExecutionType, Platform
-from .raw import RawModel, validated
+from .raw import RawModel
 from .semver import parse_version
 from .shared import upper_if_str
 
@@ -180,11 +180,6 @@ class BDescriptor(RawModel):
 
 PlatformSectionRaw = BMacos | BWindows | BLinux | BAndroid | BIos | BWeb
 ORDER: tuple[Platform, ...] = ("macos", "windows", "linux", "android", "ios", "web")
-
-
-def parse(document: dict[str, Any], *, known_fields_only: bool = False) -> BDescriptor:
-    """The raw model of a dialect-B document, raising pydantic's ValidationError (`validated`)."""
-    return validated(BDescriptor, document, known_fields_only=known_fields_only)
 
 
 def present_sections(doc: BDescriptor) -> list[tuple[Platform, PlatformSectionRaw]]:

@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import jiter
@@ -22,7 +23,7 @@ from .mcp_wire import is_unicode
 from .model import AppDescriptor, Dialect, Source
 from .platforms import Platform, host_platform
 from .quoting import MAX_MESSAGE, clip, quoted
-from .raw import RawParse, problems_from_validation, raw_model
+from .raw import RawParse, problems_from_validation, raw_model, validated
 from .schema_cost import MAX_CHECKS
 
 logger = logging.getLogger(__name__)
@@ -53,8 +54,10 @@ class _DialectSpec:
 
 
 _DIALECTS: dict[Dialect, _DialectSpec] = {
-    "A": _DialectSpec(dialect_a.parse, dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)),
-    "B": _DialectSpec(dialect_b.parse, dialect_b_checks.check, dialect_b.normalize),
+    "A": _DialectSpec(
+        partial(validated, dialect_a.ADescriptor), dialect_a.check, lambda d, s, _h: dialect_a.normalize(d, s)
+    ),
+    "B": _DialectSpec(partial(validated, dialect_b.BDescriptor), dialect_b_checks.check, dialect_b.normalize),
     "C": _DialectSpec(dialect_c.parse, dialect_c_checks.check, dialect_c.normalize),
 }
 

@@ -30,7 +30,7 @@ KNOWN_FIELDS_ONLY: Final = object()
 """The validation context of `validated(..., known_fields_only=True)`."""
 
 
-def validated(model: type[_Raw], document: Any, *, known_fields_only: bool) -> _Raw:
+def validated(model: type[_Raw], document: Any, *, known_fields_only: bool = False) -> _Raw:
     """`model.model_validate(document)`; with `known_fields_only`, a field that no raw model knows,
     anywhere in the document, is an error too (pydantic's `extra="forbid"` for this validation;
     a validator that validates a model itself asks `extra_of` for it). Then there is no unknown
