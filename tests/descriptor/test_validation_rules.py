@@ -354,7 +354,7 @@ def test_the_same_tool_name_in_two_dialect_b_sections_is_not_a_duplicate() -> No
     assert result.errors == []
 
 
-@pytest.mark.parametrize("name", ["", "1search", "search tools", "a" * 65, "x/y"])
+@pytest.mark.parametrize("name", ["", "1search", "search tools", "a" * 65, "x/y", "search\n"])
 def test_a_tool_name_an_mcp_client_cannot_call_is_rejected(name: str) -> None:
     rejected_at(
         with_changes(valid_c(), ("/tools/0/name", name)), "/tools/0/name", "tool name", "must start with"
@@ -924,6 +924,7 @@ def test_settings_of_another_execution_type_are_a_warning() -> None:
     ("document", "pointer", "words"),
     [
         (with_changes(valid_c(), ("/app/id", "com example")), "/app/id", ("app id",)),
+        (with_changes(valid_c(), ("/app/id", "com.example\n")), "/app/id", ("app id",)),
         (with_changes(valid_b(), ("/appId", "-mail")), "/appId", ("reverse-DNS",)),
         (with_changes(valid_a(), ("/app/id", "")), "/app/id", ("must not be empty",)),
         (

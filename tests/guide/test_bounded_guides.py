@@ -114,6 +114,33 @@ def test_operations_that_do_not_fit_in_one_answer_are_named_with_how_to_ask_for_
     assert f'Ask for them with {ENTRY}({{"operations": ["{left[0]}", ' in details
 
 
+def test_the_call_for_operations_that_do_not_fit_is_whole_however_many_and_long_their_names() -> None:
+    bulky = {
+        f"param_{k}": {"type": "string", "description": "Says a lot about itself. " * 20} for k in range(10)
+    }
+    names = [f"operation_with_a_name_as_long_as_names_may_get_{i:03d}" for i in range(50)]
+    app = make_app(
+        *(
+            make_tool(
+                name=name,
+                description="Does something. " * 80,
+                parameters={"type": "object", "properties": bulky},
+            )
+            for name in names
+        )
+    )
+
+    for options in (GuideOptions(entry_tool=ENTRY), GuideOptions()):
+        details = render_operations(app, names, options)
+
+        assert len(details) <= GUIDE_MAX_CHARS
+        left = names[details.count("### operation_") :]
+        line = next(line for line in details.splitlines() if line.startswith("Not shown"))
+        call = line.split("Ask for them with ", 1)[1]
+        arguments = json.loads(call[call.index("(") + 1 : call.rindex(")")])
+        assert arguments.get("operations", arguments.get("query", "").split()) == left
+
+
 def expanding(width: int = 10, depth: int = 8) -> dict[str, Any]:
     """A schema of a few kilobytes that `$ref`s make describe `width ** depth` fields."""
     definitions: dict[str, Any] = {}

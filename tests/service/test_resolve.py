@@ -214,3 +214,23 @@ def test_an_unknown_app_is_answered_with_the_names_spelled_like_it_and_a_long_re
     assert "no app 'dev.test.note' (did you mean 'dev.test.notes'" in typo.value.message
     assert typo.value.data["close_matches"][0] == "dev.test.notes"
     assert len(huge.value.message) < 1_000 and "(1000000 characters)" in huge.value.message
+
+
+def test_a_name_that_a_thousand_apps_share_is_ambiguous_in_an_error_of_bounded_size() -> None:
+    apps = [
+        local_app(f"/apps/{i}.json", f"dev.test.app{i:04d}", type="http", baseUrl="http://127.0.0.1:9")
+        for i in range(1000)
+    ]
+    directory = AppDirectory(apps)
+    for reference in ("Notes", "127.0.0.1:9"):
+        with pytest.raises(AmbiguousAppError) as caught:
+            directory.resolve(reference)
+        error = caught.value
+        assert error.data["candidate_count"] == 1000
+        assert candidates_of(error) == [f"file:/apps/{i}.json" for i in range(50)]
+        assert "file:/apps/9.json" in error.message and "file:/apps/10.json" not in error.message
+        assert (
+            error.message.count("name it") == 10
+            and "… (1000 in all: aai_search finds the one meant)" in error.message
+        )
+        assert len(json.dumps(error.to_payload())) < 10_000

@@ -19,6 +19,7 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.search import index as search_index
 from aai_gateway.service import Gateway
 from aai_gateway.service import search as service_search
+from aai_gateway.service.resolve import resolve_tool
 from tests.builders import c_descriptor
 
 from .apps import catalog_of, gateway_of, http_app, many_apps, operation
@@ -296,3 +297,21 @@ def test_the_last_page_a_search_can_reach_says_so_instead_of_an_offset_it_would_
     assert last.next_page("aai_search") == (
         f"More follow, past the last place a page can start ({most}): ask in other words."
     )
+
+
+async def test_a_name_that_two_operations_share_ignoring_case_is_answered_with_both() -> None:
+    app = http_app(
+        "dev.test.items",
+        name="Items",
+        tools=[operation("getItem", "Get one item"), operation("GetItem", "Get it another way")],
+    )
+    gateway = gateway_of([app])
+
+    with pytest.raises(AaiError) as by_entry:
+        await gateway.operations_of(gateway.resolve("dev.test.items"), ["GETITEM"])
+    with pytest.raises(AaiError) as by_exec:
+        resolve_tool(gateway.resolve("dev.test.items"), "getitem")
+
+    assert by_entry.value.data["close_matches"] == {"GETITEM": ["getItem", "GetItem"]}
+    assert "'GETITEM' (did you mean 'getItem', 'GetItem'" in by_entry.value.message
+    assert by_exec.value.data["close_matches"][:2] == ["getItem", "GetItem"]

@@ -18,12 +18,12 @@ from .quoting import clip, json_excerpt, listed, quoted, shortened
 from .schema_cost import MAX_CHECKS, CostlySchemaError, costly_value
 from .semver import MAX_VERSION_LENGTH, parse_version
 
-APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+APP_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")  # \Z: `$` lets a final newline in
+TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}\Z")
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 PATH_PLACEHOLDER = re.compile(r"(?<!\$)\{([^{}]*)\}")
 PLACEHOLDER_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*"
-PLACEHOLDER_NAME = re.compile(rf"^{PLACEHOLDER_NAME_PATTERN}$")
+PLACEHOLDER_NAME = re.compile(rf"^{PLACEHOLDER_NAME_PATTERN}\Z")
 DRAFT7_URIS = frozenset({"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"})
 
 _DRAFT7_META = jsonschema_rs.Draft7Validator({"$ref": "http://json-schema.org/draft-07/schema#"})
@@ -352,10 +352,10 @@ def check_tool_http(
         yield from check_placeholders(headers, f"{pointer}/headers", known)
 
 
-_BUS_NAME = re.compile(r"^(?=.{1,255}$)[A-Za-z_-][A-Za-z0-9_-]*(?:\.[A-Za-z_-][A-Za-z0-9_-]*)+$")
-_INTERFACE = re.compile(r"^(?=.{1,255}$)[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
-_OBJECT_PATH = re.compile(r"^/(?:[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)*)?$")
-_MEMBER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}$")
+_BUS_NAME = re.compile(r"^(?=.{1,255}\Z)[A-Za-z_-][A-Za-z0-9_-]*(?:\.[A-Za-z_-][A-Za-z0-9_-]*)+\Z")
+_INTERFACE = re.compile(r"^(?=.{1,255}\Z)[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+_OBJECT_PATH = re.compile(r"^/(?:[A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)*)?\Z")
+_MEMBER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,254}\Z")
 
 
 def check_dbus_names(

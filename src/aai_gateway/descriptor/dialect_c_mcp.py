@@ -30,8 +30,8 @@ from .secret_shapes import looks_like_secret
 if TYPE_CHECKING:
     from .dialect_c import CExecution
 
-SECRET_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SECRET_NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,128}\Z")
+ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 MAX_ARGS: Final = 1024
 MAX_COMMAND_LINE: Final = 32_767

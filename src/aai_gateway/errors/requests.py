@@ -74,12 +74,18 @@ class AmbiguousAppError(AaiError):
     app and a local one): never settled by order. Each candidate is `{app, source, reference}`,
     `reference` being what names exactly that app."""
 
+    MAX_CANDIDATES = 50  # in the data; the message names the first MAX_NAMED_CANDIDATES
+    MAX_NAMED_CANDIDATES = 10
+
     def __init__(self, reference: str, candidates: list[dict[str, str]]) -> None:
-        listed = "; ".join(f"{c['app']} from {c['source']} (name it {c['reference']!r})" for c in candidates)
+        count = len(candidates)
+        named = candidates[: self.MAX_NAMED_CANDIDATES]
+        listed = "; ".join(f"{c['app']} from {c['source']} (name it {c['reference']!r})" for c in named)
+        rest = f"; … ({count} in all: aai_search finds the one meant)" if count > len(named) else ""
         super().__init__(
-            f"{reference!r} could mean {len(candidates)} apps described in different places: {listed}. "
+            f"{reference!r} could mean {count} apps described in different places: {listed}{rest}. "
             "Pass the reference of the one meant; a web app's credentials and consent belong to its origin",
-            {"app": reference, "candidates": candidates},
+            {"app": reference, "candidates": candidates[: self.MAX_CANDIDATES], "candidate_count": count},
             ErrorCode.UNKNOWN_APP,
         )
 

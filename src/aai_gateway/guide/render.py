@@ -16,13 +16,15 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ..descriptor.model import AppDescriptor, Tool
+from ..descriptor.quoting import listed
+from ..search import MAX_LIMIT
 from .app_info import app_info, authentication
 from .fields import capped
 from .index import render_index
 from .operations import operation_section
 from .options import GUIDE_MAX_CHARS, GuideOptions, details_call, text_size
 
-_LEFT_OUT_ROOM = 1_200  # kept free in a details answer for the line naming what did not fit
+NAMED_LEFT_OUT = 3  # operations a details answer names in words among those it leaves out
 
 
 def render_guide(
@@ -77,7 +79,10 @@ def render_operations(
     tools = [tool for name in dict.fromkeys(names) if (tool := app.tool(name)) is not None]
     lines = [title or f"# {app.names.lookup(options.locale)}: operation details", ""]
     footer = [*([capped(more), ""] if more else []), *_footer(options.exec_tool)]
-    size = text_size(lines) + text_size(footer)
+    # room for the line naming what is left out at its longest (all but the first): kept whole,
+    # so that the call it gives can be copied as it is
+    longest_left_out = _left_out(app, [tool.name for tool in tools[1:]], options)
+    size = text_size(lines) + text_size(footer) + text_size(longest_left_out)
     first_returning: dict[str, str] = {}
     left_out: list[str] = []
     for tool in tools:
@@ -85,16 +90,24 @@ def render_operations(
             left_out.append(tool.name)
             continue
         section = _section(tool, options, reference=options.reference_of(app), first=first_returning)
-        if size + text_size(section) > options.max_chars - _LEFT_OUT_ROOM and len(lines) > 2:
+        if size + text_size(section) > options.max_chars and len(lines) > 2:
             left_out.append(tool.name)
             continue
         size += text_size(section)
         lines += section
-    if left_out:
-        ask = details_call(app, left_out, options)
-        names = ", ".join(left_out)
-        lines += [capped(f"Not shown, to keep this answer short: {names}. Ask for them with {ask}"), ""]
-    return "\n".join([*lines, *footer]) + "\n"
+    return "\n".join([*lines, *_left_out(app, left_out, options), *footer]) + "\n"
+
+
+def _left_out(app: AppDescriptor, names: Sequence[str], options: GuideOptions) -> list[str]:
+    """The line naming the operations `names` a details answer leaves out, with the call that
+    gives them (the first `MAX_LIMIT`: one call can ask for no more), never cut."""
+    if not names:
+        return []
+    asked = names[:MAX_LIMIT]
+    rest = f" ({len(names) - len(asked)} more after them)" if len(names) > len(asked) else ""
+    shown = listed(names, most=NAMED_LEFT_OUT, whole_up_to=len(max(names, key=len)))
+    ask = details_call(app, asked, options)
+    return [f"Not shown, to keep this answer short: {shown}. Ask for them with {ask}{rest}", ""]
 
 
 def _head(app: AppDescriptor, options: GuideOptions) -> list[str]:

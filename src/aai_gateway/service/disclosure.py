@@ -12,7 +12,6 @@ cards (`descriptor/card.py`): executors are asked once per distinct way of runni
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -27,6 +26,7 @@ from ..guide import GuideOptions, guide_with, render_operations
 from .app_entries import AppEntries, Listing, pin_of
 from .naming import AAI_EXEC, AAI_SEARCH, ToolNameStyle
 from .rendered_guides import RenderedGuides
+from .resolve import close_names
 from .search import Asked, SearchAnswer, Searcher, TextsOf, answer_across, answer_in_app
 
 logger = logging.getLogger(__name__)
@@ -145,9 +145,7 @@ class Disclosure:
         if unknown:
             known = [t.name for t in app.tools]
             listed = unknown[:MAX_CLOSE_MATCHES_FOR]  # a client may send 50 names of a megabyte each
-            close = {
-                shortened(name): difflib.get_close_matches(name, known, n=3, cutoff=0.6) for name in listed
-            }
+            close = {shortened(name): close_names(name, known) for name in listed}
             raise UnknownOperationError(
                 app.id, [shortened(name) for name in listed], close, len(known), len(unknown) - len(listed)
             )

@@ -200,4 +200,12 @@ def resolve_tool(app: AppDescriptor, name: str) -> Tool:
         return matches[0]
     known = [t.name for t in app.tools]
     shown = shortened(name)  # a client may send a name of a megabyte
-    raise UnknownToolError(app.id, shown, known, difflib.get_close_matches(shown, known, n=3, cutoff=0.6))
+    raise UnknownToolError(app.id, shown, known, close_names(shown, known))
+
+
+def close_names(name: str, known: Sequence[str]) -> list[str]:
+    """Up to three names of `known` spelled like `name`: first those it names ignoring case
+    (several leave it unresolved: `getItem` and `GetItem`), then those spelled alike."""
+    folded = name.strip().casefold()
+    same = [k for k in known if k.casefold() == folded]
+    return list(dict.fromkeys([*same, *difflib.get_close_matches(name, known, n=3, cutoff=0.6)]))[:3]
