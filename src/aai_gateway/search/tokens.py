@@ -238,7 +238,7 @@ def _add_run(run: Run, out: Analyzed, chunk: _Chunk, stretch: list[str]) -> None
 
 
 _PLAIN_LATIN = re.compile(r"[^\W\d_]+(?: [^\W\d_]+)*")
-_LAST_LATIN = 0x024F  # the end of Latin Extended-B
+_LAST_LATIN = "\u024f"  # the end of Latin Extended-B
 
 
 def word_shape(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -248,14 +248,15 @@ def word_shape(text: str) -> tuple[list[str], list[str], list[str]]:
     capitalized (German nouns), and words of CJK characters only (one stretch of their runs,
     folded). Loading the lexicon is paid at a process's first search: this makes it ~11 % cheaper
     (instructions counted by callgrind: 2,258 M before, 2,002 M after)."""
+    parts = text.split(" ")
     if (
         len(text) <= MAX_FIELD_CHARACTERS  # what `clip_field` would cut
         and _PLAIN_LATIN.fullmatch(text)
-        and all(part.islower() or part.istitle() for part in text.split(" "))  # no camelCase
-        and all(ord(char) <= _LAST_LATIN for char in text)
+        and max(text) <= _LAST_LATIN  # one call in C, not a test per character (-2 % of a build)
+        and all(part.islower() or part.istitle() for part in parts)  # no camelCase
         and unicodedata.is_normalized("NFKC", text)  # `ǆ`, `ª`: the tokenizer rewrites them
     ):
-        surfaces = [fold_word(part) for part in text.split(" ")]
+        surfaces = [fold_word(part) for part in parts]
         return [stem(surface) for surface in surfaces], surfaces, []
     if len(text) <= MAX_FIELD_CHARACTERS and is_all_cjk(text) and unicodedata.is_normalized("NFKC", text):
         # every run joins the one before it (nothing between them): one stretch (`予約する`)
