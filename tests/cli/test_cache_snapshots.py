@@ -230,3 +230,29 @@ def test_cache_refresh_without_an_app_or_unread_says_how_to_ask(
     code, _, err = run(capsys, "cache", "refresh", *DISCOVERY, str(tmp_path))
 
     assert code == 2 and "aai-gateway cache refresh --unread" in err
+
+
+def test_cache_clear_of_a_file_it_cannot_remove_says_which_and_why_without_a_traceback(
+    capsys: pytest.CaptureFixture[str], cache: Path
+) -> None:
+    in_its_place = cache / "descriptor-cards.sqlite3"  # a folder where the cache file goes
+    in_its_place.mkdir(parents=True)
+    (in_its_place / "notes.txt").write_text("someone's")
+
+    code, out, err = run(capsys, "cache", "clear")
+
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"error: could not clear the cache in {cache}: {cache / 'descriptor-cards.sqlite3'} cannot be removed"
+    )
+
+
+def test_cache_clear_when_the_cache_folder_is_a_file_has_nothing_to_remove(
+    capsys: pytest.CaptureFixture[str], cache: Path
+) -> None:
+    cache.write_text("not a folder")
+
+    code, out, _ = run(capsys, "cache", "clear")
+
+    assert code == 0
+    assert out.startswith("removed 0 cached descriptors and 0 tool snapshots (everything)")

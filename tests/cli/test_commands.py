@@ -251,3 +251,26 @@ def test_validate_and_diff_read_a_descriptor_from_a_pipe(
     code, out, err = run(capsys, "diff", named, str(path))
     os.close(int(named.rsplit("/", 1)[1]))
     assert code == 0, err
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_scan_reads_each_descriptor_once_however_few_the_catalog_keeps_in_memory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, output: list[str]
+) -> None:
+    from aai_gateway.discovery import file_outcomes, loading
+
+    for number in range(6):
+        write_json(tmp_path / f"app{number}" / "aai.json", c_descriptor(f"dev.test.app{number}"))
+    monkeypatch.setattr(loading, "HELD_DESCRIPTORS", 2)  # as with thousands of apps: fewer held than listed
+    read: list[str] = []
+
+    def counted(path: str, *rest: Any) -> Any:
+        read.append(path)
+        return file_outcomes.read_file(path, *rest)
+
+    monkeypatch.setattr(loading, "read_file", counted)
+
+    code, out, _ = run(capsys, "scan", "--no-default-paths", "--path", str(tmp_path), *output)
+
+    assert code == 0 and "dev.test.app5" in out
+    assert len(read) == len(set(read)) <= 6

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SPY = """
 import gc, sys
 watched = sys.argv[1]
@@ -64,3 +66,45 @@ def test_serve_imports_the_server_with_the_collector_off(tmp_path: Path) -> None
     imported, collecting, _frozen = said.splitlines()[-1].rsplit(" ", 2)  # serve ends with its input
     assert imported == "[False]"
     assert collecting == "True"
+
+
+INTERRUPTED = """
+import os, signal, sys
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, whoever started pytest
+
+watched = sys.argv[1]
+
+class Interrupt:  # Ctrl-C while the module `watched` is being imported
+    def find_spec(self, name, path=None, target=None):
+        if name == watched:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["aai-gateway", "scan", "--no-default-paths"]
+from aai_gateway.cli.entry import main
+raise SystemExit(main())
+"""
+
+
+@pytest.mark.parametrize("importing", ["aai_gateway.cli.main", "aai_gateway.cli.scan"])
+def test_ctrl_c_while_a_command_starts_exits_with_130_and_no_traceback(
+    tmp_path: Path, importing: str
+) -> None:
+    environment = {
+        **os.environ,
+        "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"),
+        "AAI_GATEWAY_CONFIG": str(tmp_path / "config.toml"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, importing],
+        check=False,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")

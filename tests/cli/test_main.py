@@ -185,3 +185,24 @@ def test_a_usage_error_with_a_closed_standard_error_writes_nothing_on_standard_o
         check=False,
     )
     assert (done.returncode, done.stdout) == (1, "")
+
+
+@pytest.mark.parametrize(
+    ("where", "said"), [("missing/gateway.log", "its folder does not exist"), (".", "it is a folder")]
+)
+def test_a_log_file_that_cannot_be_opened_is_a_usage_error_saying_why_without_a_traceback(
+    tmp_path: Path, where: str, said: str
+) -> None:
+    environment = {**os.environ, "AAI_GATEWAY_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    log_file = tmp_path / where
+    done = subprocess.run(
+        [sys.executable, "-m", "aai_gateway", "scan", "--no-default-paths", "--log-file", str(log_file)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"error: --log-file {log_file}: {said}")
+    assert "Traceback" not in done.stderr

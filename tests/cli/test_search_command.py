@@ -304,3 +304,13 @@ def test_a_page_of_one_result_says_which_result_it_is(capsys: pytest.CaptureFixt
     _, out, _ = search(capsys, apps, "", "--app", "dev.test.mail", "--limit", "1", "--offset", "1")
 
     assert out.startswith("Operations of dev.test.mail that run here, in the descriptor's order (result 2):")
+
+
+def test_a_query_typed_without_quotes_is_searched_as_the_words_it_is_made_of(
+    capsys: pytest.CaptureFixture[str], apps: Path
+) -> None:
+    quoted = search(capsys, apps, "send an email")
+
+    unquoted = search(capsys, apps, "send", "an", "email")
+
+    assert unquoted == quoted and quoted[0] == 0

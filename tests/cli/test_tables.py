@@ -27,3 +27,13 @@ def test_the_rule_is_never_shorter_than_the_last_header() -> None:
     table = render_table(["IDENTIFIER", "DESCRIPTION"], [["a" * 70, "text"]], total_width=60)
 
     assert table.splitlines()[1].endswith("-" * len("DESCRIPTION"))
+
+
+def test_marks_drawn_on_the_letter_before_them_take_no_column_so_thai_and_hindi_names_line_up() -> None:
+    thai, hindi = "จัดการงานที่ต้องทำ", "हिंदी"  # 4 Thai marks and Devanagari's anusvara: class 0
+
+    table = render_table(["NAME", "NOTE"], [[thai, "x"], [hindi, "y"], ["todo", "z"]], total_width=80)
+
+    assert (display_width(thai), display_width(hindi)) == (14, 4)
+    _header, _rule, *rows = table.splitlines()
+    assert [display_width(row[:-1]) for row in rows] == [16, 16, 16]

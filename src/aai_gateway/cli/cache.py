@@ -19,6 +19,7 @@ from ..descriptor.quoting import listed
 from ..discovery.card_cache import CardCache
 from ..discovery.catalog import Catalog, CatalogEntry, ServerToolsState, snapshot_age
 from ..discovery.mcp_snapshots import Snapshot, SnapshotStore
+from ..discovery.scanner import describe_os_error
 from ..discovery.web_cache import CacheInfo, WebCache, default_cache_root
 from ..errors import AaiError, UsageError
 from .common import LOGGING_OPTIONS, add_discovery_options, heading, load_catalog, plural, print_json
@@ -221,13 +222,21 @@ def _clear(args: argparse.Namespace) -> int:
     web = WebCache(cache_root(args))
     store = snapshot_store(args)
     target: str | None = args.target
-    if target is None:
-        removed, forgotten = web.clear(), store.clear()
-        CardCache(cache_root(args), "").clear()
-    else:
-        taken = [s for s in store.list() if s.app_id == target]
-        forgotten = sum(store.forget(s) for s in taken)
-        removed = 0 if taken else web.clear(target)
+    try:
+        if target is None:
+            removed, forgotten = web.clear(), store.clear()
+            CardCache(cache_root(args), "").clear()
+        else:
+            taken = [s for s in store.list() if s.app_id == target]
+            forgotten = sum(store.forget(s) for s in taken)
+            removed = 0 if taken else web.clear(target)
+    except OSError as exc:  # a folder in a file's place, a folder not writable by this user, …
+        where = exc.filename or cache_root(args)
+        raise UsageError(
+            f"could not clear the cache in {cache_root(args)}: {where} cannot be removed "
+            f"({describe_os_error(exc)}); remove it yourself or make its folder writable by you, "
+            "then clear again"
+        ) from None
     what = target or "everything"
     also = "" if target else " and the descriptor cache (every descriptor file is read again)"
     print(

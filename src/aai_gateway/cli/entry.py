@@ -12,9 +12,12 @@ from __future__ import annotations
 
 
 def main() -> int:
-    from ..bulk import without_cyclic_gc
+    try:
+        from ..bulk import without_cyclic_gc
 
-    with without_cyclic_gc():
-        from .main import main as run_command
+        with without_cyclic_gc():
+            from .main import main as run_command
 
-    return run_command()
+        return run_command()
+    except KeyboardInterrupt:  # Ctrl-C before the command ran (imports, parsing): no traceback
+        return 130

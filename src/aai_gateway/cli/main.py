@@ -127,7 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Descriptor and cache text never reaches the terminal as control sequences (terminal.py);
         # serve's stdout is the MCP protocol and stays as it is.
         with visible_output(keep_stdout=args.handler is serve.run):
-            configure_logging(args.log_level, args.log_file)
+            try:
+                configure_logging(args.log_level, args.log_file)
+            except OSError as exc:  # --log-file names a folder, a file in a missing folder, …
+                print(f"error: --log-file {args.log_file}: {_unopenable(exc)}", file=sys.stderr)
+                return EXIT_USAGE
             return _run(args)
     except UnwritableOutputError as exc:  # the command's output, or argparse's (help, a usage error)
         _say_unwritable(exc)
@@ -153,6 +157,17 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     return code
+
+
+def _unopenable(exc: OSError) -> str:
+    """Why a file to write could not be opened, in the user's terms."""
+    if exc.errno == errno.ENOENT:
+        return "its folder does not exist"
+    if exc.errno == errno.EISDIR:
+        return "it is a folder: name a file in it"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return f"cannot be written ({exc.strerror or exc})"
 
 
 def _say_unwritable(exc: UnwritableOutputError) -> None:

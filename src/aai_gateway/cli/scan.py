@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -138,7 +139,11 @@ def unavailable_lines(entry: CatalogEntry, reason_of: ReasonOf) -> list[str]:
 
 
 def _by_id(catalog: Catalog) -> list[CatalogEntry]:
-    return sorted(catalog.entries, key=lambda e: e.descriptor.id)
+    """The apps by id, each holding its full descriptor, read once: the table, the reasons
+    below it and `--json` look at it many times, and the catalog keeps only the last few hundred
+    read (`HELD_DESCRIPTORS`), so with thousands of apps every look read the file again."""
+    entries = sorted(catalog.entries, key=lambda e: e.card.id)
+    return [e if e.held is not None else dataclasses.replace(e, held=e.descriptor) for e in entries]
 
 
 def render_catalog(

@@ -48,7 +48,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "lists them all, in order). --text prints the answer exactly as the agent reads it."
         ),
     )
-    parser.add_argument("query", metavar="QUERY", help="what to do, or a name (in any language)")
+    parser.add_argument(
+        "query",
+        nargs="+",
+        metavar="QUERY",
+        help="what to do, or a name (in any language); its words may be given with or without quotes",
+    )
     parser.add_argument(
         "--app", metavar="APP", help="only this app's operations (its id, name, alias or URL)"
     )
@@ -93,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from ..server.arguments import search_arguments
     from .runtime import build_gateway, build_watcher
 
+    args.query = " ".join(args.query)  # `search send an email`, unquoted, is one query
     if not args.query.strip() and args.app is None:
         raise UsageError(
             "QUERY is blank: say what you want to do or name an app; with --app APP, a blank query "

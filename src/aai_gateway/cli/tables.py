@@ -11,13 +11,27 @@ from .terminal import visible
 ELLIPSIS = "…"
 
 
+EMOJI_PRESENTATION = "\ufe0f"
+"""Variation selector 16: takes no column itself, but makes the symbol before it an emoji two
+columns wide (`❤️`); counting it as one column gives that width."""
+
+
 def display_width(text: str) -> int:
     width = 0
     for char in text:
-        if unicodedata.combining(char):
+        if _takes_no_column(char):
             continue
         width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
     return width
+
+
+def _takes_no_column(char: str) -> bool:
+    """Marks drawn on the character before them, whatever their combining class (Thai vowels
+    and tone marks, Devanagari's anusvara have class 0), format characters such as the zero
+    width joiner, and the Hangul vowels and finals that join the syllable before them."""
+    if unicodedata.combining(char) or 0x1160 <= ord(char) <= 0x11FF:
+        return True
+    return unicodedata.category(char) in ("Mn", "Me", "Cf") and char != EMOJI_PRESENTATION
 
 
 def truncate(text: str, width: int) -> str:

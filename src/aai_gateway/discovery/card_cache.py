@@ -217,7 +217,7 @@ class CardCache:
     def clear(self) -> None:
         self.close()
         for suffix in ("", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # nothing there
                 os.unlink(f"{self.path}{suffix}")
 
     def close(self) -> None:
