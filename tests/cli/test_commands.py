@@ -274,3 +274,19 @@ def test_scan_reads_each_descriptor_once_however_few_the_catalog_keeps_in_memory
 
     assert code == 0 and "dev.test.app5" in out
     assert len(read) == len(set(read)) <= 6
+
+
+@pytest.mark.parametrize("notice_from", [3, 4])
+def test_scan_says_how_many_descriptor_files_it_reads_when_they_are_many(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notice_from: int
+) -> None:
+    from aai_gateway.cli import common
+
+    for number in range(3):
+        write_json(tmp_path / f"app{number}" / "aai.json", c_descriptor(f"dev.test.app{number}"))
+    monkeypatch.setattr(common, "READING_NOTICE_FROM", notice_from)
+
+    code, _, err = run(capsys, "scan", "--no-default-paths", "--path", str(tmp_path))
+
+    assert code == 0
+    assert ("Reading 3 descriptor files…" in err) is (notice_from == 3)

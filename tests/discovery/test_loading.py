@@ -147,3 +147,20 @@ def test_a_descriptor_whose_file_name_is_not_utf8_loads_and_the_cache_still_work
     catalog, loads = start(apps, tmp_path / "cache")
     assert "dev.test.odd" in {e.card.id for e in catalog.entries}
     assert (loads.last_counts.checked, loads.last_counts.cached) == (1, 5)  # it alone is read again
+
+
+def test_a_build_tells_how_many_files_it_is_about_to_read_and_not_those_the_cache_holds(
+    apps: Path, tmp_path: Path
+) -> None:
+    told: list[int] = []
+
+    def start_telling(cache: Path) -> None:
+        loads = FileLoads("linux", CardCache(cache, "linux", "build-1"), on_reading=told.append)
+        build_catalog(sources(apps), "linux", loads)
+
+    start_telling(tmp_path / "cache")
+    write_app(apps, "dev.test.app5")
+    start_telling(tmp_path / "cache")
+    start_telling(tmp_path / "cache")
+
+    assert told == [5, 1]  # the third start reads nothing, and says nothing

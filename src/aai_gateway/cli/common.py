@@ -28,6 +28,7 @@ from ..discovery import (
     discovery_sources,
     paths_from_env,
 )
+from ..discovery.loading import FileLoads
 from ..discovery.mcp_snapshots import SnapshotStore
 from .terminal import visible
 
@@ -130,7 +131,19 @@ def chosen_sources(args: argparse.Namespace) -> tuple[list[SourceSpec], Platform
 def load_catalog(args: argparse.Namespace, snapshots: SnapshotStore | None = None) -> Catalog:
     """`snapshots`: where the tools of MCP servers are kept (without it, apps that leave their
     tools to their server show none)."""
-    return build_catalog(*chosen_sources(args), snapshots=snapshots)
+    sources, platform = chosen_sources(args)
+    return build_catalog(sources, platform, FileLoads(platform, on_reading=reading_notice), snapshots)
+
+
+READING_NOTICE_FROM = 500
+"""Descriptor files to read from which a command says so first: ~0.3 s of reading and more."""
+
+
+def reading_notice(count: int) -> None:
+    """A line on stderr before a build reads many descriptor files (a first start over thousands
+    takes seconds; later ones take unchanged files from the descriptor cache)."""
+    if count >= READING_NOTICE_FROM:
+        print(f"Reading {count:,} descriptor files…", file=sys.stderr, flush=True)
 
 
 def logging_options() -> argparse.ArgumentParser:

@@ -38,7 +38,7 @@ from ..executors.base import ExecutorSettings
 from ..executors.defaults import default_registry
 from ..service import Gateway
 from .cache import cache_root, snapshot_store
-from .common import chosen_platform, chosen_sources, user_locale
+from .common import chosen_platform, chosen_sources, reading_notice, user_locale
 
 ENV_ALLOW_PRIVATE_WEB = "AAI_GATEWAY_ALLOW_PRIVATE_WEB"
 ENV_CA_FILE = "AAI_GATEWAY_CA_FILE"
@@ -51,7 +51,8 @@ def build_watcher(args: argparse.Namespace) -> CatalogWatcher:
     """The catalog and its watcher, with the descriptor cache of the cache directory: a command
     or a server start reads and checks only the descriptor files that changed since the last."""
     sources, platform = chosen_sources(args)
-    return CatalogWatcher(sources, platform, snapshot_store(args), CardCache(cache_root(args), platform))
+    cache = CardCache(cache_root(args), platform)
+    return CatalogWatcher(sources, platform, snapshot_store(args), cache, on_reading=reading_notice)
 
 
 @cache

@@ -19,7 +19,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..descriptor import AppDescriptor, Platform, host_platform
@@ -97,10 +97,14 @@ class FileLoads:
         cache: CardCache | None = None,
         *,
         parallel_from: int = PARALLEL_FROM,
+        on_reading: Callable[[int], None] | None = None,
     ) -> None:
         self.host = host
         self.cache = cache
         self.parallel_from = parallel_from  # files to read from which worker processes help
+        self.on_reading = on_reading
+        """Told, once a build's walk is done, how many files it is about to read and check (when
+        there are any): a command that may take seconds says so (`cli/common.reading_notice`)."""
         self._lock = threading.Lock()
         self._loads: dict[str, FileLoad] = {}
         self._stored: dict[str, StoredOutcome] | None = None
@@ -199,6 +203,8 @@ class FileLoads:
                     wanted.append((path, bundled))
                     stamps[path] = stamp
                     can_start = can_start and self._start_workers(workers, len(wanted))
+            if wanted and self.on_reading is not None:
+                self.on_reading(len(wanted))
             if workers:
                 self._read_on_every_core(build, wanted, stamps, workers)
         except BaseException:

@@ -10,7 +10,7 @@ running gateway like an edited descriptor.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..descriptor import Platform
@@ -55,11 +55,13 @@ class CatalogWatcher:
         host: Platform | None = None,
         snapshots: SnapshotStore | None = None,
         cache: CardCache | None = None,
+        on_reading: Callable[[int], None] | None = None,
     ) -> None:
+        """`on_reading`: told how many files a build is about to read (`FileLoads.on_reading`)."""
         self.sources = list(sources)
         self.host = host
         self.snapshots = snapshots
-        self.loads = FileLoads(host, cache)
+        self.loads = FileLoads(host, cache, on_reading=on_reading)
         taken = snapshots.file_keys() if snapshots is not None else frozenset()
         self.catalog = build_catalog(self.sources, host, self.loads, snapshots)
         self._mark = Fingerprint(self.catalog.marks, taken)  # the build walked the sources already
