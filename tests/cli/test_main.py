@@ -206,3 +206,12 @@ def test_a_log_file_that_cannot_be_opened_is_a_usage_error_saying_why_without_a_
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith(f"error: --log-file {log_file}: {said}")
     assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_log_level_is_a_usage_error_naming_the_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["scan", "--no-default-paths", "--log-level", "LOUD"])
+
+    assert exited.value.code == 2
+    assert "'LOUD' is not a log level: use DEBUG, INFO, WARNING, ERROR" in capsys.readouterr().err
+    assert main(["scan", "--no-default-paths", "--log-level", "info"]) == 0

@@ -149,11 +149,22 @@ def reading_notice(count: int) -> None:
 def logging_options() -> argparse.ArgumentParser:
     """Options every command accepts (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default) or ERROR")
+    parent.add_argument(
+        "--log-level", default="WARNING", type=_log_level, help="DEBUG, INFO, WARNING (default) or ERROR"
+    )
     parent.add_argument(
         "--log-file", default=None, help="also write logs to this file (they always go to stderr)"
     )
     return parent
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _log_level(value: str) -> str:
+    if value.upper() not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a log level: use {listed(LOG_LEVELS)}")
+    return value.upper()
 
 
 LOGGING_OPTIONS = logging_options()
