@@ -8,6 +8,7 @@ import logging
 import multiprocessing
 import os
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from aai_gateway.discovery import build_catalog
-from aai_gateway.discovery.card_cache import DATABASE, SNAPSHOTS_KEPT, CardCache
+from aai_gateway.discovery.card_cache import DATABASE, SNAPSHOTS_KEPT, CardCache, is_racy
 from aai_gateway.discovery.loading import FileLoads
 from aai_gateway.errors import AppChangedError
 from tests.builders import c_descriptor, write_json
@@ -292,3 +293,77 @@ def test_a_cache_of_this_format_with_other_tables_is_made_anew(
     assert "is damaged (no such column" in caplog.text
     assert (loads.last_counts.checked, loads.last_counts.cached) == (0, 5)
     assert len(third.entries) == 5
+
+
+def test_a_lock_another_process_keeps_costs_a_rescan_one_wait_not_one_per_changed_file(
+    apps: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("aai_gateway.discovery.card_cache._LOCK_WAIT_SECONDS", 0.25)
+    loads = FileLoads("linux", CardCache(tmp_path / "cache", "linux", "build-1"))
+    build_catalog(sources(apps), "linux", loads)
+    for number in range(5, 25):
+        write_app(apps, f"dev.test.app{number}")
+    holder = sqlite3.connect(tmp_path / "cache" / DATABASE, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # a sqlite3 shell, a stuck process: it keeps the lock
+    try:
+        started = time.monotonic()
+        with caplog.at_level(logging.INFO):
+            catalog = build_catalog(sources(apps), "linux", loads)
+        waited = time.monotonic() - started
+    finally:
+        holder.rollback()
+        holder.close()
+    assert len(catalog.entries) == 25
+    assert waited < 2.5  # was ~0.25 s per query: two per changed file, and the writes (~11 s)
+    assert caplog.text.count("is busy") == 1
+    for number in range(25, 27):
+        write_app(apps, f"dev.test.app{number}")
+    build_catalog(sources(apps), "linux", loads)  # the lock is gone: the cache is used again
+    rows = CardCache(tmp_path / "cache", "linux", "build-1").outcomes()
+    assert str(apps / "dev.test.app26" / "aai.json") in rows
+
+
+def stat_of(path: Path, *, mtime_ns: int, ctime_ns: int) -> os.stat_result:
+    return os.stat_result(tuple(os.stat(path))[:10], {"st_mtime_ns": mtime_ns, "st_ctime_ns": ctime_ns})
+
+
+def test_a_file_whose_times_were_set_back_just_now_on_a_file_system_of_whole_seconds_is_in_doubt(
+    apps: Path,
+) -> None:
+    # `cp -p` or `rsync -t` into the file twice within one second, at one size: on a file system
+    # keeping whole seconds, inode, size and both times stay as they were after the first copy
+    now = time.time_ns()
+    second = now - now % 1_000_000_000
+    old = int(HOUR_AGO * 1_000_000_000) // 1_000_000_000 * 1_000_000_000
+    path = apps / "dev.test.app0" / "aai.json"
+    assert is_racy(stat_of(path, mtime_ns=old, ctime_ns=second), now)
+    assert not is_racy(stat_of(path, mtime_ns=old, ctime_ns=second - 3_000_000_000), now)
+    # a file system keeping nanoseconds tells two copies apart by their change times
+    assert not is_racy(stat_of(path, mtime_ns=old, ctime_ns=now - 1), now)
+
+
+def test_a_file_where_the_cache_folder_should_be_is_named_with_what_to_do_and_every_app_loads(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "cache").write_text("not a folder", encoding="utf-8")
+    for folder in (tmp_path / "cache", tmp_path / "cache" / "inside"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            catalog, _ = start(apps, folder)
+        assert len(catalog.entries) == 5
+        assert f"{tmp_path / 'cache'} is a file where the cache folder {folder} needs a folder" in caplog.text
+        CardCache(folder, "linux").clear()  # what `aai-gateway cache clear` does: no traceback
+
+
+def test_a_shared_folder_such_as_tmp_given_as_the_cache_is_left_as_it_is_and_not_used(
+    apps: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)  # noqa: S103 (what /tmp is)
+    with caplog.at_level(logging.WARNING):
+        catalog, loads = start(apps, shared)
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o1777
+    assert len(catalog.entries) == 5 and loads.last_counts.checked == 5
+    assert "shared with other users (such as /tmp): choose one of your own" in caplog.text
+    assert not (shared / DATABASE).exists()

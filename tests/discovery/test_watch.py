@@ -3,14 +3,17 @@ rebuild failed."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from aai_gateway.discovery import catalog as catalog_module
-from aai_gateway.discovery import watch
+from aai_gateway.discovery import loading, watch
 from aai_gateway.discovery.sources import Pattern, SourceSpec
 from aai_gateway.discovery.watch import CatalogWatcher
+from aai_gateway.errors import AppChangedError
 from tests.builders import c_descriptor, write_json
 
 
@@ -46,3 +49,33 @@ def test_a_change_whose_rebuild_failed_is_rebuilt_by_the_next_poll(
 
     catalog = watcher.poll()
     assert catalog is not None and catalog.get("dev.test.new") is not None
+
+
+def whole_seconds(info: os.stat_result) -> str:
+    """`file_stamp` on a file system that keeps whole seconds (HFS+, FAT, ext4 with small inodes,
+    some network file systems): two saves within one second, at one size, have one stamp."""
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns // 10**9}"
+
+
+def test_a_file_saved_again_within_its_time_stamp_is_read_again_and_never_runs_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for module in (catalog_module, watch, loading):
+        monkeypatch.setattr(module, "file_stamp", whole_seconds)
+    path, now = tmp_path / "app.json", time.time_ns()
+
+    def save(app_id: str) -> None:  # an editor saving twice within one second
+        write_json(path, c_descriptor(app_id, type="http", baseUrl="http://127.0.0.1:9"))
+        os.utime(path, ns=(now, now))
+
+    watcher = CatalogWatcher(sources(tmp_path), "linux")
+    save("dev.test.aaa")
+    first = watcher.poll()
+    assert first is not None and first.entries[0].descriptor.id == "dev.test.aaa"
+
+    save("dev.test.bbb")
+    with pytest.raises(AppChangedError):  # what runs is what the file holds now
+        _ = first.entries[0].descriptor
+    catalog = watcher.poll()  # the notice of the second save: the stamps are as they were
+    assert catalog is not None and [entry.card.id for entry in catalog.entries] == ["dev.test.bbb"]
+    assert catalog.entries[0].descriptor.id == "dev.test.bbb"

@@ -19,6 +19,7 @@ class FakeDirs:
             self.folders |= {folder, *folder.parents}
         self.unreadable = set(map(Path, unreadable))
         self.links: dict[str, str] = {}  # descriptor links: where each leads
+        self.folder_links: dict[str, str] = {}  # links to folders, there or not: where each leads
 
     def watchable(self, path: Path) -> bool:
         return path in self.folders and path not in self.unreadable
@@ -33,6 +34,17 @@ class FakeDirs:
 
     def linked_files(self, directory: Path, interests: frozenset[str]) -> list[Path]:
         return [Path(target) for link, target in self.links.items() if Path(link).parent == directory]
+
+    def linked_dirs(self, directory: Path) -> dict[str, Path]:
+        return {
+            Path(link).name: Path(to)
+            for link, to in self.folder_links.items()
+            if Path(link).parent == directory
+        }
+
+    def link_target(self, path: Path) -> Path | None:
+        target = self.folder_links.get(str(path))
+        return None if target is None else Path(target)
 
 
 def watched(
@@ -240,3 +252,34 @@ def test_a_link_among_app_folders_that_no_descriptor_could_be_is_not_followed(tm
     found = watched_dirs([SourceSpec("a", tmp_path / "apps", Pattern.APP_DIRS)], None, OsDirs())
 
     assert tmp_path / "elsewhere" not in found.dirs
+
+
+def test_a_linked_app_folder_or_root_is_watched_on_the_way_to_where_it_leads_there_or_not() -> None:
+    # `ln -s ~/src/tool/aai ~/.aai/tool`, then the checkout cloned again: its folder goes and comes
+    fs = FakeDirs(["/w/apps/one", "/w/src", "/w/dotfiles/aai"])
+    fs.folder_links = {
+        "/w/apps/mine": "/w/src/tool/aai",
+        "/w/apps/.hidden": "/w/elsewhere",
+        "/w/root": "/w/dotfiles/aai",
+    }
+
+    apps, root = watched(Pattern.APP_DIRS, "/w/apps", fs), watched(Pattern.APP_DIRS, "/w/root", fs)
+
+    assert apps["/w/src"] == {"tool"} and "elsewhere" not in apps["/w"]
+    assert root["/w/dotfiles"] == {"aai"}
+
+
+def test_on_a_real_file_system_a_link_to_a_removed_app_folder_is_watched_from_the_way_there(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src" / "tool" / "aai").mkdir(parents=True)
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "tool").symlink_to(tmp_path / "src" / "tool" / "aai")
+    spec = SourceSpec("a", tmp_path / "apps", Pattern.APP_DIRS)
+    (tmp_path / "src" / "tool" / "aai").rmdir()
+    (tmp_path / "src" / "tool").rmdir()
+
+    found = watched_dirs([spec], None, OsDirs())
+
+    assert found.dirs[tmp_path / "src"] == {"tool"}
+    assert found.relevant(str(tmp_path / "src" / "tool"))

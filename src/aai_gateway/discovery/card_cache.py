@@ -48,6 +48,7 @@ FORMAT: Final = 5  # of the tables: a change makes every row of an older format 
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""
+_SECOND: Final = 1_000_000_000
 _LOCK_WAIT_SECONDS: Final = 2.0
 SNAPSHOTS_KEPT: Final = 8  # the most recently stored; a start over other sources makes its own
 _CHUNK: Final = 500  # paths per query (SQLite's limit on parameters is 999 on old builds)
@@ -82,7 +83,14 @@ def file_stamp(info: os.stat_result) -> str:
 
 
 def is_racy(info: os.stat_result, now_ns: int) -> bool:
-    return now_ns - info.st_mtime_ns < RACY_NANOSECONDS
+    """Whether the file may still change without its stamp changing: it was modified less than
+    `RACY_NANOSECONDS` ago, or, on a file system keeping whole seconds (its change time is one:
+    HFS+, FAT, ext4 with small inodes, some network file systems), its times were set back that
+    recently (`cp -p`, `rsync -t`, `tar x`, `touch -r`): a second such copy within the second, at
+    the same size, would leave inode, size and both times as they were."""
+    if now_ns - info.st_mtime_ns < RACY_NANOSECONDS:
+        return True
+    return info.st_ctime_ns % _SECOND == 0 and now_ns - info.st_ctime_ns < RACY_NANOSECONDS
 
 
 def build_stamp() -> str:
@@ -108,6 +116,7 @@ class CardCache:
         self._connection: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self.usable = True
+        self._busy = False  # another process kept its lock past our wait: until it is free, no waiting
 
     # ----------------------------------------------------------------- reading
 
@@ -217,7 +226,7 @@ class CardCache:
     def clear(self) -> None:
         self.close()
         for suffix in ("", "-journal"):
-            with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # nothing there
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # no folder: no file
                 os.unlink(f"{self.path}{suffix}")
 
     def close(self) -> None:
@@ -225,6 +234,7 @@ class CardCache:
             with contextlib.suppress(sqlite3.Error):
                 self._connection.close()
             self._connection = None
+        self._busy = False  # a new connection waits as usual
 
     # ----------------------------------------------------------------- the database
 
@@ -250,6 +260,8 @@ class CardCache:
             return
         try:
             yield connection
+            if self._busy:  # the lock is free again: wait for the next one as usual
+                self._wait_for_locks(connection, seconds=_LOCK_WAIT_SECONDS)
         except UnicodeEncodeError:  # a path that is not UTF-8 (`file_outcomes.storable`): not kept
             logger.debug(
                 "descriptor cache: a path that is not UTF-8 is not %s",
@@ -257,11 +269,18 @@ class CardCache:
             )
         except sqlite3.DatabaseError as exc:
             if _is_locked(exc):
-                logger.info(
-                    "descriptor cache %s is busy (another process is writing it); not %s this time",
-                    self.path,
-                    "read" if doing == "read" else "written",
-                )
+                # A lock kept this long is held by someone (a sqlite3 shell, a stuck process) who
+                # may keep it: each query waiting for it again would cost a rescan two waits per
+                # changed file. Until a query gets through, none waits.
+                if not self._busy:
+                    logger.info(
+                        "descriptor cache %s is busy (another process has held it for %g s); it is "
+                        "neither read nor written until it is free",
+                        self.path,
+                        _LOCK_WAIT_SECONDS,
+                    )
+                    self._busy = True
+                    self._wait_for_locks(connection, seconds=0)
                 return
             if not _is_damage(exc):
                 # a full disk, a folder that cannot be written: what the database holds is sound
@@ -274,6 +293,14 @@ class CardCache:
                 self._stop_using(error, doing)
                 return
             self._connection = self._open_or_none(fresh=True)
+
+    def _wait_for_locks(self, connection: sqlite3.Connection, *, seconds: float) -> None:
+        """How long a query waits for another process's lock (SQLite's busy timeout)."""
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        except sqlite3.Error:  # the connection is going anyway: the next one starts waiting again
+            return
+        self._busy = seconds == 0
 
     def _stop_using(self, exc: Exception, doing: str) -> None:
         logger.warning(
@@ -309,10 +336,19 @@ class CardCache:
                 "itself. %s",
                 self.path,
                 exc,
-                "Another process holds it" if _is_locked(exc) else _FIX,
+                "Another process holds it" if _is_locked(exc) else self._fix_for(exc),
             )
             self.usable = False
             return None
+
+    def _fix_for(self, exc: Exception) -> str:
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):  # `private_directory` met a file
+            in_the_way = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
+            return (
+                f"{in_the_way} is a file where the cache folder {self.path.parent} needs a folder: move "
+                "it away, or choose another cache folder (AAI_GATEWAY_CACHE_DIR)"
+            )
+        return _FIX
 
     def _open(self) -> sqlite3.Connection:
         private_directory(self.path.parent)

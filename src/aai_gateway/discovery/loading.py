@@ -270,7 +270,7 @@ class FileLoads:
     def _keep(self, build: LoadBuild, ahead: ReadAhead, *, racy: bool) -> FileLoad:
         """A file's outcome read now: its app held, its texts kept, its row for the card cache."""
         outcome, path = ahead.load, ahead.load.path
-        if ahead.app is not None:
+        if ahead.app is not None and not racy:  # one that may change within its stamp is read again
             self._hold(path, outcome.stamp, ahead.app)
         if self.cache is None:
             texts = ahead.texts if ahead.row is None else ahead.row.texts
@@ -341,9 +341,10 @@ class FileLoads:
         the file no longer holds that app (the catalog catches up at its next rescan)."""
         path = card.location
         try:
-            stamp = file_stamp(os.stat(path))
+            info = os.stat(path)
         except OSError as exc:
             raise AppChangedError(card.id, path, f"cannot be read ({describe_os_error(exc)})") from None
+        stamp, racy = file_stamp(info), is_racy(info, time.time_ns())  # racy: as of before reading
         with self._lock:
             held = self._held.get(path)
             if held is not None and held[0] == stamp:
@@ -357,7 +358,8 @@ class FileLoads:
             raise AppChangedError(card.id, path, "is no longer a valid descriptor")
         if app.id != card.id:
             raise AppChangedError(card.id, path, f"now describes the app {app.id!r}")
-        self._hold(path, stamp, app)
+        if not racy:  # it may still change within its stamp: read again next time
+            self._hold(path, stamp, app)
         return app
 
     def _hold(self, path: str, stamp: str, app: AppDescriptor) -> None:
@@ -391,6 +393,14 @@ class FileLoads:
                     continue
             found[path] = kept
         return found
+
+    @property
+    def racy(self) -> bool:
+        """Whether an outcome was read while its file may still change within the same stamp (on
+        a file system keeping whole seconds, a second save within the second, at the same size,
+        leaves the stamp as it was): a rescan then reads it again even if no stamp changed."""
+        with self._lock:
+            return bool(self._racy)
 
     @property
     def platform(self) -> Platform:

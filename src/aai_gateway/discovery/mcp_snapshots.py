@@ -24,6 +24,7 @@ file must not stop discovery. The tools inside are held to the descriptor rules 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -307,10 +308,19 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes | None:
 
 
 def private_directory(root: Path) -> None:
-    """Make `root` (and its parents) if needed; one of ours others could enter is closed to them."""
+    """Make `root` (and its parents) if needed; one of ours others could enter is closed to them.
+    A folder shared with others (sticky, such as /tmp, or another user's that others may write
+    in) is left as it is and refused (PermissionError): closing /tmp would break every other
+    user's programs, and what is kept there, others could plant or replace."""
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = os.stat(root)
-    if os.name == "posix" and info.st_mode & 0o077 and info.st_uid == os.getuid():
+    if os.name != "posix" or not info.st_mode & 0o077:
+        return
+    if info.st_mode & stat.S_ISVTX or (info.st_uid != os.getuid() and info.st_mode & 0o022):
+        raise PermissionError(
+            errno.EACCES, "a folder shared with other users (such as /tmp): choose one of your own", str(root)
+        )
+    if info.st_uid == os.getuid():
         os.chmod(root, 0o700)
 
 

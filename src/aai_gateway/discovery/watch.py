@@ -67,10 +67,16 @@ class CatalogWatcher:
         self._mark = Fingerprint(self.catalog.marks, taken)  # the build walked the sources already
 
     def poll(self) -> Catalog | None:
-        """A new catalog when anything changed on disk since the last poll, else None."""
+        """A new catalog when anything changed on disk since the last poll, else None. Files read
+        while they could still change without their stamp changing (`FileLoads.racy`) are read
+        again even when no stamp changed."""
         mark = fingerprint(self.sources, self.snapshots)
-        if mark == self._mark:
+        same_files = mark == self._mark
+        if same_files and not self.loads.racy:
             return None
-        self.catalog = build_catalog(self.sources, self.host, self.loads, self.snapshots)
+        catalog = build_catalog(self.sources, self.host, self.loads, self.snapshots)
         self._mark = mark  # only now: a build that raised is tried again by the next poll
-        return self.catalog
+        if same_files and (catalog.entries, catalog.skipped) == (self.catalog.entries, self.catalog.skipped):
+            return None  # those files had not changed after all
+        self.catalog = catalog
+        return catalog

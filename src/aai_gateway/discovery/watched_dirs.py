@@ -16,7 +16,9 @@ whole tree: `/opt` with `DIR/*/aai.json` is `/opt` and each `/opt/<app>`, not ev
 
 A descriptor file that is a symlink is also watched where it leads (its target's folder, for its
 name): an editor that saves the target by renaming a new file over it changes nothing the link's
-own folder sees. (A hard link is one file with two names; it is watched under the name the
+own folder sees. An app folder or a root that is a symlink is also watched on the way to where
+it leads: its watch is of the folder it leads to, and once that is removed (a checkout cloned
+again) only that sees it made again. (A hard link is one file with two names; it is watched under the name the
 sources give it, and a change made under its other name is seen with the next other change.)
 
 Every root is also watched from the nearest existing folder above it, for the next name on the
@@ -66,6 +68,13 @@ class DirLister(Protocol):
         `*`: any entry, which is what a folder of app folders holds) lead, resolved, unless to a
         directory: a file, or a name that does not exist (yet)."""
 
+    def linked_dirs(self, directory: Path) -> dict[str, Path]:
+        """Where the symlinks among the entries of `directory` lead, by name, resolved, unless to
+        a file: a directory, or a name that does not exist (yet)."""
+
+    def link_target(self, path: Path) -> Path | None:
+        """Where `path` leads when it is a symlink (resolved, whether that exists or not)."""
+
 
 class OsDirs:
     """The real file system."""
@@ -104,6 +113,19 @@ class OsDirs:
                 return sorted(entry.name for entry in listing if _is_dir(entry))
         except OSError:
             return []
+
+    def linked_dirs(self, directory: Path) -> dict[str, Path]:
+        try:
+            with os.scandir(directory) as listing:
+                links = {entry.name: entry.path for entry in listing if entry.is_symlink()}
+        except OSError:
+            return {}
+        return {
+            name: Path(os.path.realpath(link)) for name, link in links.items() if not os.path.isfile(link)
+        }
+
+    def link_target(self, path: Path) -> Path | None:
+        return Path(os.path.realpath(path)) if os.path.islink(path) else None
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
@@ -153,6 +175,7 @@ def watched_dirs(sources: Sequence[SourceSpec], snapshot_root: Path | None, list
     plan = _Plan(lister)
     for spec in sources:
         root = Path(os.path.abspath(spec.root))
+        plan.link(root)
         if spec.pattern == Pattern.FILES:
             plan.reach(root, JSON_FILES)
         elif spec.pattern in (Pattern.APP_DIRS, Pattern.FILES_AND_APP_DIRS):
@@ -209,13 +232,24 @@ class _Plan:
                 return
             child = parent
 
+    def link(self, path: Path) -> None:
+        """A root or an app folder that is a symlink: the way to where it leads is watched too. The
+        watch of the link is of the folder it leads to: once that folder is removed (a checkout
+        cloned again), only this sees it made again."""
+        target = self.lister.link_target(path)
+        if target is not None:
+            self.reach(target.parent, target.name)
+
     def app_dirs(self, root: Path) -> None:
+        # the scanner's rule (`scanner._app_dirs`): hidden entries and `*.json` are no app folders
         for name in self.lister.subdirs(root):
-            # the scanner's rule (`scanner._app_dirs`): hidden entries and `*.json` are no app folders
             if not name.startswith(".") and not name.endswith(".json"):
                 folder = root / name
                 if self.lister.watchable(folder):
                     self.add(folder, DESCRIPTOR)
+        for name, target in self.lister.linked_dirs(root).items():
+            if not name.startswith(".") and not name.endswith(".json"):
+                self.reach(target.parent, target.name)
 
     def bundle(self, bundle: Path) -> None:
         self.reach(bundle / "Contents" / "Resources", DESCRIPTOR, inside=bundle)
