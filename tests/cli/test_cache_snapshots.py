@@ -12,6 +12,7 @@ import pytest
 
 from aai_gateway.cli.main import main
 from aai_gateway.descriptor.mcp_wire import MAX_TOOLS
+from aai_gateway.discovery.card_cache import DATABASE
 from aai_gateway.discovery.catalog import CatalogEntry, load_file
 from aai_gateway.discovery.mcp_snapshots import ServerInfo, Snapshot, SnapshotStore
 from aai_gateway.discovery.web_cache import WebCache
@@ -235,7 +236,7 @@ def test_cache_refresh_without_an_app_or_unread_says_how_to_ask(
 def test_cache_clear_of_a_file_it_cannot_remove_says_which_and_why_without_a_traceback(
     capsys: pytest.CaptureFixture[str], cache: Path
 ) -> None:
-    in_its_place = cache / "descriptor-cards.sqlite3"  # a folder where the cache file goes
+    in_its_place = cache / DATABASE  # a folder where the cache file goes
     in_its_place.mkdir(parents=True)
     (in_its_place / "notes.txt").write_text("someone's")
 
@@ -243,7 +244,7 @@ def test_cache_clear_of_a_file_it_cannot_remove_says_which_and_why_without_a_tra
 
     assert (code, out) == (2, "")
     assert err.startswith(
-        f"error: could not clear the cache in {cache}: {cache / 'descriptor-cards.sqlite3'} cannot be removed"
+        f"error: could not clear the cache in {cache}: {cache / DATABASE} cannot be removed"
     )
 
 

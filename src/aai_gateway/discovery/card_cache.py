@@ -1,10 +1,10 @@
 """What loading each descriptor file gave, kept between runs, so a start parses and checks only
 the files that changed (docs/architecture.md, "The descriptor cache").
 
-One SQLite database, `<cache dir>/descriptor-cards.sqlite3`, one row per file: the file's
-identity when it was loaded (`stamp`: inode, size, and modification and change times in
-nanoseconds), the host platform it was loaded for, whether it is bundled, the gateway's build
-(`build_stamp`), and the outcome: the app's card and warnings, or why the file was skipped. The
+One SQLite database per format of its tables, `<cache dir>/descriptor-cards-<FORMAT>.sqlite3`,
+one row per file, gateway build (`build_stamp`) and host platform: the file's identity when it
+was loaded (`stamp`: inode, size, and modification and change times in nanoseconds), whether it
+is bundled, and the outcome: the app's card and warnings, or why the file was skipped. The
 texts search indexes are a column of their own, read only when an index is built.
 
 Beside the rows, one *snapshot* per set of sources (`snapshot`, `store_snapshot`): every
@@ -12,8 +12,10 @@ outcome of the last catalog build over them, in one document a start reads at on
 ten thousand rows. It is checked by its digest as a whole (a snapshot that does not match it
 is ignored), and each file's stamp is still compared with the file's before its outcome is used.
 
-A row is used only when every part of its key equals the file's now; anything else (another
-build, an edited, replaced or touched file, another host) is loaded again and the row replaced.
+A row is used only when every part of its key equals the file's now; anything else (an edited,
+replaced or touched file) is loaded again and the row replaced. Two builds or hosts sharing the
+cache (two installs of the gateway, `--platform`) keep rows and snapshots of their own; those of
+a build that has written nothing for `UNUSED_BUILD_DAYS` are dropped by the next that writes.
 A row whose record does not read back as what this module writes counts as absent. A database
 that SQLite cannot read is deleted and made anew, and a cache that cannot be used at all (a
 folder that is not ours, a read-only disk, a lock held too long) costs speed, never an app:
@@ -43,8 +45,11 @@ from .mcp_snapshots import private_directory
 
 logger = logging.getLogger(__name__)
 
-DATABASE: Final = "descriptor-cards.sqlite3"
-FORMAT: Final = 5  # of the tables: a change makes every row of an older format unused
+FORMAT: Final = 6  # of the tables: a gateway of another format uses a database of its own
+DATABASE: Final = f"descriptor-cards-{FORMAT}.sqlite3"
+DATABASE_NAMES: Final = ("descriptor-cards.sqlite3", "descriptor-cards-*.sqlite3")
+"""What the databases of every format are called (before format 6: no number), for `clear`."""
+UNUSED_BUILD_DAYS: Final = 30
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""
@@ -117,6 +122,7 @@ class CardCache:
         self._lock = threading.Lock()
         self.usable = True
         self._busy = False  # another process kept its lock past our wait: until it is free, no waiting
+        self._use_noted = False  # this process's first write notes its build's use
 
     # ----------------------------------------------------------------- reading
 
@@ -180,14 +186,15 @@ class CardCache:
 
     def store_snapshot(self, key: str, body: str) -> None:
         """Store the snapshot of `key`, and drop all but the `SNAPSHOTS_KEPT` most recent."""
+        self._note_use()
         self._change(
             "INSERT OR REPLACE INTO snapshots (key, host, build, digest, body, stored_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(key, self.host, self.build, _digest(body), body, time.time())],
         )
         self._change(
-            "DELETE FROM snapshots WHERE key NOT IN "
-            "(SELECT key FROM snapshots ORDER BY stored_at DESC, rowid DESC LIMIT ?)",
+            "DELETE FROM snapshots WHERE rowid NOT IN "
+            "(SELECT rowid FROM snapshots ORDER BY stored_at DESC, rowid DESC LIMIT ?)",
             [(SNAPSHOTS_KEPT,)],
         )
 
@@ -210,12 +217,33 @@ class CardCache:
             for o in outcomes
         ]
         if rows:
+            self._note_use()
             self._change(
                 "INSERT OR REPLACE INTO outcomes "
                 "(path, stamp, bundled, host, build, card, reason, problems, texts) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
+
+    def _note_use(self) -> None:
+        """This build and host wrote now (once per process): rows and snapshots of builds that have
+        written nothing for `UNUSED_BUILD_DAYS` (an install removed or upgraded since) go."""
+        if self._use_noted:
+            return
+        self._use_noted = True
+        now = time.time()
+        self._change(
+            "INSERT OR REPLACE INTO builds (host, build, used_at) VALUES (?, ?, ?)",
+            [(self.host, self.build, now)],
+        )
+        unused = [(now - UNUSED_BUILD_DAYS * 86_400,)]
+        for table in ("outcomes", "snapshots"):
+            self._change(
+                f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM builds WHERE builds.used_at < ? "  # noqa: S608 (our table names)
+                f"AND builds.host = {table}.host AND builds.build = {table}.build)",
+                unused,
+            )
+        self._change("DELETE FROM builds WHERE used_at < ?", unused)
 
     def forget(self, paths: Iterable[str]) -> None:
         """Drop the rows of files that are gone."""
@@ -224,10 +252,16 @@ class CardCache:
             self._change("DELETE FROM outcomes WHERE path = ?", rows)
 
     def clear(self) -> None:
+        """Remove the database, and those of other formats in its folder."""
         self.close()
-        for suffix in ("", "-journal"):
-            with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # no folder: no file
-                os.unlink(f"{self.path}{suffix}")
+        try:
+            found = {path for name in DATABASE_NAMES for path in self.path.parent.glob(name)}
+        except OSError:
+            found = set()
+        for path in sorted({self.path, *found}):
+            for suffix in ("", "-journal"):
+                with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # no folder: no file
+                    os.unlink(f"{path}{suffix}")
 
     def close(self) -> None:
         if self._connection is not None:
@@ -373,17 +407,21 @@ def _make_tables(connection: sqlite3.Connection) -> None:
     connection.execute("BEGIN IMMEDIATE")
     try:
         if connection.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
-            connection.execute("DROP TABLE IF EXISTS outcomes")
-            connection.execute("DROP TABLE IF EXISTS snapshots")
+            for table in ("outcomes", "snapshots", "builds"):
+                connection.execute(f"DROP TABLE IF EXISTS {table}")
             connection.execute(
-                "CREATE TABLE outcomes (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
+                "CREATE TABLE outcomes (path TEXT NOT NULL, stamp TEXT NOT NULL, "
                 "bundled INTEGER NOT NULL, host TEXT NOT NULL, build TEXT NOT NULL, card TEXT, "
-                "reason TEXT, problems TEXT NOT NULL, texts TEXT)"
+                "reason TEXT, problems TEXT NOT NULL, texts TEXT, PRIMARY KEY (path, host, build))"
             )
             connection.execute(
-                "CREATE TABLE snapshots (key TEXT PRIMARY KEY, host TEXT NOT NULL, "
+                "CREATE TABLE snapshots (key TEXT NOT NULL, host TEXT NOT NULL, "
                 "build TEXT NOT NULL, digest TEXT NOT NULL, body TEXT NOT NULL, "
-                "stored_at REAL NOT NULL)"
+                "stored_at REAL NOT NULL, PRIMARY KEY (key, host, build))"
+            )
+            connection.execute(
+                "CREATE TABLE builds (host TEXT NOT NULL, build TEXT NOT NULL, used_at REAL NOT NULL, "
+                "PRIMARY KEY (host, build))"
             )
             connection.execute(f"PRAGMA user_version = {FORMAT}")
     except BaseException:
