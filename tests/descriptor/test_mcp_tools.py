@@ -14,6 +14,7 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.descriptor.mcp_tools import (
     MAX_DESCRIPTION_CHARS,
     convert,
+    structured_content_problem,
     with_server_tools,
     without_server_tools,
 )
@@ -405,3 +406,22 @@ def test_annotations_that_are_not_an_object_are_ignored() -> None:
     assert [p.message for p in result.problems] == [
         "annotations are an array, not an object; they are ignored"
     ]
+
+
+def test_structured_content_is_checked_in_time_linear_in_it_whatever_the_schemas_patterns() -> None:
+    """`^(a+)+$` backtracks in Python's `re` for 2 ** n steps on n `a`s and a `!`: this content
+    would not be checked before the universe ends; jsonschema-rs checks it at once."""
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+
+    problem = structured_content_problem(schema, {"s": "a" * 100_000 + "!"})
+
+    assert problem is not None and problem.startswith("/s: ") and "does not match" in problem
+    assert structured_content_problem(schema, {"s": "a" * 100_000}) is None
+
+
+def test_an_output_schema_that_a_listed_tool_could_not_have_is_the_problem_of_its_content() -> None:
+    remote = {"type": "object", "properties": {"s": {"$ref": "https://example.com/schema.json"}}}
+
+    problem = structured_content_problem(remote, {"s": "x"})
+
+    assert problem is not None and problem.startswith("its outputSchema cannot be used")

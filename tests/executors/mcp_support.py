@@ -50,6 +50,7 @@ TOOL_NAMES = (
     "change_tools",
     "slow",
     "shaped",
+    "backtracking",
     "not_upstream",
 )
 ENVIRON = {

@@ -115,6 +115,12 @@ TOOLS = [
         input_schema=OBJECT,
         output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
     ),
+    types.Tool(
+        name="backtracking",
+        description="Structured content that a backtracking regex engine takes a minute to check",
+        input_schema=OBJECT,
+        output_schema={"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}},
+    ),
 ]
 
 
@@ -180,7 +186,13 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=[text("the disk is full")], is_error=True)
     if name == "protocol_error":
         leaked = f" ({os.environ[arguments['leak']]})" if "leak" in arguments else ""
-        raise MCPError(code=-32050, message=f"the upstream refuses this{leaked}", data={"why": "policy"})
+        data: dict[str, Any] = {"why": "policy"}
+        if "data_size" in arguments:  # a huge `data`, and the key the gateway's own transport uses
+            data["blob"] = "d" * int(arguments["data_size"])
+            data["aai_gateway_max_message_bytes"] = data["blob"]
+        message = "the upstream refuses this" + "!" * int(arguments.get("message_size", 0))
+        code = int(arguments.get("code", -32050))  # -32000: the generic "server error" of JSON-RPC
+        raise MCPError(code=code, message=f"{message}{leaked}", data=data)
     if name in FAULTS:
         return await misbehave(ctx, name, arguments)
     if name == "progress":
@@ -217,6 +229,8 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         return types.CallToolResult(content=[text("slept")])
     if name == "shaped":
         return types.CallToolResult(content=[text("{}")], structured_content={"n": "not a number"})
+    if name == "backtracking":
+        return types.CallToolResult(content=[text("{}")], structured_content={"s": "a" * 30 + "!"})
     raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {name}")
 
 
@@ -240,7 +254,7 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
     """The tools of a server behaving badly."""
     if name == "crash":
         leaked = f" ({os.environ[arguments['leak']]})" if "leak" in arguments else ""
-        sys.stderr.write(f"about to crash: out of cheese{leaked}\n")
+        sys.stderr.write(f"about to crash: out of cheese{leaked}{'.' * int(arguments.get('pad', 0))}\n")
         sys.stderr.flush()
         os._exit(3)
     if name == "crash_leaving_child":  # the child inherits stdout and keeps it open
@@ -270,7 +284,9 @@ async def misbehave(ctx: ServerRequestContext[Any], name: str, arguments: dict[s
         WIRE.write(f'{{"jsonrpc": "2.0", "id": {json.dumps(ctx.request_id)}, "result": {nested}}}\n'.encode())
         await anyio.sleep_forever()
     if name == "garbage":
-        WIRE.write(b"this is not json at all\n" * int(arguments.get("lines", 1)))
+        leaked = os.environ[arguments["leak"]] if "leak" in arguments else ""
+        line = f"{'x' * int(arguments.get('pad', 0))}{leaked}this is not json at all\n"
+        WIRE.write(line.encode() * int(arguments.get("lines", 1)))
         await anyio.sleep_forever()
     if name == "bad_result":
         answer = {"jsonrpc": "2.0", "id": ctx.request_id, "result": {"content": "not a list"}}
@@ -290,7 +306,9 @@ async def ask(ctx: ServerRequestContext[Any], params: types.CallToolRequestParam
             message="Sign in at the page", url="https://example.com/sign-in", elicitation_id="sign-in-1"
         )
         if url
-        else types.ElicitRequestFormParams(message="Which color?", requested_schema=FORM)
+        else types.ElicitRequestFormParams(
+            message=(params.arguments or {}).get("message", "Which color?"), requested_schema=FORM
+        )
     )
     if params.input_responses:
         answer = params.input_responses.get("q")

@@ -4,6 +4,7 @@ shared session, the server's own errors."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -117,6 +118,35 @@ async def test_an_error_response_of_the_server_names_the_app_the_tool_and_the_se
     }
 
 
+async def test_a_server_error_with_the_code_the_sdk_uses_for_a_closed_connection_is_the_servers_error(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    before = (await run(executor, app, "pid")).content[0]["text"]
+
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "protocol_error", code=-32000)
+
+    error = caught.value
+    assert error.message.startswith(
+        f"{app.id} protocol_error failed: the MCP server answered with error -32000"
+    )
+    assert error.data["mcp_error"]["message"] == "the upstream refuses this"
+    assert "exit_code" not in error.data
+    assert (await run(executor, app, "pid")).content[0]["text"] == before  # the server was not stopped
+
+
+async def test_an_error_response_of_any_size_is_cut_to_what_an_agent_can_read(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "protocol_error", data_size=1_200_000, message_size=1_000_000)
+
+    error = caught.value
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.message.startswith(f"{app.id} protocol_error failed: the MCP server answered with error")
+    assert len(json.dumps(error.to_payload())) < 10_000
+
+
 async def test_a_tool_the_server_does_not_have_is_its_error_not_a_crash(
     executor: McpExecutor, app: AppDescriptor
 ) -> None:
@@ -135,6 +165,22 @@ async def test_structured_content_that_breaks_the_tools_output_schema_is_refused
 
     assert caught.value.code is ErrorCode.EXECUTION_FAILED
     assert caught.value.message.startswith(f"{app.id} shaped: the MCP server's result was refused")
+
+
+async def test_structured_content_is_checked_by_the_gateway_not_by_the_sdks_backtracking_regexes(
+    executor: McpExecutor, app: AppDescriptor
+) -> None:
+    """The SDK's check (Python's `re`) takes minutes on this content, the event loop blocked;
+    the gateway's names where the content breaks the schema as a JSON pointer (`/s`)."""
+    with pytest.raises(AaiError) as caught:
+        await run(executor, app, "backtracking")
+
+    assert caught.value.code is ErrorCode.EXECUTION_FAILED
+    assert caught.value.message.startswith(
+        f"{app.id} backtracking: the MCP server's result was refused: Invalid structured content "
+        "returned by tool backtracking: /s: "
+    )
+    assert "does not match" in caught.value.message
 
 
 async def test_concurrent_calls_share_one_server_process(executor: McpExecutor, app: AppDescriptor) -> None:

@@ -5,6 +5,7 @@ word that its tools changed."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -79,6 +80,26 @@ async def test_a_question_of_the_server_is_put_to_the_user_naming_the_app_and_th
 
     assert user.questions == [UserQuestion("Paint Shop", "Which color?", schema=FORM)]
     assert result.structured_content == {"action": "accept", "content": {"color": "blue"}}
+
+
+async def test_a_question_of_the_server_reaches_the_user_without_hidden_characters_or_secrets_and_bounded(
+    executor: McpExecutor, legacy: bool, tmp_path: Path
+) -> None:
+    document = mcp_document(
+        name="Paint Shop", args=["--legacy-only"] if legacy else [], env={"TOKEN": {"secret": "token"}}
+    )
+    app = write_app(tmp_path, document)
+    user = User(UserAnswer("decline"))
+    hidden = "Which color?\u202e\u200b\x1b[2J" + " (token sk-live-0123456789abcdef)" + "?" * 100_000
+
+    result = await executor.execute(
+        call(app, "ask", {"message": hidden}, ask_user=user, secrets={"token": "sk-live-0123456789abcdef"})
+    )
+
+    assert isinstance(result, ToolResult)
+    [question] = user.questions
+    assert question.message.startswith("Which color? (token [secret removed])???")
+    assert len(question.message) <= 2_000
 
 
 async def test_a_page_the_server_wants_opened_is_put_to_the_user_with_its_id(

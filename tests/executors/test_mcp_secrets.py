@@ -115,6 +115,25 @@ async def test_secrets_in_the_servers_error_and_in_its_stderr_are_removed(
     assert "out of cheese" in errors[1].message and SECRET_MARKER in errors[1].data["stderr_tail"]
 
 
+async def test_a_secret_where_the_server_s_words_are_cut_is_removed_before_the_cut(
+    executor: McpExecutor, app: AppDescriptor, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each bound (2,000 characters of an error message and of stderr, 200 of a line that is not
+    MCP) once fell inside the secret, and the half it kept was no longer the secret."""
+    head, tail = SECRET[:12], SECRET[-12:]
+    with pytest.raises(AaiError) as refused:  # the message is cut 12 characters into the secret
+        await text_of(executor, app, "protocol_error", leak="API_TOKEN", message_size=1963)
+    with pytest.raises(AaiError) as crashed:  # the stderr tail begins 12 characters before its end
+        await text_of(executor, app, "crash", leak="API_TOKEN", pad=1987)
+    with anyio.move_on_after(2):  # the line shown is cut 12 characters into the secret
+        await text_of(executor, app, "garbage", leak="API_TOKEN", pad=188)
+
+    for error in (refused.value, crashed.value):
+        shown = json.dumps(error.to_payload())
+        assert head not in shown and tail not in shown
+    assert head not in caplog.text
+
+
 async def test_a_secret_that_is_not_stored_is_auth_required_with_the_command_that_stores_it(
     executor: McpExecutor, app: AppDescriptor
 ) -> None:

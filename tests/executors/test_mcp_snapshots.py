@@ -192,3 +192,21 @@ async def test_a_snapshot_follows_every_page_of_a_long_tool_list(tmp_path: Path)
     finally:
         await executor.aclose()
     assert len(snapshot.tools) == 250
+
+
+async def test_a_tool_list_of_more_bytes_than_a_snapshot_keeps_is_read_no_further(tmp_path: Path) -> None:
+    """Pages of tools too large to keep (300 KiB each, two a page) once went on until the 1,000th
+    tool: gigabytes of memory when each page is 4 MiB."""
+    small = [_tool(f"tool_{number}") for number in range(3)]
+    large = [{**_tool(f"large_{number}"), "description": "x" * 300_000} for number in range(60)]
+    upstream = UpstreamTools(tmp_path / "tools.json", [*small, *large])
+    document = {**mcp_descriptor("dev.test.large", **upstream.execution()), "platform": "linux"}
+    app = write_app(tmp_path / "app", document)
+    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
+    try:
+        snapshot = await executor.take_snapshot(app, {})
+    finally:
+        await executor.aclose()
+
+    assert snapshot.listed < 40  # 8 MiB of tool JSON, and the page it ended on
+    assert [tool["name"] for tool in snapshot.tools[:3]] == ["tool_0", "tool_1", "tool_2"]

@@ -71,7 +71,7 @@ def check_tool_names(named: Iterable[tuple[str, str]]) -> Iterator[Problem]:
             first_seen[name] = tool_pointer
 
 
-def _refuse_remote(uri: str) -> Any:
+def refuse_remote(uri: str) -> Any:
     raise ValueError(
         f"remote reference {quoted(uri)} is not allowed; inline it or use a local '#/definitions/...'"
     )
@@ -181,7 +181,7 @@ def _compile_problem(schema: dict[str, Any], pointer: str, what: str) -> Problem
     the meta-schema accepts can still fail there (a `pattern` whose repetition count overflows the
     regex engine, a reference that leads nowhere), and such an app must not load."""
     try:
-        jsonschema_rs.Draft7Validator(schema, validate_formats=True, retriever=_refuse_remote)
+        jsonschema_rs.Draft7Validator(schema, validate_formats=True, retriever=refuse_remote)
     except jsonschema_rs.ValidationError as exc:
         text = str(exc)
         if "remote reference" in text:

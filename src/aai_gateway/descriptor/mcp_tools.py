@@ -19,12 +19,16 @@ call, exactly as a tool an `mcp` descriptor declares (`dialect_c._tool`).
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+import jsonschema_rs
+
 from ..errors import Problem, json_pointer
-from .checks import check_schema, check_tool_names
+from .checks import check_schema, check_tool_names, refuse_remote
 from .mcp_wire import (
     MAX_TOOL_BYTES,
     MAX_TOOLS,
@@ -271,6 +275,31 @@ def _annotations(raw: Any, tool_title: Any) -> ToolAnnotations | None:
         fields.pop("title", None)
     present = {key: value for key, value in fields.items() if value is not None}
     return ToolAnnotations(**present) if present else None
+
+
+def structured_content_problem(output_schema: dict[str, Any], content: Any) -> str | None:
+    """Why a tool's structured content does not match its `outputSchema` (the first violation),
+    or None. The schema must pass the checks of a listed tool (cost, compile, no remote `$ref`);
+    one that does not is the problem. jsonschema-rs checks in time linear in `content` whatever
+    the schema's patterns (Python's `re` backtracks: `^(a+)+$` takes hours on 40 characters)."""
+    check = _output_check(json.dumps(_draft7(output_schema), sort_keys=True))
+    if isinstance(check, str):
+        return check
+    error = next(iter(check.iter_errors(content)), None)
+    if error is None:
+        return None
+    where = json_pointer(*error.instance_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+@functools.lru_cache(maxsize=64)
+def _output_check(schema_json: str) -> jsonschema_rs.Validator | str:
+    """The compiled validator of an output schema (as JSON), or why it cannot be used."""
+    schema = json.loads(schema_json)
+    refused = check_schema(schema, "", what="outputSchema", must_be_object=False)
+    if refused:
+        return f"its outputSchema cannot be used ({refused[0].message})"
+    return jsonschema_rs.Draft7Validator(schema, retriever=refuse_remote)
 
 
 def _draft7(schema: Any) -> Any:

@@ -15,6 +15,8 @@ Secrets the server was started with are scrubbed from all of it by the caller.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -77,7 +79,7 @@ async def call_failure(exc: Exception, app_id: str, tool: str, session: Upstream
         )
     if isinstance(exc, RuntimeError):  # the SDK checks structured content against outputSchema
         return ExecutionFailedError(
-            app_id, tool, f"the MCP server's result was refused: {_shown(str(exc))}", **where
+            app_id, tool, f"the MCP server's result was refused: {_shown(session.scrub(str(exc)))}", **where
         )
     if isinstance(exc, SessionEndedError):
         return await died(app_id, tool, session, exc)
@@ -92,11 +94,17 @@ async def call_failure(exc: Exception, app_id: str, tool: str, session: Upstream
 async def _error_response(exc: MCPError, app_id: str, tool: str, session: UpstreamSession) -> AaiError:
     data = exc.data
     where = _where(session)
-    if isinstance(data, dict) and TOO_LONG_MARK in data:
-        return ExecutionFailedError(app_id, tool, exc.message, max_message_bytes=data[TOO_LONG_MARK], **where)
-    if isinstance(data, dict) and UNREADABLE_MARK in data:
-        return ExecutionFailedError(app_id, tool, exc.message, reason=data[UNREADABLE_MARK], **where)
-    if exc.code == types.CONNECTION_CLOSED:
+    message = _shown(session.scrub(exc.message))  # scrubbed first: a cut may fall inside a secret
+    # The transport's own errors (mcp_stdio); a server can send these keys too, so only values
+    # of the transport's kind are taken as such, and the message is cut as every other
+    limit, reason = (
+        (data.get(TOO_LONG_MARK), data.get(UNREADABLE_MARK)) if isinstance(data, dict) else (None, None)
+    )
+    if isinstance(limit, int):
+        return ExecutionFailedError(app_id, tool, message, max_message_bytes=limit, **where)
+    if isinstance(reason, str) and len(reason) <= ERROR_SHOWN_CHARS:
+        return ExecutionFailedError(app_id, tool, message, reason=reason, **where)
+    if exc.code == types.CONNECTION_CLOSED and _connection_ended(session):
         return await died(app_id, tool, session, exc)
     if exc.code == types.INVALID_REQUEST and exc.message == SDK_SAMPLING_REFUSAL:
         return ExecutionFailedError(
@@ -106,13 +114,13 @@ async def _error_response(exc: MCPError, app_id: str, tool: str, session: Upstre
             "the gateway does not offer to the servers behind it; this tool cannot run through the gateway",
             **where,
         )
-    details: dict[str, Any] = {"code": exc.code, "message": _shown(exc.message)}
+    details: dict[str, Any] = {"code": exc.code, "message": message}
     if data is not None:
-        details["data"] = data
+        details["data"] = _shown_data(data, session.scrub)
     return AppReportedError(
         app_id,
         tool,
-        f"the MCP server answered with error {exc.code}: {_shown(exc.message)}",
+        f"the MCP server answered with error {exc.code}: {message}",
         str(exc.code),
         mcp_error=details,
         **where,
@@ -170,6 +178,15 @@ def _add_exit(error: AaiError, session: UpstreamSession) -> None:
             error.data["stderr_tail"] = tail
 
 
+def _connection_ended(session: UpstreamSession) -> bool:
+    """Whether an error of code CONNECTION_CLOSED (-32000) is the SDK's word that the connection
+    ended. That code is also JSON-RPC's generic "server error", which servers answer with: over
+    stdio it is the SDK's only once the server's output ended or the session was stopped (a server
+    that merely answered with it keeps running). Over HTTP the SDK makes it up for broken streams
+    too, and the two cannot be told apart."""
+    return session.stdio is None or not session.alive
+
+
 def _where(session: UpstreamSession) -> dict[str, Any]:
     command = session.launch.command
     if command is not None:
@@ -181,6 +198,16 @@ def _host(session: UpstreamSession) -> str:
     """The server's host and port (never the rest of its URL, whose query may hold a token)."""
     transport = session.launch.transport
     return urlsplit(transport.url).netloc if isinstance(transport, HttpLaunch) else "?"
+
+
+def _shown_data(data: Any, scrub: Callable[[str], str]) -> Any:
+    """The `data` of a server's error as it is when its JSON is short, else that JSON scrubbed
+    and cut (as text): an error is read by an agent, whose context a server must not fill."""
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return data if len(text) <= ERROR_SHOWN_CHARS else _shown(scrub(text))
 
 
 def _shown(text: str) -> str:

@@ -35,11 +35,12 @@ from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..descriptor.mcp_wire import MAX_TOOLS
+from ..descriptor.shown_text import visible_text
 from .base import UpstreamAuth, UserAsker, UserQuestion
 from .mcp_http import http_transport
 from .mcp_launch import HttpLaunch, Launch, SessionSettings, StdioLaunch
 from .mcp_stdio import StdioServer
+from .mcp_tool_lists import ServerTools
 
 if TYPE_CHECKING:
     from mcp.client import ClientRequestContext, IncomingMessage, Transport
@@ -52,6 +53,8 @@ NOBODY_ASKED: Final = (
     "questions during a call (no elicitation of this kind, or the 2026-07-28 protocol, where a "
     "server cannot ask in the middle of a call)"
 )
+QUESTION_CHARS: Final = 2_000
+"""Of a server's question, what is put to the user."""
 
 _CURRENT_CALL: ContextVar[Call | None] = ContextVar("aai_gateway_mcp_call", default=None)
 
@@ -129,6 +132,7 @@ class UpstreamSession:
         self._ended = anyio.Event()
         self._nudge = anyio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._tools = ServerTools(app_id)
         self._opened = False
         self._expired = False
 
@@ -206,6 +210,8 @@ class UpstreamSession:
                     message_handler=self._on_message,
                     cache=None,
                 ) as client:
+                    # the SDK's check runs Python's `re` on the event loop (mcp_tool_lists)
+                    client.session.validate_tool_result = self._check_result  # type: ignore[method-assign]
                     self.client = client
                     self._opened = True
                     logger.info("%s: MCP session open (protocol %s)", self.app_id, client.protocol_version)
@@ -305,38 +311,21 @@ class UpstreamSession:
             return False
         with anyio.move_on_after(seconds):
             try:
-                await client.list_tools()
+                self._tools.noted(await client.list_tools())
             except Exception:
                 return False
             return True
         return False
 
     async def list_tools(self) -> list[types.Tool]:
-        """Every tool the server lists, page after page, until one more than the gateway keeps
-        (`MAX_TOOLS`: the snapshot then says how many from which are left out). A server whose
-        cursor comes back as it was sent is read no further."""
+        """Every tool the server lists, within bounds (`mcp_tool_lists.ServerTools.read`)."""
         client = self.client
         if client is None or not self.alive:
             raise SessionEndedError(self.describe_end())
-        tools: list[types.Tool] = []
-        cursor: str | None = None
-        sent: set[str] = set()
-        for _ in range(MAX_TOOLS + 1):  # pages of one tool or more; the execution's timeout bounds the rest
-            page = await client.list_tools(cursor=cursor)
-            tools += page.tools
-            cursor = page.next_cursor
-            if cursor is None or len(tools) > MAX_TOOLS:
-                break
-            if cursor in sent:
-                logger.warning(
-                    "%s: the server sent the tools/list cursor it was given again; "
-                    "its tools are taken as read so far (%d)",
-                    self.app_id,
-                    len(tools),
-                )
-                break
-            sent.add(cursor)
-        return tools
+        return await self._tools.read(client)
+
+    async def _check_result(self, name: str, result: types.CallToolResult) -> None:
+        await self._tools.check(name, result, relist=self.list_tools)
 
     def describe_end(self) -> str:
         """Why the session ended or could not start: the server's exit, the end of its stderr,
@@ -363,12 +352,15 @@ class UpstreamSession:
         modern = self.protocol_version in MODERN_PROTOCOL_VERSIONS
         if call is None or call.ask_user is None:
             return _nobody_asked(modern)
+        # The server's words reach the user as the gateway's own do: nothing hidden (a bidi
+        # override, escape sequences), none of its secrets, and a bounded length
+        message = visible_text(self.scrub(params.message), max_chars=QUESTION_CHARS)[0]
         if isinstance(params, types.ElicitRequestURLParams):
             question = UserQuestion(
-                self.app_name, params.message, url=params.url, elicitation_id=params.elicitation_id
+                self.app_name, message, url=params.url, elicitation_id=params.elicitation_id
             )
         else:
-            question = UserQuestion(self.app_name, params.message, schema=dict(params.requested_schema))
+            question = UserQuestion(self.app_name, message, schema=dict(params.requested_schema))
         answer = None
         with call.paused(), anyio.move_on_after(self.settings.ask_seconds):
             try:

@@ -62,6 +62,8 @@ PROBLEMS_KEPT: Final = 3
 PROBLEMS_LOGGED: Final = 20
 """Per start of a server: a server writing garbage on every line must not flood the log."""
 LINE_SHOWN_CHARS: Final = 200
+SCRUBBED_BYTES: Final = 64 * 1024
+"""Of a line that is not MCP, what is scrubbed of secrets before the start of it is shown."""
 EXIT_POLL_SECONDS: Final = 0.1
 CLOSE_STDIN_SECONDS: Final = 0.5  # how long a server may take to exit by itself once stdin is closed
 TOO_LONG_MARK: Final = "aai_gateway_max_message_bytes"
@@ -104,7 +106,8 @@ class StdioServer:
         return self.process.returncode if self.process is not None else None
 
     def stderr_tail(self) -> str:
-        text = self._stderr.decode("utf-8", "replace").strip()
+        """The end of stderr, scrubbed before it is cut: the cut may fall inside a secret."""
+        text = self.scrub(self._stderr.decode("utf-8", "replace")).strip()
         if len(text) > STDERR_SHOWN_CHARS:
             text = "…" + text[-STDERR_SHOWN_CHARS:].lstrip()
         return text
@@ -207,7 +210,8 @@ class StdioServer:
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except (ValidationError, ValueError) as exc:
-            shown = line[:LINE_SHOWN_CHARS].decode("utf-8", "replace")
+            # scrubbed before it is cut, which may fall inside a secret
+            shown = self.scrub(line[:SCRUBBED_BYTES].decode("utf-8", "replace"))[:LINE_SHOWN_CHARS]
             what = (  # JSON the parser cannot descend into is no garbage: say which it was
                 "a line to stdout nested more deeply than the JSON-RPC parser reads"
                 if "recursion limit" in str(exc)
