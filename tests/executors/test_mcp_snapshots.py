@@ -180,17 +180,23 @@ def _tool(name: str) -> dict[str, Any]:
     return {"name": name, "description": name, "inputSchema": {"type": "object"}}
 
 
-async def test_a_snapshot_follows_every_page_of_a_long_tool_list(tmp_path: Path) -> None:
-    """The test server lists two tools a page: 250 tools are 125 pages (a bound of 100 pages once
-    left 50 out without a word)."""
-    upstream = UpstreamTools(tmp_path / "tools.json", [_tool(f"tool_{number}") for number in range(250)])
-    document = {**mcp_descriptor("dev.test.pages", **upstream.execution()), "platform": "linux"}
+async def snapshot_of_server_listing(tmp_path: Path, tools: list[dict[str, Any]]) -> Snapshot:
+    """The snapshot of a test server that lists `tools`, two a page."""
+    upstream = UpstreamTools(tmp_path / "tools.json", tools)
+    document = {**mcp_descriptor("dev.test.listing", **upstream.execution()), "platform": "linux"}
     app = write_app(tmp_path / "app", document)
     executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
     try:
-        snapshot = await executor.take_snapshot(app, {})
+        return await executor.take_snapshot(app, {})
     finally:
         await executor.aclose()
+
+
+async def test_a_snapshot_follows_every_page_of_a_long_tool_list(tmp_path: Path) -> None:
+    """The test server lists two tools a page: 250 tools are 125 pages (a bound of 100 pages once
+    left 50 out without a word)."""
+    snapshot = await snapshot_of_server_listing(tmp_path, [_tool(f"tool_{number}") for number in range(250)])
+
     assert len(snapshot.tools) == 250
 
 
@@ -199,14 +205,8 @@ async def test_a_tool_list_of_more_bytes_than_a_snapshot_keeps_is_read_no_furthe
     tool: gigabytes of memory when each page is 4 MiB."""
     small = [_tool(f"tool_{number}") for number in range(3)]
     large = [{**_tool(f"large_{number}"), "description": "x" * 300_000} for number in range(60)]
-    upstream = UpstreamTools(tmp_path / "tools.json", [*small, *large])
-    document = {**mcp_descriptor("dev.test.large", **upstream.execution()), "platform": "linux"}
-    app = write_app(tmp_path / "app", document)
-    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
-    try:
-        snapshot = await executor.take_snapshot(app, {})
-    finally:
-        await executor.aclose()
+
+    snapshot = await snapshot_of_server_listing(tmp_path, [*small, *large])
 
     assert snapshot.listed < 40  # 8 MiB of tool JSON, and the page it ended on
     assert [tool["name"] for tool in snapshot.tools[:3]] == ["tool_0", "tool_1", "tool_2"]
