@@ -16,8 +16,15 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.discovery import build_catalog
-from aai_gateway.discovery.card_cache import DATABASE, SNAPSHOTS_KEPT, UNUSED_BUILD_DAYS, CardCache, is_racy
+from aai_gateway.discovery import build_catalog, card_cache
+from aai_gateway.discovery.card_cache import (
+    BUILDS_KEPT,
+    DATABASE,
+    SNAPSHOTS_KEPT,
+    UNUSED_BUILD_DAYS,
+    CardCache,
+    is_racy,
+)
 from aai_gateway.discovery.loading import FileLoads
 from aai_gateway.errors import AppChangedError
 from tests.builders import c_descriptor, write_json
@@ -79,11 +86,12 @@ def test_another_build_of_the_gateway_reads_no_row_of_the_last(apps: Path, tmp_p
 
 
 def test_a_file_written_within_the_last_two_seconds_is_checked_at_each_start_until_it_is_older(
-    apps: Path, tmp_path: Path
+    apps: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(card_cache, "RACY_NANOSECONDS", 600 * 10**9)  # however slow the machine
     fresh = write_app(apps, "dev.test.fresh", aged=False)
     now = time.time()
-    os.utime(fresh, (now, now + 3600))  # "just written" (or ahead of the clock), however slow the machine
+    os.utime(fresh, (now, now))  # just written
     start(apps, tmp_path / "cache")
     _, loads = start(apps, tmp_path / "cache")
     assert loads.last_counts.checked == 1  # it may still change within its time stamp
@@ -116,6 +124,38 @@ def test_a_damaged_database_is_made_anew_and_every_app_still_loads(
     assert "damaged" in caplog.text
     _, loads = start(apps, tmp_path / "cache")
     assert loads.last_counts.cached == 5  # and it works again
+
+
+def test_a_damaged_database_beside_a_folder_named_like_an_older_one_is_made_anew_and_the_folder_left(
+    apps: Path, tmp_path: Path
+) -> None:
+    start(apps, tmp_path / "cache")
+    folder = tmp_path / "cache" / "descriptor-cards-5.sqlite3"
+    folder.mkdir()  # not a database: `clear` must neither remove it nor stop at it
+    (tmp_path / "cache" / DATABASE).write_bytes(b"this is not a database at all" * 100)
+
+    catalog, loads = start(apps, tmp_path / "cache")
+
+    assert len(catalog.entries) == 5 and loads.last_counts.checked == 5
+    _, loads = start(apps, tmp_path / "cache")
+    assert loads.last_counts.cached == 5 and folder.is_dir()
+
+
+def test_a_damaged_database_that_cannot_be_removed_turns_the_cache_off_and_every_app_loads(
+    apps: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    start(apps, tmp_path / "cache")
+    (tmp_path / "cache" / DATABASE).write_bytes(b"this is not a database at all" * 100)
+
+    def refuse(path: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    with caplog.at_level(logging.WARNING):
+        catalog, loads = start(apps, tmp_path / "cache")
+
+    assert len(catalog.entries) == 5 and loads.last_counts.checked == 5
+    assert "could not be read (" in caplog.text
 
 
 def test_a_full_disk_leaves_the_cache_as_it_was_and_the_start_goes_on(
@@ -396,6 +436,43 @@ def test_a_build_that_wrote_nothing_for_a_month_loses_its_rows_when_another_writ
         snapshot_builds = {build for (build,) in db.execute("SELECT build FROM snapshots")}
         noted = {build for (build,) in db.execute("SELECT build FROM builds")}
     assert builds == snapshot_builds == noted == {"new-build"}
+
+
+def test_a_gateway_running_for_months_keeps_its_rows_while_it_writes_and_none_outlives_its_build(
+    apps: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [time.time()]
+    monkeypatch.setattr(time, "time", lambda: clock[0])  # the cache's clock
+    running = FileLoads("linux", CardCache(tmp_path / "cache", "linux", "running"))
+    build_catalog(sources(apps), "linux", running)
+    for _ in range(3):  # a month and more later, the same process still writes (apps edited)
+        clock[0] += (UNUSED_BUILD_DAYS // 2) * 86_400
+        write_app(apps, f"dev.test.day{int(clock[0])}")
+        build_catalog(sources(apps), "linux", running)
+
+    start(apps, tmp_path / "cache", "other")  # another install writes: the running one is in use
+
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        kept = {build for (build,) in db.execute("SELECT DISTINCT build FROM outcomes")}
+    assert kept == {"running", "other"}
+
+    clock[0] += (UNUSED_BUILD_DAYS + 1) * 86_400  # both gone for a month; a third writes
+    start(apps, tmp_path / "cache", "third")
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        kept = {build for (build,) in db.execute("SELECT DISTINCT build FROM outcomes")}
+    assert kept == {"third"}
+
+
+def test_a_checkout_edited_again_and_again_keeps_the_rows_of_its_latest_builds_only(
+    apps: Path, tmp_path: Path
+) -> None:
+    builds = [f"edit-{number}" for number in range(BUILDS_KEPT + 3)]
+    for build in builds:  # each edit of the gateway's code is a build of its own
+        start(apps, tmp_path / "cache", build)
+
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        kept = {build for (build,) in db.execute("SELECT DISTINCT build FROM outcomes")}
+    assert kept == set(builds[-BUILDS_KEPT:])
 
 
 def test_a_database_of_another_format_is_left_to_its_gateway_and_removed_by_clear(

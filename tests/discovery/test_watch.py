@@ -79,3 +79,18 @@ def test_a_file_saved_again_within_its_time_stamp_is_read_again_and_never_runs_a
     catalog = watcher.poll()  # the notice of the second save: the stamps are as they were
     assert catalog is not None and [entry.card.id for entry in catalog.entries] == ["dev.test.bbb"]
     assert catalog.entries[0].descriptor.id == "dev.test.bbb"
+
+
+def test_a_file_dated_an_hour_ahead_is_read_once_and_idle_polls_read_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "app.json"
+    write_json(path, c_descriptor("dev.test.ahead", type="http", baseUrl="http://127.0.0.1:9"))
+    ahead = time.time_ns() + 3_600 * 10**9  # unzipped from an archive made by a clock an hour ahead
+    os.utime(path, ns=(ahead, ahead))
+    read: list[int] = []
+
+    watcher = CatalogWatcher(sources(tmp_path), "linux", on_reading=read.append)
+    assert watcher.catalog.get("dev.test.ahead") is not None
+    for _ in range(3):
+        assert watcher.poll() is None
+
+    assert read == [1]

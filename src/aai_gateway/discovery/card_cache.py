@@ -15,7 +15,8 @@ is ignored), and each file's stamp is still compared with the file's before its 
 A row is used only when every part of its key equals the file's now; anything else (an edited,
 replaced or touched file) is loaded again and the row replaced. Two builds or hosts sharing the
 cache (two installs of the gateway, `--platform`) keep rows and snapshots of their own; those of
-a build that has written nothing for `UNUSED_BUILD_DAYS` are dropped by the next that writes.
+a build that has written nothing for `UNUSED_BUILD_DAYS`, or beyond the `BUILDS_KEPT` most
+recent, are dropped by the next that writes.
 A row whose record does not read back as what this module writes counts as absent. A database
 that SQLite cannot read is deleted and made anew, and a cache that cannot be used at all (a
 folder that is not ours, a read-only disk, a lock held too long) costs speed, never an app:
@@ -50,6 +51,8 @@ DATABASE: Final = f"descriptor-cards-{FORMAT}.sqlite3"
 DATABASE_NAMES: Final = ("descriptor-cards.sqlite3", "descriptor-cards-*.sqlite3")
 """What the databases of every format are called (before format 6: no number), for `clear`."""
 UNUSED_BUILD_DAYS: Final = 30
+_DAY: Final = 86_400
+BUILDS_KEPT: Final = 4  # builds and hosts whose rows are kept (each may be a full copy of them)
 RACY_NANOSECONDS: Final = 2_000_000_000
 """A file changed this recently may change again within the same time stamp; its row is not
 written until it is older (the file is then checked at each start)."""
@@ -92,10 +95,14 @@ def is_racy(info: os.stat_result, now_ns: int) -> bool:
     `RACY_NANOSECONDS` ago, or, on a file system keeping whole seconds (its change time is one:
     HFS+, FAT, ext4 with small inodes, some network file systems), its times were set back that
     recently (`cp -p`, `rsync -t`, `tar x`, `touch -r`): a second such copy within the second, at
-    the same size, would leave inode, size and both times as they were."""
-    if now_ns - info.st_mtime_ns < RACY_NANOSECONDS:
+    the same size, would leave inode, size and both times as they were.
+
+    A time further ahead than that (an archive made by a clock ahead, FAT's local times seen from
+    another time zone) is no sign: a save sets it to now, and a copy keeping it changes the change
+    time. Taken as racy, such a file would be read again at every rescan, forever."""
+    if abs(now_ns - info.st_mtime_ns) < RACY_NANOSECONDS:
         return True
-    return info.st_ctime_ns % _SECOND == 0 and now_ns - info.st_ctime_ns < RACY_NANOSECONDS
+    return info.st_ctime_ns % _SECOND == 0 and abs(now_ns - info.st_ctime_ns) < RACY_NANOSECONDS
 
 
 def build_stamp() -> str:
@@ -122,7 +129,7 @@ class CardCache:
         self._lock = threading.Lock()
         self.usable = True
         self._busy = False  # another process kept its lock past our wait: until it is free, no waiting
-        self._use_noted = False  # this process's first write notes its build's use
+        self._noted_at: float | None = None  # when this process last noted its build's use
 
     # ----------------------------------------------------------------- reading
 
@@ -226,20 +233,26 @@ class CardCache:
             )
 
     def _note_use(self) -> None:
-        """This build and host wrote now (once per process): rows and snapshots of builds that have
-        written nothing for `UNUSED_BUILD_DAYS` (an install removed or upgraded since) go."""
-        if self._use_noted:
-            return
-        self._use_noted = True
+        """This build and host wrote now (once a day per process: a gateway may run for months):
+        rows and snapshots of builds not noted as used for `UNUSED_BUILD_DAYS` (an install removed
+        or upgraded since, or whose note was not written: the database was busy) go."""
         now = time.time()
+        if self._noted_at is not None and now - self._noted_at < _DAY:
+            return
+        self._noted_at = now
         self._change(
             "INSERT OR REPLACE INTO builds (host, build, used_at) VALUES (?, ?, ?)",
             [(self.host, self.build, now)],
         )
-        unused = [(now - UNUSED_BUILD_DAYS * 86_400,)]
+        # an edited checkout is a build per edit: only the most recently used few are kept
+        self._change(
+            "DELETE FROM builds WHERE rowid NOT IN (SELECT rowid FROM builds ORDER BY used_at DESC LIMIT ?)",
+            [(BUILDS_KEPT,)],
+        )
+        unused = [(now - UNUSED_BUILD_DAYS * _DAY,)]
         for table in ("outcomes", "snapshots"):
             self._change(
-                f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM builds WHERE builds.used_at < ? "  # noqa: S608 (our table names)
+                f"DELETE FROM {table} WHERE NOT EXISTS (SELECT 1 FROM builds WHERE builds.used_at >= ? "  # noqa: S608 (our table names)
                 f"AND builds.host = {table}.host AND builds.build = {table}.build)",
                 unused,
             )
@@ -252,13 +265,15 @@ class CardCache:
             self._change("DELETE FROM outcomes WHERE path = ?", rows)
 
     def clear(self) -> None:
-        """Remove the database, and those of other formats in its folder."""
+        """Remove the database, and those of other formats in its folder (files and links: a
+        folder of such a name is not a database, and is left as it is)."""
         self.close()
         try:
             found = {path for name in DATABASE_NAMES for path in self.path.parent.glob(name)}
         except OSError:
             found = set()
-        for path in sorted({self.path, *found}):
+        others = sorted(p for p in found - {self.path} if p.is_symlink() or not p.is_dir())
+        for path in (self.path, *others):
             for suffix in ("", "-journal"):
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # no folder: no file
                     os.unlink(f"{path}{suffix}")
@@ -363,7 +378,11 @@ class CardCache:
                 and not isinstance(exc, sqlite3.OperationalError)
             ):
                 logger.warning("descriptor cache %s is damaged (%s); making it anew", self.path, exc)
-                self.clear()
+                try:
+                    self.clear()
+                except OSError as error:  # never raised: the cache costs speed, never an app
+                    self._stop_using(error, "read")
+                    return None
                 return self._open_or_none(fresh=True)
             logger.warning(
                 "descriptor cache %s cannot be used (%s); this process reads and checks every descriptor "

@@ -82,6 +82,8 @@ class ServerTools:
         yet), in time linear in the content."""
         if name not in self._output_schemas:
             await relist()
+            # still unlisted: no schema to hold it to, and no listing again at each of its results
+            self._output_schemas.setdefault(name, None)
         schema = self._output_schemas.get(name)
         if schema is None:
             return
