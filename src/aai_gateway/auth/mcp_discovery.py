@@ -98,6 +98,17 @@ async def discover(
     app_id: str, server_url: str, route: Route, *, headers: dict[str, str] | None = None
 ) -> Discovered | None:
     """Steps 1 to 3 of the module docstring; None when the server does not ask for a sign-in."""
+    try:
+        return await _discover(app_id, server_url, route, headers)
+    except (httpx.InvalidURL, httpx2.InvalidURL):  # a URL in a document, past its model's checks
+        raise _refused(
+            app_id, "it names a URL the gateway cannot send to", "authorization metadata", server_url
+        ) from None
+
+
+async def _discover(
+    app_id: str, server_url: str, route: Route, headers: dict[str, str] | None
+) -> Discovered | None:
     async with oauth_http_client(route) as http:
         with reaching(app_id, "MCP server", server_url):
             probe = await http.post(
@@ -142,6 +153,11 @@ async def _resource_metadata(
     app_id: str, http: httpx2.AsyncClient, probe: httpx2.Response, server_url: str
 ) -> ProtectedResourceMetadata | None:
     named = extract_resource_metadata_from_www_auth(probe)
+    if named is not None and not _parses(named):
+        raise _refused(
+            app_id, "its WWW-Authenticate header names something that is not a URL", "resource metadata",
+            server_url,
+        )  # fmt: skip
     if named is not None and not acceptable(named, server_url):
         raise _refused(
             app_id, f"it names {public_url(named)}, which is not https", "resource metadata", named
@@ -209,6 +225,15 @@ async def _document(app_id: str, http: httpx2.AsyncClient, url: str, what: str, 
         return model.model_validate_json(response.content)
     except ValidationError:
         return None
+
+
+def _parses(url: str) -> bool:
+    """`url` is a URL the HTTP clients can send to (a server's header may hold anything)."""
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL:
+        return False
+    return True
 
 
 def _refused(app_id: str, problem: str, what: str, url: str) -> AuthInvalidError:

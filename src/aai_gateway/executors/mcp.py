@@ -134,13 +134,14 @@ class McpExecutor(ExecutorBase[McpChannel]):
     async def execute(self, invocation: Invocation) -> ToolResult:
         app, tool = invocation.app, invocation.tool
         launch = resolve_launch(app, tool.name, self.channel(invocation), invocation.secrets, self.environ)
-        scrubber = _scrubber(launch, invocation.upstream_auth)
+        scrubber = CallScrubber(launch, invocation.upstream_auth)
         try:
             session = await self._session(app, launch, scrubber, invocation.upstream_auth)
+            scrubber.also(session.http_auth)  # the auth that carries the session's requests
             return await self._call(session, invocation, scrubber)
         except AaiError as error:
             raise self._failure(
-                app, launch, scrubber.error(self._refusal(app, invocation.upstream_auth) or error)
+                app, launch, scrubber.now().error(self._refusal(app, invocation.upstream_auth) or error)
             ) from None
 
     async def take_snapshot(
@@ -153,13 +154,14 @@ class McpExecutor(ExecutorBase[McpChannel]):
         if probe is None or not isinstance(probe.channel, McpChannel):
             raise UsageError(f"{app.id} has no MCP server on this computer", app=app.id)
         launch = resolve_launch(app, LIST_TOOLS, probe.channel, secrets, self.environ)
-        scrubber = _scrubber(launch, upstream_auth)
+        scrubber = CallScrubber(launch, upstream_auth)
         try:
             session = await self._session(app, launch, scrubber, upstream_auth)
+            scrubber.also(session.http_auth)
             tools = await self._listed_tools(session, app, probe)
         except AaiError as error:
             raise self._failure(
-                app, launch, scrubber.error(self._refusal(app, upstream_auth) or error)
+                app, launch, scrubber.now().error(self._refusal(app, upstream_auth) or error)
             ) from None
         self._snapshotted[(str(app.binding), app.id)] = (app, dict(secrets), upstream_auth)
         client = session.client
@@ -210,7 +212,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
         self,
         app: AppDescriptor,
         launch: Launch,
-        scrubber: Scrubber,
+        scrubber: CallScrubber,
         upstream_auth: UpstreamAuth | None = None,
     ) -> UpstreamSession:
         """The app's running session, started (again) when there is none, it ended, or the app is
@@ -323,7 +325,9 @@ class McpExecutor(ExecutorBase[McpChannel]):
 
     # ------------------------------------------------------------------ calls
 
-    async def _call(self, session: UpstreamSession, invocation: Invocation, scrubber: Scrubber) -> ToolResult:
+    async def _call(
+        self, session: UpstreamSession, invocation: Invocation, scrubber: CallScrubber
+    ) -> ToolResult:
         from .mcp_results import call_failure, passed_on  # noqa: PLC0415 (see TYPE_CHECKING above)
         from .mcp_sessions import Call  # noqa: PLC0415
 
@@ -342,7 +346,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
             raise error from exc
         if scope.cancelled_caught:
             raise await self._timed_out(session, invocation, problems_before)
-        return passed_on(result, scrubber)
+        return passed_on(result, scrubber.now())  # the tokens the call's requests carried
 
     async def _timed_out(
         self, session: UpstreamSession, invocation: Invocation, problems_before: int
@@ -366,7 +370,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
         return error
 
 
-def _forwarder(progress: ProgressReporter | None, scrubber: Scrubber) -> ProgressReporter | None:
+def _forwarder(progress: ProgressReporter | None, scrubber: CallScrubber) -> ProgressReporter | None:
     """The server's progress to the caller; a caller that went away does not fail the call."""
     if progress is None:
         return None
@@ -394,8 +398,30 @@ def _transport(launch: Launch) -> Transport:
     return "stdio" if isinstance(launch.transport, StdioLaunch) else "http"
 
 
-def _scrubber(launch: Launch, upstream_auth: UpstreamAuth | None) -> Scrubber:
+class CallScrubber:
     """What a call's errors, results and logs are cleaned of: the resolved secrets, and the
-    sign-in's tokens."""
-    tokens = upstream_auth.secret_values() if upstream_auth is not None else []
-    return Scrubber([*launch.secret_values, *tokens])
+    tokens of the sign-ins (`UpstreamAuth`) its requests went through, asked for each time it is
+    used. A sign-in's tokens are known only once a request has loaded them, a refresh during the
+    call replaces them, and a running session's requests carry the auth of the call that
+    started it: secrets taken before the call would miss all three."""
+
+    def __init__(self, launch: Launch, upstream_auth: UpstreamAuth | None) -> None:
+        self._secrets = tuple(launch.secret_values)
+        self._auths: list[UpstreamAuth] = [upstream_auth] if upstream_auth is not None else []
+        self._tokens: tuple[str, ...] = ()
+        self._scrubber = Scrubber(self._secrets)
+
+    def also(self, auth: UpstreamAuth | None) -> None:
+        """Also the tokens of `auth` (a running session's own)."""
+        if auth is not None and all(auth is not known for known in self._auths):
+            self._auths.append(auth)
+
+    def now(self) -> Scrubber:
+        tokens = tuple(value for auth in self._auths for value in auth.secret_values())
+        if tokens != self._tokens:
+            self._tokens = tokens
+            self._scrubber = Scrubber([*self._secrets, *tokens])
+        return self._scrubber
+
+    def text(self, text: str) -> str:
+        return self.now().text(text)
