@@ -47,7 +47,7 @@ from .base import (
 )
 from .mcp_launch import Launch, SessionSettings, StdioLaunch, resolve_launch, with_program
 from .programs import missing_program
-from .redaction import Scrubber
+from .redaction import CallScrubber
 
 if TYPE_CHECKING:  # the MCP client takes half a second to import: only on first use
     from mcp_types import Tool as McpTool
@@ -134,7 +134,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
     async def execute(self, invocation: Invocation) -> ToolResult:
         app, tool = invocation.app, invocation.tool
         launch = resolve_launch(app, tool.name, self.channel(invocation), invocation.secrets, self.environ)
-        scrubber = CallScrubber(launch, invocation.upstream_auth)
+        scrubber = CallScrubber(launch.secret_values, invocation.upstream_auth)
         try:
             session = await self._session(app, launch, scrubber, invocation.upstream_auth)
             scrubber.also(session.http_auth)  # the auth that carries the session's requests
@@ -154,7 +154,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
         if probe is None or not isinstance(probe.channel, McpChannel):
             raise UsageError(f"{app.id} has no MCP server on this computer", app=app.id)
         launch = resolve_launch(app, LIST_TOOLS, probe.channel, secrets, self.environ)
-        scrubber = CallScrubber(launch, upstream_auth)
+        scrubber = CallScrubber(launch.secret_values, upstream_auth)
         try:
             session = await self._session(app, launch, scrubber, upstream_auth)
             scrubber.also(session.http_auth)
@@ -396,32 +396,3 @@ def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...],
 
 def _transport(launch: Launch) -> Transport:
     return "stdio" if isinstance(launch.transport, StdioLaunch) else "http"
-
-
-class CallScrubber:
-    """What a call's errors, results and logs are cleaned of: the resolved secrets, and the
-    tokens of the sign-ins (`UpstreamAuth`) its requests went through, asked for each time it is
-    used. A sign-in's tokens are known only once a request has loaded them, a refresh during the
-    call replaces them, and a running session's requests carry the auth of the call that
-    started it: secrets taken before the call would miss all three."""
-
-    def __init__(self, launch: Launch, upstream_auth: UpstreamAuth | None) -> None:
-        self._secrets = tuple(launch.secret_values)
-        self._auths: list[UpstreamAuth] = [upstream_auth] if upstream_auth is not None else []
-        self._tokens: tuple[str, ...] = ()
-        self._scrubber = Scrubber(self._secrets)
-
-    def also(self, auth: UpstreamAuth | None) -> None:
-        """Also the tokens of `auth` (a running session's own)."""
-        if auth is not None and all(auth is not known for known in self._auths):
-            self._auths.append(auth)
-
-    def now(self) -> Scrubber:
-        tokens = tuple(value for auth in self._auths for value in auth.secret_values())
-        if tokens != self._tokens:
-            self._tokens = tokens
-            self._scrubber = Scrubber([*self._secrets, *tokens])
-        return self._scrubber
-
-    def text(self, text: str) -> str:
-        return self.now().text(text)

@@ -228,3 +228,38 @@ def _widened(text: str, start: int, end: int) -> tuple[int, int]:
     while end < padding and text[end] == "=":
         end += 1
     return start, end
+
+
+class SignInSecrets(Protocol):
+    """A sign-in whose tokens are secrets (`base.UpstreamAuth`)."""
+
+    def secret_values(self) -> list[str]: ...
+
+
+class CallScrubber:
+    """What a call's errors, results and logs are cleaned of: its resolved `secrets`, and the
+    tokens of the sign-ins its requests went through, asked for each time it is used. A
+    sign-in's tokens are known only once a request has loaded them, a refresh during the call
+    replaces them, and a running session's requests carry the sign-in of the call that started
+    it: secrets taken before the call would miss all three."""
+
+    def __init__(self, secrets: Iterable[str], sign_in: SignInSecrets | None) -> None:
+        self._secrets = tuple(secrets)
+        self._sign_ins: list[SignInSecrets] = [sign_in] if sign_in is not None else []
+        self._tokens: tuple[str, ...] = ()
+        self._scrubber = Scrubber(self._secrets)
+
+    def also(self, sign_in: SignInSecrets | None) -> None:
+        """Also the tokens of `sign_in` (a running session's own)."""
+        if sign_in is not None and all(sign_in is not known for known in self._sign_ins):
+            self._sign_ins.append(sign_in)
+
+    def now(self) -> Scrubber:
+        tokens = tuple(value for sign_in in self._sign_ins for value in sign_in.secret_values())
+        if tokens != self._tokens:
+            self._tokens = tokens
+            self._scrubber = Scrubber([*self._secrets, *tokens])
+        return self._scrubber
+
+    def text(self, text: str) -> str:
+        return self.now().text(text)
