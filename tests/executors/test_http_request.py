@@ -282,3 +282,25 @@ def test_a_header_the_http_client_writes_itself_never_leaves_even_from_a_descrip
 
     assert caught.value.code == ErrorCode.INVALID_REQUEST
     assert caught.value.data["header"] == name
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "arguments"),
+    [
+        ("/items/{id}", "GET", {"id": "a" * 70_000, "q": "short"}),
+        ("/search", "GET", {"q": "b" * 70_000, "page": 2}),
+        ("/search?term={term}", "POST", {"term": "c" * 70_000}),
+    ],
+    ids=["path", "query", "path-query"],
+)
+def test_an_argument_that_makes_the_url_too_long_for_http_is_refused_naming_it(
+    path: str, method: str, arguments: dict[str, Any]
+) -> None:
+    channel = HttpChannel(base_url="http://127.0.0.1:9/api")
+    with pytest.raises(InvalidParamsError) as caught:
+        build_request(channel, HttpCall(path=path, method=method), "t", arguments, app_id="dev.x")
+    culprit = next(name for name, value in arguments.items() if isinstance(value, str) and len(value) > 1000)
+    violations = caught.value.data["violations"]
+    assert violations[0]["path"] == f"/{culprit}"
+    assert "URL" in violations[0]["message"]
+    assert "dev.x" in caught.value.message and " t" in caught.value.message

@@ -26,6 +26,7 @@ import httpx2
 from ..discovery.web import NetworkRuleError
 from ..discovery.web_transport import public_url
 from ..errors import AuthInvalidError, ServiceUnavailableError
+from ..executors.http_decoding import decoded_chunks
 from .token_client import TOKEN_REQUEST_TIMEOUT_SECONDS, endpoint_refused, host_of
 
 Route = Callable[[str], httpx.AsyncClient]
@@ -70,7 +71,7 @@ class BridgeTransport(httpx2.AsyncBaseTransport):
         response = await client.send(outgoing, stream=True, follow_redirects=False)
         try:
             body = bytearray()
-            async for chunk in response.aiter_bytes():
+            async for chunk in decoded_chunks(response):  # bounded pieces, however compressed
                 body += chunk
                 if len(body) > self._max_answer_bytes:
                     raise OversizedAnswerError(url, self._max_answer_bytes)

@@ -12,7 +12,9 @@
   (`X-Auth-Token`) or in the query. So `invocation.http_auth` is applied only while the chain
   stays on the original origin, and a hop to another origin carries none of the descriptor's
   headers (only Accept, Accept-Language, User-Agent and Content-Type).
-- The body is streamed and abandoned past `max_response_bytes` (EXECUTION_FAILED).
+- The body is streamed and abandoned past `max_response_bytes` (EXECUTION_FAILED), counted
+  after its content codings are undone a bounded piece at a time (http_decoding.py): a small
+  compressed body cannot expand in memory past the limit.
 - Status codes map to AAI codes, and bodies to results, in http_response.py.
 - Web apps (descriptors fetched by `web_discover`) get a second client whose transport enforces
   the web network rules (discovery/web_transport.py): https only on every hop, addresses checked
@@ -51,6 +53,7 @@ from ..errors import (
     UnsendableRequestError,
 )
 from .base import ExecutorBase, ExecutorSettings, Invocation, timeout_error
+from .http_decoding import ACCEPTED_CODINGS, decoded_chunks
 from .http_pool import CheapChecksBackend, pooled_transport
 from .http_request import HttpRequestSpec, build_request
 from .http_response import parse_body, status_error
@@ -171,6 +174,13 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
                 "HTTP: a header or the URL holds a character HTTP cannot carry. Nothing was sent",
                 url=public_url(spec.url),
             ) from None
+        except httpx.InvalidURL as exc:  # build_request refuses what it can foresee; the backstop
+            raise UnsendableRequestError(
+                app_id,
+                tool.name,
+                f"the request URL cannot be sent ({exc}). Nothing was sent",
+                url=public_url(spec.url),
+            ) from None
         except httpx.RemoteProtocolError as exc:  # its message may quote what the app sent: left out
             raise _unreachable(
                 invocation, spec, f"{_host(spec.url)} did not answer in valid HTTP ({type(exc).__name__})"
@@ -223,7 +233,21 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         for hop in range(self.max_redirects + 1):
             request = client.build_request(method, url, headers=headers, content=body, timeout=timeout)
             auth = invocation.http_auth if on_origin else None
-            response = await client.send(request, auth=auth, follow_redirects=False, stream=True)
+            try:
+                response = await client.send(request, auth=auth, follow_redirects=False, stream=True)
+            except httpx.ConnectError as exc:
+                if hop == 0:
+                    raise
+                # Not the app's host: the host a redirect sent the call to.
+                raise ServiceUnavailableError(
+                    invocation.app.id,
+                    f"the app redirected to {_host(str(url))}, which cannot be connected to "
+                    f"({exc or type(exc).__name__})",
+                    tool=invocation.tool.name,
+                    host=_host(str(url)),
+                    url=public_url(url),
+                    redirected_from=public_url(spec.url),
+                ) from exc
             following = response.next_request
             if following is None:
                 try:
@@ -268,7 +292,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             raise _too_large(invocation, limit, response)
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_bytes():
+        async for chunk in decoded_chunks(response):
             size += len(chunk)
             if size > limit:
                 raise _too_large(invocation, limit, response)
@@ -279,7 +303,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
 async def _read_start(response: httpx.Response, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in decoded_chunks(response):
         chunks.append(chunk[: limit - size])
         size += len(chunks[-1])
         if size >= limit:
@@ -297,7 +321,7 @@ def _new_client(
         follow_redirects=False,
         trust_env=False,
         cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
-        headers={"User-Agent": f"aai-gateway/{__version__}"},
+        headers={"User-Agent": f"aai-gateway/{__version__}", "Accept-Encoding": ACCEPTED_CODINGS},
         limits=_LIMITS,
     )
 

@@ -31,6 +31,9 @@ DEFAULT_METHOD: Final = "POST"
 QUERY_METHODS: Final = frozenset({"GET", "DELETE", "HEAD", "OPTIONS"})
 JSON_CONTENT_TYPE: Final = "application/json"
 FORM_CONTENT_TYPE: Final = "application/x-www-form-urlencoded"
+# The longest URL the HTTP client accepts (httpx's MAX_URL_LENGTH); a longer one is refused
+# here, naming the arguments that made it long, instead of failing inside the client.
+MAX_URL_CHARS: Final = 65_536
 
 _OWS: Final = " \t"
 
@@ -98,6 +101,8 @@ def build_request(
     template = call.path if call.path is not None else "/" + quote(tool_name, safe="")
     base = urlsplit(channel.base_url)
     path, path_query, consumed = _path(template, arguments, app_id=app_id, tool_name=tool_name)
+    path_names = set(consumed)
+    query_names: set[str] = set()
     url = f"{base.scheme}://{base.netloc}{base.path.rstrip('/')}{path}"
     headers, header_names = _headers(
         channel.default_headers, call.headers, arguments, app_id=app_id, tool_name=tool_name
@@ -108,6 +113,7 @@ def build_request(
     if call.query_params:
         substituted = substitute(call.query_params, arguments)
         consumed |= substituted.consumed
+        query_names = set(substituted.consumed)
         query_template = _pairs(substituted.value)
     body_value: Any = OMIT
     if call.body is not None:
@@ -123,6 +129,11 @@ def build_request(
         if call.body is None:
             body_value = leftover
     query = "&".join(q for q in (base.query, path_query, encode_query(pairs)) if q)
+    if len(url) + 1 + len(query) > MAX_URL_CHARS:
+        in_url = set(path_names) | {key for key, _ in pairs if key in arguments}
+        if query_template is not None:
+            in_url |= query_names
+        _refuse_long_url(len(url) + 1 + len(query), in_url, arguments, app_id=app_id, tool_name=tool_name)
 
     body: bytes | None = None
     if body_value is not OMIT:
@@ -153,6 +164,29 @@ def _path(
     if violations:
         raise InvalidParamsError(app_id, tool_name, violations)
     return path.text, query.text, set(path.consumed | query.consumed)
+
+
+def _refuse_long_url(
+    length: int, names: set[str], arguments: Mapping[str, Any], *, app_id: str, tool_name: str
+) -> None:
+    """INVALID_PARAMS naming the arguments in the URL, longest first; INVALID_REQUEST when the
+    descriptor's own URL is the long part. Nothing is sent either way."""
+    sizes = {name: len(text_of(value)) for name in names if (value := lookup(arguments, name)) is not MISSING}
+    culprits = sorted(sizes, key=lambda name: -sizes[name])
+    what = f"the request URL would be {length} characters, more than the {MAX_URL_CHARS} it may have"
+    if not culprits:
+        raise UnsendableRequestError(app_id, tool_name, f"{what}; nothing was sent", url_chars=length)
+    raise InvalidParamsError(
+        app_id,
+        tool_name,
+        [
+            {
+                "path": _pointer(name),
+                "message": f"{what} ({sizes[name]} characters of it from this value); nothing was sent",
+            }
+            for name in culprits[:3]
+        ],
+    )
 
 
 def _pairs(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:

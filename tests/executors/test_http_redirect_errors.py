@@ -1,0 +1,54 @@
+"""A redirect to a host that cannot be reached is reported naming that host, not the app's."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from aai_gateway.errors import AaiError, ErrorCode
+from aai_gateway.executors.http import HttpExecutor
+from tests.executors.conftest import c_http_app, c_tool, invocation
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(server_url: str, path: str) -> Any:
+    app = c_http_app(server_url, [c_tool("fetch", path, "GET", params=())])
+    executor = HttpExecutor()
+    try:
+        return await executor.execute(invocation(app, "fetch", {}))
+    finally:
+        await executor.aclose()
+
+
+class Redirecting(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", f"http://127.0.0.1:{self.server.closed_port}/elsewhere")  # type: ignore[attr-defined]
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+async def test_a_redirect_to_a_host_that_cannot_be_reached_is_reported_naming_that_host_not_the_app() -> None:
+    closed = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    closed_port = closed.server_port
+    closed.server_close()  # nothing listens there any more
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    server.closed_port = closed_port  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(AaiError) as caught:
+            await call(f"http://127.0.0.1:{server.server_port}", "/go")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert caught.value.code == ErrorCode.SERVICE_UNAVAILABLE
+    assert f"127.0.0.1:{closed_port}" in caught.value.message
+    assert "redirected" in caught.value.message
+    assert caught.value.data["host"] == f"127.0.0.1:{closed_port}"
