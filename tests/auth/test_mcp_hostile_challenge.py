@@ -64,6 +64,19 @@ def challenging_server() -> Iterator[type[_Challenging]]:
     server.server_close()
 
 
+async def discovery_refusal(url: str) -> AaiError:
+    """What discovering the authorization of the MCP server at `url` raises."""
+    policy = WebFetchPolicy()
+    local, web = new_token_client(policy, web=False), new_token_client(policy, web=True)
+    try:
+        with pytest.raises(AaiError) as caught:
+            await discover("app", url, mcp_route(url, local, web))
+    finally:
+        await local.aclose()
+        await web.aclose()
+    return caught.value
+
+
 @pytest.mark.parametrize(
     "named",
     ["http://[::1", "https://host\x7f.example/", "https://as.example/" + "x" * 70_000],
@@ -74,17 +87,10 @@ async def test_a_resource_metadata_url_that_cannot_be_parsed_is_auth_invalid(
 ) -> None:
     challenging_server.challenge = f'Bearer resource_metadata="{named}"'
     url: str = challenging_server.url  # type: ignore[attr-defined]
-    policy = WebFetchPolicy()
-    local, web = new_token_client(policy, web=False), new_token_client(policy, web=True)
-    try:
-        with pytest.raises(AaiError) as caught:
-            await discover("app", url, mcp_route(url, local, web))
-    finally:
-        await local.aclose()
-        await web.aclose()
+    caught = await discovery_refusal(url)
 
-    assert caught.value.code is ErrorCode.AUTH_INVALID
-    assert "resource metadata" in caught.value.message
+    assert caught.code is ErrorCode.AUTH_INVALID
+    assert "resource metadata" in caught.message
 
 
 async def test_resource_metadata_naming_an_authorization_server_url_too_long_to_send_is_auth_invalid(
@@ -95,13 +101,6 @@ async def test_resource_metadata_naming_an_authorization_server_url_too_long_to_
     challenging_server.resource_metadata = json.dumps(
         {"resource": url, "authorization_servers": ["https://as.example/" + "x" * 70_000]}
     ).encode()
-    policy = WebFetchPolicy()
-    local, web = new_token_client(policy, web=False), new_token_client(policy, web=True)
-    try:
-        with pytest.raises(AaiError) as caught:
-            await discover("app", url, mcp_route(url, local, web))
-    finally:
-        await local.aclose()
-        await web.aclose()
+    caught = await discovery_refusal(url)
 
-    assert caught.value.code is ErrorCode.AUTH_INVALID
+    assert caught.code is ErrorCode.AUTH_INVALID

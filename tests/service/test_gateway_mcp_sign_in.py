@@ -10,18 +10,12 @@ from collections.abc import AsyncIterator
 import pytest
 
 from aai_gateway.auth.credentials import CredentialStore
-from aai_gateway.auth.provider import AuthProvider
-from aai_gateway.auth.secrets import MemorySecretStore
-from aai_gateway.descriptor import AppDescriptor, ExecutionType
-from aai_gateway.discovery import Catalog, CatalogEntry
+from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.executors import ExecutorRegistry, ToolResult
-from aai_gateway.executors.mcp import McpExecutor
+from aai_gateway.executors import ToolResult
 from aai_gateway.service import Caller, Gateway
 from tests.auth.mcp_oauth_servers import ProtectedMcpServer
-from tests.auth.mcp_sign_in_support import APP_FILE, mcp_app, sign_in
-from tests.builders import trusting_gate
-from tests.executors.mcp_support import ENVIRON
+from tests.auth.mcp_sign_in_support import APP_FILE, gateway_signing_in, mcp_app, sign_in
 
 pytestmark = pytest.mark.anyio
 
@@ -34,19 +28,8 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def service(mcp: ProtectedMcpServer) -> AsyncIterator[tuple[Gateway, CredentialStore, AppDescriptor]]:
     app = mcp_app(mcp.url)
-    registry = ExecutorRegistry()
-    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
-    store = CredentialStore(MemorySecretStore())
-    gateway = Gateway(
-        Catalog(entries=[CatalogEntry.of(app, "test")]),
-        registry,
-        consent=trusting_gate(app.id),
-        auth=AuthProvider(store, environ={}),
-    )
-    try:
+    async with gateway_signing_in(app) as (gateway, store):
         yield gateway, store, app
-    finally:
-        await gateway.aclose()
 
 
 async def test_without_a_sign_in_a_call_is_auth_required_naming_auth_login(

@@ -14,17 +14,11 @@ from mcp.server.context import ServerRequestContext
 
 import tests.auth.mcp_oauth_servers as servers
 from aai_gateway.auth.credentials import CredentialStore
-from aai_gateway.auth.provider import AuthProvider
-from aai_gateway.auth.secrets import MemorySecretStore
-from aai_gateway.descriptor import AppDescriptor, ExecutionType
-from aai_gateway.discovery import Catalog, CatalogEntry
-from aai_gateway.executors import ExecutorRegistry, ToolResult
-from aai_gateway.executors.mcp import McpExecutor
+from aai_gateway.descriptor import AppDescriptor
+from aai_gateway.executors import ToolResult
 from aai_gateway.service import Caller, Gateway
 from tests.auth.mcp_oauth_servers import McpAuthorizationServer, ProtectedMcpServer
-from tests.auth.mcp_sign_in_support import mcp_app, sign_in
-from tests.builders import trusting_gate
-from tests.executors.mcp_support import ENVIRON
+from tests.auth.mcp_sign_in_support import gateway_signing_in, mcp_app, sign_in
 
 pytestmark = pytest.mark.anyio
 
@@ -55,19 +49,8 @@ async def service(
     echoing_mcp: ProtectedMcpServer,
 ) -> AsyncIterator[tuple[Gateway, CredentialStore, AppDescriptor]]:
     app = mcp_app(echoing_mcp.url)
-    registry = ExecutorRegistry()
-    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
-    store = CredentialStore(MemorySecretStore())
-    gateway = Gateway(
-        Catalog(entries=[CatalogEntry.of(app, "test")]),
-        registry,
-        consent=trusting_gate(app.id),
-        auth=AuthProvider(store, environ={}),
-    )
-    try:
+    async with gateway_signing_in(app) as (gateway, store):
         yield gateway, store, app
-    finally:
-        await gateway.aclose()
 
 
 async def test_a_server_echoing_the_bearer_token_never_shows_it_to_the_agent(
