@@ -17,18 +17,10 @@ import mcp_types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from aai_gateway.auth.credentials import Credential, CredentialStore
+from aai_gateway.auth.credentials import Credential
 from aai_gateway.auth.mcp_auth import McpOAuth
 from aai_gateway.auth.mcp_login import login_mcp
-from aai_gateway.auth.provider import AuthProvider
-from aai_gateway.auth.secrets import MemorySecretStore
-from aai_gateway.descriptor import AppDescriptor, ExecutionType, Source, load_text
-from aai_gateway.discovery import Catalog, CatalogEntry
-from aai_gateway.executors import ExecutorRegistry
-from aai_gateway.executors.mcp import McpExecutor
-from aai_gateway.service import Gateway
-from tests.builders import trusting_gate
-from tests.executors.mcp_support import ENVIRON
+from aai_gateway.descriptor import AppDescriptor, Source, load_text
 
 APP_FILE = "/tmp/aai-mcp-auth-tests/aai.json"
 
@@ -121,22 +113,3 @@ async def whoami(session: ClientSession) -> dict[str, Any]:
     assert isinstance(block, types.TextContent)
     answer: dict[str, Any] = json.loads(block.text)
     return answer
-
-
-@asynccontextmanager
-async def gateway_signing_in(app: AppDescriptor) -> AsyncIterator[tuple[Gateway, CredentialStore]]:
-    """A gateway of `app` alone, run by the real MCP executor, whose credentials are kept in
-    memory (consent granted): what the MCP sign-in tests call through."""
-    registry = ExecutorRegistry()
-    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
-    store = CredentialStore(MemorySecretStore())
-    gateway = Gateway(
-        Catalog(entries=[CatalogEntry.of(app, "test")]),
-        registry,
-        consent=trusting_gate(app.id),
-        auth=AuthProvider(store, environ={}),
-    )
-    try:
-        yield gateway, store
-    finally:
-        await gateway.aclose()

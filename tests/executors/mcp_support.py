@@ -9,15 +9,29 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from aai_gateway.descriptor import AppDescriptor, Source, load_text
-from aai_gateway.executors import Invocation, ProgressReporter, UserAnswer, UserAsker, UserQuestion
+from aai_gateway.auth.credentials import CredentialStore
+from aai_gateway.auth.provider import AuthProvider
+from aai_gateway.auth.secrets import MemorySecretStore
+from aai_gateway.descriptor import AppDescriptor, ExecutionType, Source, load_text
+from aai_gateway.discovery import Catalog, CatalogEntry
+from aai_gateway.executors import (
+    ExecutorRegistry,
+    Invocation,
+    ProgressReporter,
+    UserAnswer,
+    UserAsker,
+    UserQuestion,
+)
+from aai_gateway.executors.mcp import McpExecutor
+from aai_gateway.service import Gateway
+from tests.builders import trusting_gate
 
 UPSTREAM = Path(__file__).with_name("mcp_upstream.py")
 PNG_DATA = base64.b64encode(b"\x89PNG\r\n\x1a\n-tiny-").decode()  # the image of mcp_upstream.py
@@ -191,3 +205,22 @@ async def wait_until_gone(pid: int, seconds: float = 10.0) -> None:
     with anyio.fail_after(seconds):
         while process_alive(pid):  # noqa: ASYNC110 (nothing to wait on but the process's state)
             await anyio.sleep(0.05)
+
+
+@asynccontextmanager
+async def mcp_gateway(app: AppDescriptor) -> AsyncIterator[tuple[Gateway, CredentialStore]]:
+    """A gateway of `app` alone, run by the real MCP executor, its credentials kept in memory
+    and its consent granted: what the service's MCP tests call through."""
+    registry = ExecutorRegistry()
+    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
+    store = CredentialStore(MemorySecretStore())
+    gateway = Gateway(
+        Catalog(entries=[CatalogEntry.of(app, "test")]),
+        registry,
+        consent=trusting_gate(app.id),
+        auth=AuthProvider(store, environ={}),
+    )
+    try:
+        yield gateway, store
+    finally:
+        await gateway.aclose()

@@ -11,16 +11,12 @@ from pathlib import Path
 import pytest
 
 from aai_gateway.auth.credentials import Credential, CredentialStore
-from aai_gateway.auth.provider import AuthProvider
-from aai_gateway.auth.secrets import MemorySecretStore
 from aai_gateway.descriptor import ExecutionType
-from aai_gateway.discovery import Catalog, CatalogEntry
 from aai_gateway.errors import AaiError, ErrorCode
-from aai_gateway.executors import ExecutorRegistry, ToolResult, UserAnswer
+from aai_gateway.executors import ToolResult, UserAnswer
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.service import Caller, Gateway
-from tests.builders import trusting_gate
-from tests.executors.mcp_support import ENVIRON, User, mcp_document, write_app
+from tests.executors.mcp_support import User, mcp_document, mcp_gateway, write_app
 
 pytestmark = pytest.mark.anyio
 
@@ -38,19 +34,8 @@ async def gateway(tmp_path: Path) -> AsyncIterator[tuple[Gateway, CredentialStor
     app = write_app(
         tmp_path, mcp_document(app_id=APP, name="Keyed", env={"GITHUB_TOKEN": {"secret": "github-token"}})
     )
-    registry = ExecutorRegistry()
-    registry.register(ExecutionType.MCP, McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5))
-    store = CredentialStore(MemorySecretStore())
-    gateway = Gateway(
-        Catalog(entries=[CatalogEntry.of(app, "test")]),
-        registry,
-        consent=trusting_gate(APP),
-        auth=AuthProvider(store, environ={}),
-    )
-    try:
+    async with mcp_gateway(app) as (gateway, store):
         yield gateway, store
-    finally:
-        await gateway.aclose()
 
 
 async def test_the_server_is_started_with_the_secret_stored_for_the_app(

@@ -15,7 +15,8 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.service import Caller, Gateway
 from tests.auth.mcp_oauth_servers import ProtectedMcpServer
-from tests.auth.mcp_sign_in_support import APP_FILE, gateway_signing_in, mcp_app, sign_in
+from tests.auth.mcp_sign_in_support import APP_FILE, mcp_app, sign_in
+from tests.executors.mcp_support import mcp_gateway
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +29,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def service(mcp: ProtectedMcpServer) -> AsyncIterator[tuple[Gateway, CredentialStore, AppDescriptor]]:
     app = mcp_app(mcp.url)
-    async with gateway_signing_in(app) as (gateway, store):
+    async with mcp_gateway(app) as (gateway, store):
         yield gateway, store, app
 
 

@@ -18,7 +18,8 @@ from aai_gateway.descriptor import AppDescriptor
 from aai_gateway.executors import ToolResult
 from aai_gateway.service import Caller, Gateway
 from tests.auth.mcp_oauth_servers import McpAuthorizationServer, ProtectedMcpServer
-from tests.auth.mcp_sign_in_support import gateway_signing_in, mcp_app, sign_in
+from tests.auth.mcp_sign_in_support import mcp_app, sign_in
+from tests.executors.mcp_support import mcp_gateway
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +50,7 @@ async def service(
     echoing_mcp: ProtectedMcpServer,
 ) -> AsyncIterator[tuple[Gateway, CredentialStore, AppDescriptor]]:
     app = mcp_app(echoing_mcp.url)
-    async with gateway_signing_in(app) as (gateway, store):
+    async with mcp_gateway(app) as (gateway, store):
         yield gateway, store, app
 
 
