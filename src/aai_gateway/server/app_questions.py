@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 
+from ..consent.prompt_text import BLOCK_INDENT
 from ..executors import UserAnswer, UserQuestion
 from .ask import Ask
 
@@ -20,7 +21,11 @@ EMPTY_FORM = {"type": "object", "properties": {}}
 
 
 def question_text(question: UserQuestion) -> str:
-    return f"{question.app_name} asks: {question.message}"
+    """`<app> asks: <message>`, every further line of the message indented: the app's words
+    never start a line at the left edge, where the gateway's own labels stand (a consent
+    question's `Agent:`, `App:`, `Tool:`), so an app cannot fake the gateway's question."""
+    first, *rest = question.message.split("\n")
+    return "\n".join([f"{question.app_name} asks: {first}", *(BLOCK_INDENT + line for line in rest)])
 
 
 class ElicitationUserAsker:
