@@ -130,7 +130,7 @@ def build_request(
             body_value = leftover
     query = "&".join(q for q in (base.query, path_query, encode_query(pairs)) if q)
     if len(url) + 1 + len(query) > MAX_URL_CHARS:
-        in_url = set(path_names) | {key for key, _ in pairs if key in arguments}
+        in_url = path_names | {key for key, _ in pairs if key in arguments}
         if query_template is not None:
             in_url |= query_names
         _refuse_long_url(len(url) + 1 + len(query), in_url, arguments, app_id=app_id, tool_name=tool_name)
