@@ -207,6 +207,42 @@ async def test_allow_once_asks_again_next_time(keyring: PrivateKeyring, apps: Pa
     assert len(user.shown) == 2
 
 
+async def test_one_allow_once_answer_replayed_by_two_concurrent_retries_runs_the_call_once(
+    keyring: PrivateKeyring, apps: Path
+) -> None:
+    """2026-07-28: a client (or anything replaying its messages) that sends the retry carrying the
+    user's "Allow once" twice at the same time gets the call run once; the other retry is asked
+    again."""
+    user = User("allow_once")  # declares that the client can ask; this test answers itself
+    async with client(env_for(keyring, apps), apps, "agent-a", "auto", user) as c:
+        arguments = {"app": "dev.test.adapter", "tool": "sleep", "args": {"seconds": 1.5}}
+        first = await c.session.call_tool("aai_exec", arguments, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult) and first.input_requests
+        allow = types.ElicitResult(action="accept", content={"decision": "allow_once", "remember": False})
+        answers = dict.fromkeys(first.input_requests, allow)
+        outcomes: list[Any] = []
+
+        async def retry() -> None:
+            outcomes.append(
+                await c.session.call_tool(
+                    "aai_exec",
+                    arguments,
+                    input_responses=answers,
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+            )
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(retry)
+            await anyio.sleep(0.5)  # the first retry is running the tool by now
+            tasks.start_soon(retry)
+    ran = [o for o in outcomes if isinstance(o, types.CallToolResult)]
+    asked = [o for o in outcomes if isinstance(o, types.InputRequiredResult)]
+    assert len(ran) == 1 and not ran[0].is_error, outcomes
+    assert len(asked) == 1 and asked[0].request_state != first.request_state
+
+
 @GENERATIONS
 async def test_always_allow_this_tool_covers_that_tool_only(
     keyring: PrivateKeyring, apps: Path, mode: str

@@ -229,14 +229,12 @@ class GatewayServer:
         try:
             result = await self._call(ctx, ask, params.arguments or {})
         except NeedInput as need:
-            return need.result  # the memory stays for the client's retry
+            self.memories.keep(ask.state_id, ask.memory)  # for the client's retry
+            return need.result
         except AaiError as exc:
-            self.memories.finish(ask.state_id)
             return results.failure(exc)
         except Exception as exc:  # a bug must reach the agent as INTERNAL_ERROR, never kill the server
-            self.memories.finish(ask.state_id)
             return results.crash(exc, f"tools/call {params.name}")
-        self.memories.finish(ask.state_id)
         return result
 
     async def _call(

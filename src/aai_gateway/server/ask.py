@@ -46,20 +46,27 @@ class CallMemory:
 
 
 class CallMemories:
+    """The memories of calls waiting for their client's retry. A retry takes its call's memory out
+    until its round ends (`keep` puts it back when the round asks again): a second retry carrying
+    the same state while the first runs finds none and asks the user again, so one answer (an
+    "Allow once") serves one round, never two."""
+
     def __init__(self) -> None:
         self._memories: dict[str, CallMemory] = {}
 
     def for_call(self, state: str | None, binding: tuple[str, str]) -> tuple[str, CallMemory]:
         self._forget_old()
-        known = self._memories.get(state) if state else None
-        if state is not None and known is not None and known.binding == binding:
-            return state, known
+        known = self._memories.pop(state, None) if state else None
+        if state is not None and known is not None:
+            if known.binding == binding:
+                return state, known
+            self._memories[state] = known  # another call's state: that call's retry still finds it
         state_id = "call-" + secrets.token_urlsafe(18)
-        memory = self._memories[state_id] = CallMemory(binding)
-        return state_id, memory
+        return state_id, CallMemory(binding)
 
-    def finish(self, state_id: str) -> None:
-        self._memories.pop(state_id, None)
+    def keep(self, state_id: str, memory: CallMemory) -> None:
+        """`memory` waits for the retry of its call, whose round asked the client something."""
+        self._memories[state_id] = memory
 
     def _forget_old(self) -> None:
         cutoff = time.monotonic() - MEMORY_SECONDS
