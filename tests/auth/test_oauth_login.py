@@ -200,6 +200,31 @@ async def test_a_forged_callback_alone_never_completes_the_sign_in(oauth: OAuthT
     assert oauth.token_requests == []
 
 
+async def test_a_servers_error_that_repeats_the_client_secret_reaches_the_agent_without_it(
+    oauth: OAuthTestServer,
+) -> None:
+    app = oauth_app(oauth)
+    shown: list[str] = []
+
+    async def careless_server(url: str) -> None:
+        query = parse_qs(urlsplit(url).query)
+        answer = {
+            "state": query["state"][0],
+            "error": "invalid_client",
+            "error_description": f"client_secret {PRE_CLIENT_SECRET} is not allowed here",
+        }
+        async with httpx.AsyncClient() as client:
+            shown.append((await client.get(query["redirect_uri"][0], params=answer)).text)
+
+    with pytest.raises(AuthRequiredError) as caught:
+        await login_with(careless_server, app, client_id=PRE_CLIENT_ID, client_secret=PRE_CLIENT_SECRET)
+
+    assert "invalid_client" in caught.value.message and "is not allowed here" in caught.value.message
+    assert PRE_CLIENT_SECRET not in caught.value.message
+    assert PRE_CLIENT_SECRET not in str(caught.value.data)
+    assert PRE_CLIENT_SECRET not in shown[0]
+
+
 async def test_without_a_client_id_the_gateway_registers_itself(oauth: OAuthTestServer) -> None:
     app = oauth_app(oauth)
 

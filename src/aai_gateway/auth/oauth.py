@@ -149,7 +149,7 @@ class LoopbackSignIn:
                 scope=self.target.scope,
                 extra={**self.target.authorize_extra, **self.target.extra},
             )
-            self._callback = LoopbackCallback(state, self.context.app_name)
+            self._callback = LoopbackCallback(state, self.context.app_name, (self.client.client_secret,))
             async with anyio.create_task_group() as tg:
                 tg.start_soon(serve_connections, listening, self._callback.handle)
                 try:

@@ -3,7 +3,8 @@
 `LoopbackCallback.handle` serves each connection of the sign-in's listener: it reads one request
 head (at most MAX_REQUEST_HEAD_BYTES, within CONNECTION_READ_SECONDS), answers with a small page,
 and keeps the first valid outcome: a `code` with the sign-in's `state`, or the authorization
-server's `error`. A callback with another state gets an error page and changes nothing (a forged
+server's `error` (scrubbed of the client's secret, which a careless server may repeat). A
+callback with another state gets an error page and changes nothing (a forged
 or stale link cannot end the sign-in); anything after the outcome is told it is finished. The code
 is never logged, and what the pages show is HTML-escaped.
 
@@ -35,9 +36,10 @@ CONNECTION_READ_SECONDS: Final = 10.0
 class LoopbackCallback:
     """Answers the browser on the loopback listener and keeps the first valid outcome."""
 
-    def __init__(self, state: str, app_name: str) -> None:
+    def __init__(self, state: str, app_name: str, secrets: tuple[str | None, ...] = ()) -> None:
         self._state = state
         self._app_name = app_name
+        self._secrets = secrets  # what an answer's error must not repeat (the client's secret)
         self.code: str | None = None
         self.error: str | None = None
         self.done = anyio.Event()
@@ -84,8 +86,8 @@ class LoopbackCallback:
                 "match), so it was ignored. Close this tab and use the browser window the gateway opened.",
             )
         if "error" in query:
-            error = scrub(query["error"], ())
-            description = scrub(query.get("error_description", ""), ())
+            error = scrub(query["error"], self._secrets)
+            description = scrub(query.get("error_description", ""), self._secrets)
             self.error = f"the authorization server answered {error}" + (
                 f": {description}" if description else ""
             )
