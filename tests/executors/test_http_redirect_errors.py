@@ -1,4 +1,5 @@
-"""A redirect to a host that cannot be reached is reported naming that host, not the app's."""
+"""A redirect to a host that cannot be reached is reported naming that host, not the app's; a
+refusal by the host a redirect led to is not blamed on the app's credentials (never sent there)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,63 @@ async def test_a_redirect_to_a_host_that_cannot_be_reached_is_reported_naming_th
     assert f"127.0.0.1:{closed_port}" in caught.value.message
     assert "redirected" in caught.value.message
     assert caught.value.data["host"] == f"127.0.0.1:{closed_port}"
+
+
+class Refusing(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"message": "forbidden here"}'
+        self.send_response(403)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class RedirectingTo(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        target = self.server.target  # type: ignore[attr-defined]
+        self.send_response(302 if self.path == "/go" else 403)
+        self.send_header("Location", target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def serving(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("where", ["another origin", "the app's origin"])
+async def test_a_403_after_a_redirect_blames_the_app_credentials_only_where_they_were_sent(
+    where: str,
+) -> None:
+    other, app = serving(Refusing), serving(RedirectingTo)
+    same = where == "the app's origin"
+    target = (
+        f"http://127.0.0.1:{app.server_port}/refuse" if same else f"http://127.0.0.1:{other.server_port}/x"
+    )
+    app.target = target  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(AaiError) as caught:
+            await call(f"http://127.0.0.1:{app.server_port}", "/go")
+    finally:
+        for server in (other, app):
+            server.shutdown()
+            server.server_close()
+    assert caught.value.code == ErrorCode.AUTH_DENIED
+    if same:
+        assert "The credentials lack permission" in caught.value.message
+        assert "credentials_sent" not in caught.value.data
+    else:
+        assert "The credentials lack permission" not in caught.value.message
+        assert f"redirected the call to http://127.0.0.1:{other.server_port}/x" in caught.value.message
+        assert "does not send the app's credentials" in caught.value.message
+        assert "forbidden here" in caught.value.message
+        assert caught.value.data["credentials_sent"] is False

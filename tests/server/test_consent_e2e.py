@@ -219,7 +219,7 @@ async def test_one_allow_once_answer_replayed_by_two_concurrent_retries_runs_the
         first = await c.session.call_tool("aai_exec", arguments, allow_input_required=True)
         assert isinstance(first, types.InputRequiredResult) and first.input_requests
         allow = types.ElicitResult(action="accept", content={"decision": "allow_once", "remember": False})
-        answers = dict.fromkeys(first.input_requests, allow)
+        answers: dict[str, types.InputResponse] = dict.fromkeys(first.input_requests, allow)
         outcomes: list[Any] = []
 
         async def retry() -> None:

@@ -153,7 +153,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         status: int | str = "error"
         try:
             with anyio.fail_after(invocation.timeout_seconds):
-                response, body = await self._exchange(spec, invocation)
+                response, body, credentials_sent = await self._exchange(spec, invocation)
             status = response.status_code
         except (TimeoutError, httpx.TimeoutException) as exc:
             status = "timeout"
@@ -210,7 +210,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
                 )
         scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
-            raise status_error(invocation, response, body, scrubber)
+            raise status_error(invocation, response, body, scrubber, credentials_sent=credentials_sent)
         parser = call.output_parser if call is not None else None
 
         def result() -> Any:
@@ -221,8 +221,12 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             return await anyio.to_thread.run_sync(result)
         return result()
 
-    async def _exchange(self, spec: HttpRequestSpec, invocation: Invocation) -> tuple[httpx.Response, bytes]:
-        """Send the request, following redirects; the final response and its (capped) body."""
+    async def _exchange(
+        self, spec: HttpRequestSpec, invocation: Invocation
+    ) -> tuple[httpx.Response, bytes, bool]:
+        """Send the request, following redirects; the final response, its (capped) body, and
+        whether the app's credentials went with the last request (never once a redirect left the
+        app's origin)."""
         web = invocation.app.source.kind == "web"
         client = self.web_client() if web else self.client()
         timeout = _timeout(invocation.timeout_seconds)
@@ -251,7 +255,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             following = response.next_request
             if following is None:
                 try:
-                    return response, await self._read(response, invocation)
+                    return response, await self._read(response, invocation), on_origin
                 finally:
                     await response.aclose()
             await response.aclose()

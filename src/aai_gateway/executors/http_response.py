@@ -104,14 +104,21 @@ def decode_text(body: bytes, response: httpx.Response) -> str:
 
 
 def status_error(
-    invocation: Invocation, response: httpx.Response, body: bytes, scrubber: Scrubber
+    invocation: Invocation,
+    response: httpx.Response,
+    body: bytes,
+    scrubber: Scrubber,
+    *,
+    credentials_sent: bool = True,
 ) -> HttpStatusError:
     """The error for a status that is not success. A JSON body is parsed and scrubbed value by
     value (numbers too), then written again for the preview; other bodies are scrubbed as
-    text. Either way before anything is cut short (a secret cut in half would slip through)."""
+    text. Either way before anything is cut short (a secret cut in half would slip through).
+    `credentials_sent` False: a redirect took the call to another origin, where the app's
+    credentials are not sent, so a refusal there says nothing of them."""
     app_id, tool = invocation.app.id, invocation.tool.name
     status = response.status_code
-    refreshable = bool(getattr(invocation.http_auth, "refreshable", False))
+    refreshable = credentials_sent and bool(getattr(invocation.http_auth, "refreshable", False))
     code = error_code_for_status(status, refreshable_auth=refreshable)
     document = _json_document(body)
     if document is not None:
@@ -124,7 +131,13 @@ def status_error(
     message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
     if server_message:
         message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
-    if code in _HINTS:
+    if not credentials_sent and code in _HINTS and code != ErrorCode.RATE_LIMITED:
+        message += (
+            f". The app redirected the call to {public_url(response.url)}, another origin, where the "
+            "gateway does not send the app's credentials: this refusal is that host's, not a verdict "
+            "on the stored credentials"
+        )
+    elif code in _HINTS:
         message += f". {_HINTS[code]}"
     data: dict[str, Any] = {
         "app": app_id,
@@ -133,6 +146,8 @@ def status_error(
         "method": response.request.method,
         "url": public_url(response.url),
     }
+    if not credentials_sent:
+        data["credentials_sent"] = False
     if text:
         data["body"] = _preview(text)
     retry_after = response.headers.get("retry-after")
