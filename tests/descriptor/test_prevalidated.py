@@ -17,6 +17,7 @@ from aai_gateway.descriptor.model import (
     DbusChannel,
     HttpCall,
     HttpChannel,
+    McpChannel,
     PlatformSection,
     Source,
     Tool,
@@ -31,6 +32,9 @@ BUILDERS: list[tuple[Callable[..., BaseModel], type[BaseModel], frozenset[str]]]
     (prevalidated.source, Source, frozenset({"origin"})),
     (prevalidated.section, PlatformSection, frozenset()),
     (prevalidated.app, AppDescriptor, frozenset({"server_tools_read"})),
+    (prevalidated.tool_annotations, ToolAnnotations, frozenset()),
+    (prevalidated.localized_name, LocalizedName, frozenset()),
+    (prevalidated.mcp_channel, McpChannel, frozenset({"type"})),
 ]
 HIDDEN = "Reads\u202e items\x1b[31m now\u200b\r\nand\ttabs"
 
@@ -52,6 +56,9 @@ OWN_CHECKS: dict[type[BaseModel], tuple[set[str], set[str]]] = {
     Source: (set(), set()),
     PlatformSection: (set(), {"strict"}),
     AppDescriptor: ({"one_line_text"}, set()),  # OneLine, of the description and the aliases
+    ToolAnnotations: ({"one_line_text"}, set()),  # OneLine, of the title
+    LocalizedName: ({"one_line_text"}, set()),  # OneLine, of each name
+    McpChannel: (set(), {"strict"}),  # strict: types the raw model made; the transport rule: model_post_init
 }
 
 
@@ -89,10 +96,23 @@ def test_the_fields_check_nothing_but_what_the_builders_apply(model: type[BaseMo
     assert own_checks(model) == OWN_CHECKS[model]
 
 
-@pytest.mark.parametrize("model", [Tool, HttpCall, DbusCall, Source, PlatformSection, AppDescriptor])
+@pytest.mark.parametrize(
+    "model",
+    [
+        Tool,
+        HttpCall,
+        DbusCall,
+        Source,
+        PlatformSection,
+        AppDescriptor,
+        ToolAnnotations,
+        LocalizedName,
+        McpChannel,
+    ],
+)
 def test_the_models_validate_nothing_the_builders_would_skip(model: type[BaseModel]) -> None:
     """A validator added to one of these models must be applied by its builder too: then change
-    this test with it."""
+    this test with it. (McpChannel's `model_post_init` is called by its builder.)"""
     decorators = model.__pydantic_decorators__
     assert not (
         decorators.validators
@@ -100,7 +120,7 @@ def test_the_models_validate_nothing_the_builders_would_skip(model: type[BaseMod
         or decorators.root_validators
         or decorators.model_validators
     )
-    assert model.__pydantic_post_init__ is None
+    assert model.__pydantic_post_init__ == ("model_post_init" if model is McpChannel else None)
 
 
 def _both(builder: Callable[..., BaseModel], model: type[BaseModel], **fields: Any) -> None:
@@ -178,3 +198,40 @@ def test_an_app_is_the_model_pydantic_makes_with_its_texts_on_one_line() -> None
     assert made.binding == Source(kind="file", location="/a").binding
     built = prevalidated.app(**fields)
     assert "\n" not in built.description and all("\n" not in alias for alias in built.aliases)
+
+
+def test_annotations_and_names_are_the_models_pydantic_makes_with_their_texts_on_one_line() -> None:
+    _both(
+        prevalidated.tool_annotations,
+        ToolAnnotations,
+        title=HIDDEN,
+        read_only_hint=True,
+        destructive_hint=None,
+        idempotent_hint=False,
+        open_world_hint=None,
+    )
+    _both(prevalidated.tool_annotations, ToolAnnotations, **dict.fromkeys(ToolAnnotations.model_fields))
+    names = {"en": HIDDEN, "zh-CN": "提醒事项"}
+    _both(prevalidated.localized_name, LocalizedName, names=names, default_lang="en")
+    built = prevalidated.localized_name(names=names, default_lang="en")
+    assert "\n" not in built.names["en"] and built.names is not names
+
+
+def test_an_mcp_channel_is_the_model_pydantic_makes_and_keeps_its_transport_rule() -> None:
+    stdio: dict[str, Any] = {
+        "command": "npx",
+        "args": ("-y", "server"),
+        "env": {"A": "1"},
+        "cwd": None,
+        "url": None,
+        "headers": {},
+        "timeout_ms": 3000,
+    }
+    _both(prevalidated.mcp_channel, McpChannel, **stdio)
+    _both(
+        prevalidated.mcp_channel,
+        McpChannel,
+        **{**stdio, "command": None, "args": (), "env": {}, "url": "https://m.example/mcp"},
+    )
+    with pytest.raises(ValueError, match="either a command or a url"):
+        prevalidated.mcp_channel(**{**stdio, "url": "https://m.example/mcp"})

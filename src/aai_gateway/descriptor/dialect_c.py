@@ -24,7 +24,6 @@ from .model import (
     ToolAnnotations,
 )
 from .model_auth import ApiKeyAuth, AppCredentialAuth, Auth, CookieAuth, Instructions, OAuth2Auth
-from .names import from_tag_map
 from .platforms import DESKTOP_PLATFORMS, Platform
 from .raw import CamelRawModel, validated
 from .semver import parse_version
@@ -219,7 +218,7 @@ def normalize(doc: CDescriptor, source: Source, host: Platform) -> AppDescriptor
         version=str(version),
         declared_version=doc.version,
         id=doc.app.id,
-        names=from_tag_map(doc.app.name, doc.app.default_lang),
+        names=prevalidated.localized_name(names=doc.app.name, default_lang=doc.app.default_lang),
         description=doc.app.description,
         aliases=tuple(doc.app.aliases),
         sections=sections,
@@ -246,7 +245,7 @@ def _tool(raw: CTool, channel: Channel, plain_call: HttpCall | None) -> Tool:
 def _annotations(raw: CToolAnnotations | None) -> ToolAnnotations | None:
     if raw is None:
         return None
-    return ToolAnnotations(
+    return prevalidated.tool_annotations(
         title=raw.title,
         read_only_hint=raw.read_only_hint,
         destructive_hint=raw.destructive_hint,

@@ -19,6 +19,7 @@ from pydantic import PlainValidator, ValidationInfo
 from pydantic_core import PydanticCustomError
 
 from ..errors import Problem, json_pointer
+from . import prevalidated
 from .checks import APP_ID
 from .http_headers import header_name_problem, header_value_problem
 from .model import McpChannel
@@ -256,7 +257,7 @@ def _check_literal(
 
 
 def channel(ex: CExecution, timeout_ms: int | None) -> McpChannel:
-    return McpChannel(
+    return prevalidated.mcp_channel(
         command=ex.command,
         args=tuple(ex.args or ()),
         env={name: _canonical(value) for name, value in (ex.env or {}).items()},

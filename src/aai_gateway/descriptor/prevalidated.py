@@ -29,13 +29,15 @@ from .model import (
     HttpCall,
     HttpMethod,
     JsonObject,
+    McpChannel,
     PlatformSection,
     Source,
     Tool,
     ToolAnnotations,
 )
+from .model_auth import McpValue
 from .names import LocalizedName
-from .platforms import Platform
+from .platforms import ExecutionType, Platform
 from .shown_text import one_line_text, shown_text
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -120,6 +122,64 @@ def file_tool(raw: FileOperation, *, channel: Channel, call: Call | None, timeou
         call=call,
         timeout_ms=timeout_ms,
     )
+
+
+def tool_annotations(
+    *,
+    title: str | None,
+    read_only_hint: bool | None,
+    destructive_hint: bool | None,
+    idempotent_hint: bool | None,
+    open_world_hint: bool | None,
+) -> ToolAnnotations:
+    """`ToolAnnotations(...)`: the title on one line (`OneLine`)."""
+    return _made(
+        ToolAnnotations,
+        {
+            "title": None if title is None else one_line_text(title),
+            "read_only_hint": read_only_hint,
+            "destructive_hint": destructive_hint,
+            "idempotent_hint": idempotent_hint,
+            "open_world_hint": open_world_hint,
+        },
+    )
+
+
+def localized_name(*, names: dict[str, str], default_lang: str) -> LocalizedName:
+    """`LocalizedName(...)`: each name on one line (`OneLine`), in a dict of its own."""
+    return _made(
+        LocalizedName,
+        {"names": {tag: one_line_text(name) for tag, name in names.items()}, "default_lang": default_lang},
+    )
+
+
+def mcp_channel(
+    *,
+    command: str | None,
+    args: tuple[str, ...],
+    env: dict[str, McpValue],
+    cwd: str | None,
+    url: str | None,
+    headers: dict[str, McpValue],
+    timeout_ms: int | None,
+) -> McpChannel:
+    """`McpChannel(...)`, its transport rule checked as validation checks it (`model_post_init`:
+    a ValueError when broken, which the dialect's checks have ruled out)."""
+    made = _made(
+        McpChannel,
+        {
+            "type": ExecutionType.MCP,
+            "command": command,
+            "args": args,
+            "env": env,
+            "cwd": cwd,
+            "url": url,
+            "headers": headers,
+            "timeout_ms": timeout_ms,
+        },
+    )
+    made.model_post_init(None)
+    return made
 
 
 def http_call(*, path: str | None, method: HttpMethod | None, headers: dict[str, str]) -> HttpCall:
