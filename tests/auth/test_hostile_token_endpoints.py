@@ -20,6 +20,7 @@ import anyio
 import httpx
 import pytest
 
+from aai_gateway.auth import token_client as token_requests
 from aai_gateway.auth.credentials import Credential, OAuthTokens
 from aai_gateway.auth.oauth import login
 from aai_gateway.auth.token_flows import AppCredentialFlow, OAuth2Flow
@@ -79,7 +80,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if not self.server.drip_seconds:
+            self.wfile.write(body)
+            return
+        for byte in body:  # each read's timeout is met, the answer never ends in time
+            try:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            except OSError:  # the gateway hung up
+                return
+            time.sleep(self.server.drip_seconds)
 
 
 class TokenEndpoint(ThreadingHTTPServer):
@@ -88,6 +98,7 @@ class TokenEndpoint(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.answer: tuple[int, bytes | None] = (200, b"{}")
+        self.drip_seconds = 0.0
         self.api_calls: list[str] = []
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
@@ -279,3 +290,40 @@ async def test_signing_in_never_quotes_the_code_or_secret_the_endpoint_echoes(
     assert "xxxxxxxx" in text
     for secret in (CODE, CLIENT_SECRET):
         assert not any(prefix in text for prefix in _prefixes(secret)), secret
+
+
+@pytest.mark.parametrize("kind", [*KINDS, "sign-in"])
+async def test_an_endpoint_that_drips_its_answer_is_given_up_on_after_the_request_deadline(
+    endpoint: TokenEndpoint,
+    executor: HttpExecutor,
+    token_client: httpx.AsyncClient,
+    kind: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A byte every 0.1 s meets every read's timeout; the whole answer would take ~10 s, and one
+    that never ends would hold the sign-in, or the call waiting on a refresh, for ever."""
+    monkeypatch.setattr(token_requests, "TOKEN_REQUEST_TIMEOUT_SECONDS", 1.0)
+    endpoint.answer = (200, token_answer(padding="p" * 40))
+    endpoint.drip_seconds = 0.1
+    started = time.monotonic()
+    try:
+        with pytest.raises(AaiError) as caught:
+            await (sign_in(endpoint) if kind == "sign-in" else renew(kind, endpoint, executor, token_client))
+    finally:
+        endpoint.drip_seconds = 0.0
+    assert caught.value.code == ErrorCode.SERVICE_UNAVAILABLE
+    assert "did not answer in full within 1 s" in caught.value.message
+    assert time.monotonic() - started < 8
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_an_endpoint_that_answers_megabytes_is_not_read_past_the_limit(
+    endpoint: TokenEndpoint, executor: HttpExecutor, token_client: httpx.AsyncClient, kind: str
+) -> None:
+    endpoint.answer = (200, b'{"access_token": "' + b"t" * token_requests.MAX_ANSWER_BYTES + b'"}')
+
+    with pytest.raises(AaiError) as caught:
+        await renew(kind, endpoint, executor, token_client)
+
+    assert caught.value.code == ErrorCode.AUTH_INVALID
+    assert f"answered more than {token_requests.MAX_ANSWER_BYTES} bytes" in caught.value.message

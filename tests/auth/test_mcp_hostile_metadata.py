@@ -17,8 +17,7 @@ import pytest
 
 from aai_gateway.auth.mcp_discovery import discover, mcp_route
 from aai_gateway.auth.mcp_login import login_mcp
-from aai_gateway.auth.oauth_transport import MAX_ANSWER_BYTES
-from aai_gateway.auth.token_client import new_token_client
+from aai_gateway.auth.token_client import MAX_ANSWER_BYTES, new_token_client
 from aai_gateway.discovery.web import NetworkRuleError, WebFetchPolicy
 from aai_gateway.errors import AaiError, ErrorCode
 from tests.auth.mcp_oauth_servers import McpAuthorizationServer, ProtectedMcpServer

@@ -16,7 +16,7 @@ SDK's (`mcp.client.auth.utils`, `mcp.shared.auth`): the spec's rules as the SDK 
 Everything found here comes from servers, so it is checked like a hostile answer: the endpoints
 must be https, or loopback when the MCP server itself is on this machine (`acceptable`); every
 request to a URL off the MCP server's origin obeys the web network rules (`mcp_route`); answers
-are read up to oauth_transport.MAX_ANSWER_BYTES; a refusal is AUTH_INVALID naming the document.
+are read up to token_client.MAX_ANSWER_BYTES; a refusal is AUTH_INVALID naming the document.
 """
 
 from __future__ import annotations

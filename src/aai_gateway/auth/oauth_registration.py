@@ -36,9 +36,9 @@ from ..errors import AuthRequiredError
 from .auth_context import AuthContext
 from .oauth_callback import CALLBACK_PATH
 from .oauth_client import OAuthClient
-from .oauth_transport import OversizedAnswerError, Route, oauth_http_client, reaching
+from .oauth_transport import Route, oauth_http_client, reaching
 from .token_answers import endpoint_message
-from .token_client import host_of
+from .token_client import OversizedAnswerError, host_of
 
 logger = logging.getLogger(__name__)
 

@@ -6,9 +6,9 @@ rules are built on httpx (discovery/web_transport.py, token_client.py). `BridgeT
 httpx2 transport of every client the auth layer gives authlib or the SDK helpers: it passes each
 request to the httpx client that `route` picks for its URL (guarded by the web network rules, or
 the plain one for an endpoint on this machine), so one implementation of the rules covers API
-calls, token endpoints, metadata and registration. Besides, it reads at most
-`MAX_ANSWER_BYTES` of an answer (`OversizedAnswerError`): metadata, registration and token answers
-are small, and a server that sends more is not read into memory.
+calls, token endpoints, metadata and registration. Besides, it reads answers as
+`token_client.answer_of` does: at most `MAX_ANSWER_BYTES` (`OversizedAnswerError`), all of it
+within `TOKEN_REQUEST_TIMEOUT_SECONDS`.
 
 Errors pass through as the httpx client raised them (`NetworkRuleError`, `httpx.TransportError`);
 `reaching()` turns them, and `OversizedAnswerError`, into the AAI errors that name the endpoint.
@@ -24,30 +24,24 @@ import httpx
 import httpx2
 
 from ..discovery.web import NetworkRuleError
-from ..discovery.web_transport import public_url
-from ..errors import AuthInvalidError, ServiceUnavailableError
-from ..executors.http_decoding import decoded_chunks
-from .token_client import TOKEN_REQUEST_TIMEOUT_SECONDS, endpoint_refused, host_of
+from .token_client import (
+    MAX_ANSWER_BYTES,
+    TOKEN_REQUEST_TIMEOUT_SECONDS,
+    OversizedAnswerError,
+    answer_of,
+    endpoint_refused,
+    oversized_answer,
+    unreachable,
+)
 
 Route = Callable[[str], httpx.AsyncClient]
 """An endpoint's URL → the client allowed to reach it."""
 
-MAX_ANSWER_BYTES: Final = 1024 * 1024
 # Set by the httpx client that sends the request, not copied from the httpx2 one: what it can
 # decode (Accept-Encoding), its own User-Agent, and the framing of the body it sends.
 _NOT_FORWARDED: Final = frozenset(
     {"host", "accept-encoding", "connection", "content-length", "transfer-encoding", "user-agent"}
 )
-_NOT_RETURNED: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
-
-
-class OversizedAnswerError(Exception):
-    """An authorization server answered more than `MAX_ANSWER_BYTES`."""
-
-    def __init__(self, url: str, limit: int) -> None:
-        super().__init__(f"{public_url(url)} answered more than {limit} bytes")
-        self.url = public_url(url)
-        self.limit = limit
 
 
 class BridgeTransport(httpx2.AsyncBaseTransport):
@@ -68,17 +62,10 @@ class BridgeTransport(httpx2.AsyncBaseTransport):
             content=await request.aread(),
             timeout=_timeout(request),
         )
-        response = await client.send(outgoing, stream=True, follow_redirects=False)
-        try:
-            body = bytearray()
-            async for chunk in decoded_chunks(response):  # bounded pieces, however compressed
-                body += chunk
-                if len(body) > self._max_answer_bytes:
-                    raise OversizedAnswerError(url, self._max_answer_bytes)
-        finally:
-            await response.aclose()
-        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _NOT_RETURNED]
-        return httpx2.Response(response.status_code, headers=headers, content=bytes(body), request=request)
+        answer = await answer_of(client, outgoing, limit=self._max_answer_bytes)
+        return httpx2.Response(
+            answer.status_code, headers=answer.headers.multi_items(), content=answer.content, request=request
+        )
 
 
 def _timeout(request: httpx2.Request) -> httpx.Timeout:
@@ -111,14 +98,6 @@ def reaching(app_id: str, what: str, url: str) -> Iterator[None]:
     except NetworkRuleError as exc:
         raise endpoint_refused(app_id, what, url, exc) from None
     except OversizedAnswerError as exc:
-        raise AuthInvalidError(
-            app_id,
-            f"its {what} {exc.url} answered more than {exc.limit} bytes; an authorization server's "
-            "answers are small, so it was not read",
-            endpoint=exc.url,
-        ) from None
+        raise oversized_answer(app_id, what, exc) from None
     except (httpx.TransportError, httpx2.TransportError) as exc:
-        host = host_of(url)
-        raise ServiceUnavailableError(
-            app_id, f"its {what} {host} could not be reached ({type(exc).__name__})", host=host
-        ) from exc
+        raise unreachable(app_id, what, url, exc) from exc

@@ -12,16 +12,78 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import anyio
 import httpcore
 import httpx
+import httpx2
 
 from .. import __version__
 from ..descriptor import AppDescriptor
 from ..discovery.web import NetworkRuleError, Resolver, WebFetchPolicy, ssl_context
 from ..discovery.web_transport import WEB_RULES, GuardedTransport, public_url
 from ..errors import AaiError, AuthInvalidError, ServiceUnavailableError
+from ..executors.http_decoding import decoded_chunks
 
 TOKEN_REQUEST_TIMEOUT_SECONDS: Final = 30.0
+"""Each request to an authorization server, its whole answer included (`answer_of`)."""
+MAX_ANSWER_BYTES: Final = 1024 * 1024
+"""Metadata, registration and token answers are small: a server that sends more is not read."""
+_NOT_RETURNED: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class OversizedAnswerError(Exception):
+    """An authorization server answered more than `MAX_ANSWER_BYTES`."""
+
+    def __init__(self, url: str, limit: int) -> None:
+        super().__init__(f"{public_url(url)} answered more than {limit} bytes")
+        self.url = public_url(url)
+        self.limit = limit
+
+
+async def answer_of(
+    client: httpx.AsyncClient, request: httpx.Request, *, limit: int = MAX_ANSWER_BYTES
+) -> httpx.Response:
+    """`request` sent by `client` and its answer, read and decoded: at most `limit` bytes
+    (OversizedAnswerError), all of it within TOKEN_REQUEST_TIMEOUT_SECONDS (httpx.ReadTimeout).
+    Each read's timeout alone would let a server that drips its answer a byte at a time hold a
+    sign-in, a refresh or the call waiting on it for hours."""
+    try:
+        with anyio.fail_after(TOKEN_REQUEST_TIMEOUT_SECONDS):
+            response = await client.send(request, stream=True, follow_redirects=False)
+            try:
+                body = bytearray()
+                async for chunk in decoded_chunks(response):  # bounded pieces, however compressed
+                    body += chunk
+                    if len(body) > limit:
+                        raise OversizedAnswerError(str(request.url), limit)
+            finally:
+                await response.aclose()
+    except TimeoutError:
+        raise httpx.ReadTimeout(
+            f"no whole answer within {TOKEN_REQUEST_TIMEOUT_SECONDS:g} s", request=request
+        ) from None
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _NOT_RETURNED]
+    return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=request)
+
+
+def oversized_answer(app_id: str, what: str, exc: OversizedAnswerError) -> AaiError:
+    return AuthInvalidError(
+        app_id,
+        f"its {what} {exc.url} answered more than {exc.limit} bytes; an authorization server's "
+        "answers are small, so it was not read",
+        endpoint=exc.url,
+    )
+
+
+def unreachable(app_id: str, what: str, url: str, exc: Exception) -> AaiError:
+    """SERVICE_UNAVAILABLE naming the endpoint's host: it could not be reached, or (a timeout) did
+    not answer in time."""
+    host = host_of(url)
+    if isinstance(exc, httpx.TimeoutException | httpx2.TimeoutException):
+        reason = f"did not answer in full within {TOKEN_REQUEST_TIMEOUT_SECONDS:g} s"
+    else:
+        reason = f"could not be reached ({type(exc).__name__})"
+    return ServiceUnavailableError(app_id, f"its {what} {host} {reason}", host=host)
 
 
 def new_token_client(
@@ -64,18 +126,23 @@ async def post_to_endpoint(
     client: httpx.AsyncClient, url: str, *, app_id: str, what: str, **kwargs: Any
 ) -> httpx.Response:
     """POST to an endpoint of the authorization server (`what`: "token endpoint"…), asking for
-    JSON. Refused by the web network rules: AUTH_INVALID; unreachable: SERVICE_UNAVAILABLE."""
+    JSON, its answer read as `answer_of` reads. Refused by the web network rules or answering too
+    much: AUTH_INVALID; unreachable or too slow: SERVICE_UNAVAILABLE."""
     try:
-        return await client.post(
-            url, timeout=TOKEN_REQUEST_TIMEOUT_SECONDS, headers={"Accept": "application/json"}, **kwargs
+        request = client.build_request(
+            "POST",
+            url,
+            timeout=TOKEN_REQUEST_TIMEOUT_SECONDS,
+            headers={"Accept": "application/json"},
+            **kwargs,
         )
+        return await answer_of(client, request)
     except NetworkRuleError as exc:
         raise endpoint_refused(app_id, what, url, exc) from None
+    except OversizedAnswerError as exc:
+        raise oversized_answer(app_id, what, exc) from None
     except httpx.TransportError as exc:
-        host = host_of(url)
-        raise ServiceUnavailableError(
-            app_id, f"its {what} {host} could not be reached ({type(exc).__name__})", host=host
-        ) from exc
+        raise unreachable(app_id, what, url, exc) from exc
 
 
 def host_of(url: str) -> str:
