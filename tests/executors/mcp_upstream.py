@@ -195,9 +195,13 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
         raise MCPError(code=code, message=f"{message}{leaked}", data=data)
     if name in FAULTS:
         return await misbehave(ctx, name, arguments)
-    if name == "progress":
-        for step in (1, 2, 3):
-            await ctx.session.report_progress(step, 3, f"step {step}")
+    if name == "progress":  # `count` steps (3), the first one's message `message_size` long
+        count = int(arguments.get("count", 3))
+        for step in range(1, count + 1):
+            message = (
+                f"step {step}" if step > 1 else "step 1" + "\u202e!\n" * int(arguments.get("message_size", 0))
+            )
+            await ctx.session.report_progress(step, count, message)
         return types.CallToolResult(content=[text("done")])
     if name in ("ask", "ask_url"):
         return await ask(ctx, params, url=name == "ask_url")

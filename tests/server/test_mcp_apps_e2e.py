@@ -16,6 +16,7 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 
+from aai_gateway.executors.mcp_progress import BURST, MESSAGE_CHARS, PER_SECOND
 from tests.builders import trusting_config, write_json
 from tests.executors.mcp_support import PNG_DATA, mcp_document, process_alive
 from tests.server.conftest import connected
@@ -125,6 +126,27 @@ async def test_progress_of_the_server_reaches_the_client(gateway: Client) -> Non
 
     assert result.is_error is False
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+async def test_a_server_that_floods_progress_reaches_the_client_as_a_bounded_trickle(gateway: Client) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    started = anyio.current_time()
+    result = await exec_tool(
+        gateway, "progress", {"count": 5000, "message_size": 100_000}, progress_callback=progress
+    )
+    elapsed = anyio.current_time() - started
+
+    assert result.is_error is False
+    assert seen[-1:] == [(5000, 5000, "step 5000")]  # the report that completes the work always passes
+    assert len(seen) <= BURST + PER_SECOND * elapsed + 1
+    assert [done for done, _, _ in seen] == sorted({done for done, _, _ in seen})
+    first = seen[0][2]
+    assert first is not None and first.startswith("step 1") and len(first) <= MESSAGE_CHARS
+    assert "\n" not in first and "\u202e" not in first
 
 
 async def test_a_question_of_the_server_reaches_the_user_naming_the_app_or_is_declined_when_it_cannot(

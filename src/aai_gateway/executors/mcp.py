@@ -13,9 +13,9 @@ Each call is bounded by the tool's timeout (`execution.timeout`, default 30 s; t
 while the user answers a question of the server); on TIMEOUT the server is told to cancel the
 request, and the session is stopped when the server no longer answers at all (a tools/list
 within `probe_seconds`), so that the next call starts it again. A cancelled call is cancelled
-upstream too. Progress of the server goes to `Invocation.progress`; its questions to
-`Invocation.ask_user`. Everything the server sends back is scrubbed of the secrets it was started
-with.
+upstream too. Progress of the server goes to `Invocation.progress` (bounded: mcp_progress.py);
+its questions to `Invocation.ask_user`. Everything the server sends back is scrubbed of the
+secrets it was started with.
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from .base import (
     ExecutorBase,
     ExecutorSettings,
     Invocation,
-    ProgressReporter,
     SnapshotListener,
     ToolResult,
     UpstreamAuth,
     timeout_error,
 )
 from .mcp_launch import Launch, SessionSettings, StdioLaunch, resolve_launch, with_program
+from .mcp_progress import progress_forwarder
 from .programs import missing_program
 from .redaction import CallScrubber
 
@@ -333,7 +333,7 @@ class McpExecutor(ExecutorBase[McpChannel]):
 
         app_id, tool = invocation.app.id, invocation.tool.name
         call = Call(invocation.ask_user)
-        progress = _forwarder(invocation.progress, scrubber)
+        progress = progress_forwarder(invocation.progress, scrubber.text)
         problems_before = session.stdio.problems_seen if session.stdio is not None else 0
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + invocation.timeout_seconds) as scope:
@@ -368,20 +368,6 @@ class McpExecutor(ExecutorBase[McpChannel]):
             error.args = (error.message,)
             error.data["server_problems"] = problems
         return error
-
-
-def _forwarder(progress: ProgressReporter | None, scrubber: CallScrubber) -> ProgressReporter | None:
-    """The server's progress to the caller; a caller that went away does not fail the call."""
-    if progress is None:
-        return None
-
-    async def forward(done: float, total: float | None, message: str | None) -> None:
-        try:
-            await progress(done, total, scrubber.text(message) if message else message)
-        except Exception:
-            logger.debug("progress could not be forwarded", exc_info=True)
-
-    return forward
 
 
 def registration(settings: ExecutorSettings) -> tuple[tuple[ExecutionType, ...], McpExecutor]:
