@@ -76,7 +76,12 @@ def _check_execution(doc: CDescriptor, kind: str) -> Iterator[Problem]:
             needed = "baseUrl" if kind == "http" else "progId"
             yield Problem("/execution", f"platform {doc.platform!r} needs an execution section with {needed}")
         return
-    given = {key for key in _ALL_TYPE_FIELDS if getattr(ex, _SNAKE[key]) is not None}
+    # Only fields the file wrote can be set: most files write a few of the many (C, not a getattr each).
+    given = {
+        _CAMEL[name]
+        for name in _TYPE_FIELD_NAMES.intersection(ex.model_fields_set)
+        if getattr(ex, name) is not None
+    }
     for key in sorted(given - set(_TYPE_FIELDS[kind])):
         yield Problem(f"/execution/{key}", f"{key} is ignored for execution type {kind!r}", "warning")
     yield from checks.check_timeout(ex.timeout, "/execution/timeout", unit_ms=1)
@@ -197,3 +202,5 @@ _SNAKE = {
     for info_name, info in CExecution.model_fields.items()
     for name in [info.alias or info_name]
 }
+_CAMEL = {snake: camel for camel, snake in _SNAKE.items()}
+_TYPE_FIELD_NAMES = frozenset(_SNAKE[key] for key in _ALL_TYPE_FIELDS)
