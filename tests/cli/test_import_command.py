@@ -347,6 +347,7 @@ def test_without_files_it_lists_the_configurations_of_every_client_found_in_thei
         shutil.copyfile(SAMPLES / sample, place)
     env = user_env(home, None)
     env.pop("CODEX_HOME", None)
+    env.pop("COLUMNS")  # read through a pipe, as a script reads it: every cell whole
 
     done = import_(env, "--dry-run")
 

@@ -98,7 +98,7 @@ def test_in_a_narrow_terminal_ids_are_never_cut_and_every_reason_is_shown_whole(
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["scan", "--no-default-paths", "--path", str(EXAMPLES)]) == 0
     out = capsys.readouterr().out
-    ids = [line.split()[0] for line in out.split("\n\n")[1].splitlines()[2:]]
+    ids = [line.split()[1] for line in out.splitlines() if line.startswith("ID:")]  # one block per app
     assert "dev.aai.example.timetracker" in ids and not any(i.endswith("…") for i in ids)
     why = out.split("Why some tools cannot run here\n", 1)[1]
     assert "(all 5 tools): needs macOS (osascript); this is " in why
