@@ -10,8 +10,10 @@ import os
 import re
 import shlex
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from aai_gateway.consent.prompt_text import ConsentQuestion, build_prompt
-from tests.builders import write_json
+from tests.builders import c_descriptor, write_json
 from tests.keyring_session import PrivateKeyring
 from tests.server.conftest import adapter_app
 
@@ -446,3 +448,71 @@ async def test_a_nameless_client_is_offered_no_lasting_grant(
     assert error["data"]["caller"] == "Unknown Client"
     assert error["data"]["command"] is None
     assert "no lasting grant" in error["data"]["no_lasting_grant"]
+
+
+KEY = "sk-typed-on-the-page-0123456789"
+
+
+class _KeyedApi(BaseHTTPRequestHandler):
+    """GET /me: 200 with the right X-Key, else 401."""
+
+    def do_GET(self) -> None:
+        ok = self.headers.get("X-Key") == KEY
+        body = b'{"user": "alice"}' if ok else b'{"message": "no key"}'
+        self.send_response(200 if ok else 401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@GENERATIONS
+async def test_a_link_only_client_allowing_once_on_the_page_then_saving_a_key_is_not_asked_for_consent_again(
+    keyring: PrivateKeyring, apps: Path, mode: str
+) -> None:
+    """Consent on the consent page ("Allow once"), then the app's key on the credential page: the
+    call then runs, in that same call, on that one answer; the user is shown each page once and
+    the gateway never waits on a page it did not show."""
+    api = ThreadingHTTPServer(("127.0.0.1", 0), _KeyedApi)
+    threading.Thread(target=api.serve_forever, daemon=True).start()
+    document = c_descriptor("dev.test.keyed", name="Keyed", platform="web", type="http")
+    document["execution"]["baseUrl"] = f"http://127.0.0.1:{api.server_port}"
+    document["auth"] = {
+        "type": "apiKey",
+        "apiKey": {"location": "header", "name": "X-Key", "obtainUrl": "https://keys.example"},
+    }
+    document["tools"][0].update(name="me", execution={"path": "/me", "method": "GET"})
+    write_json(apps / "keyed.json", document)
+    shown: list[str] = []
+
+    async def browser_user(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        consent = "allow or deny" in params.message
+        shown.append("consent" if consent else "credentials")
+        if consent:
+            await answer_page(params.url, "allow_once")
+        else:
+            async with httpx.AsyncClient() as browser:
+                page = await browser.get(params.url)
+                csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+                assert csrf is not None
+                saved = await browser.post(params.url, data={"csrf": csrf.group(1), "api_key": KEY})
+                assert saved.status_code == 200, saved.text
+        return types.ElicitResult(action="accept")
+
+    env = env_for(keyring, apps)
+    transport = link_only_client_transport(gateway(env, apps))
+    try:
+        async with client(env, apps, "agent-c", mode, browser_user, transport=transport) as c:
+            with anyio.fail_after(60):  # were it waiting on a page nobody was shown: a page's 10 minutes
+                result = await c.call_tool("aai_exec", {"app": "dev.test.keyed", "tool": "me", "args": {}})
+    finally:
+        api.shutdown()
+        api.server_close()
+    assert result.structured_content == {"user": "alice"}, result
+    assert shown == ["consent", "credentials"]

@@ -100,6 +100,11 @@ class UrlConsentPrompter:
         if self.tasks is None or self.channel.can_ask_form or not self.channel.can_ask_url:
             return None
         key = question_key(question)
+        # Asked again in this call (it ran once the user saved a credential): the page's answer
+        # holds, as a form's does; the page itself is gone once its answer was collected.
+        answered: Answer | None = self.channel.memory.values.get(f"consent_answer:{key}")
+        if answered is not None:
+            return answered
         page_id: str | None = self.channel.memory.values.get(f"consent_page:{key}")
         if page_id is None or self.pages.url(page_id) is None:
             page = ConsentPage(question, timeout_seconds=PAGE_TIMEOUT_SECONDS)
@@ -124,4 +129,6 @@ class UrlConsentPrompter:
         answer = await self.pages.result(page_id)
         if not self.channel.modern:
             await self.channel.ctx.session.send_elicit_complete(page_id)
-        return answer if answer is not None else DENY
+        answered = answer if answer is not None else DENY
+        self.channel.memory.values[f"consent_answer:{key}"] = answered
+        return answered
