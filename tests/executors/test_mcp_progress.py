@@ -76,3 +76,16 @@ async def test_a_caller_that_went_away_does_not_fail_the_call() -> None:
     forward = progress_forwarder(gone, str)
     assert forward is not None
     await forward(1, 2, "step")
+
+
+@pytest.mark.parametrize("total", [0, -1, None], ids=["total 0", "negative total", "its own total"])
+async def test_a_server_that_says_every_report_completes_the_work_is_held_to_the_rate_all_the_same(
+    total: float | None,
+) -> None:
+    """Only the first report that completes the work passes beyond the rate: a total of 0, a
+    negative one, or each report's own total would otherwise let every report through."""
+    caller = Caller()
+    forward = forwarder(caller)
+    for step in range(1, 1001):  # all at the same instant
+        await forward(step, step if total is None else total, None)
+    assert [done for done, _, _ in caller.seen] == list(range(1, BURST + 1))
