@@ -3,6 +3,8 @@ with a clock the test moves."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from aai_gateway.executors.mcp_progress import BURST, MESSAGE_CHARS, PER_SECOND, progress_forwarder
@@ -89,3 +91,13 @@ async def test_a_server_that_says_every_report_completes_the_work_is_held_to_the
     for step in range(1, 1001):  # all at the same instant
         await forward(step, step if total is None else total, None)
     assert [done for done, _, _ in caller.seen] == list(range(1, BURST + 1))
+
+
+async def test_progress_that_is_not_a_finite_number_is_dropped_and_such_a_total_is_unknown() -> None:
+    """JSON has no NaN or infinity (the client would read null where a number must be); NaN would
+    also pass every later report as increasing, and an infinite one would stop them all."""
+    caller = Caller()
+    forward = forwarder(caller)
+    for done, total in ((math.nan, 10), (1, math.nan), (math.inf, None), (2, math.inf), (1.5, 10), (3, 3)):
+        await forward(done, total, None)
+    assert caller.seen == [(1, None, None), (2, None, None), (3, 3, None)]

@@ -4,9 +4,11 @@ A server may report progress as often as it likes, and say anything in it. What 
 caller is bounded: a burst of `BURST` reports, then at most `PER_SECOND` a second (the first
 report that completes the work always passes; later ones, and a server that says each report
 completes it, are held to the rate), each increasing on the last one passed (MCP requires it
-of a server; one that goes back is not passed on), and its message scrubbed of the call's
-secrets, then cleaned of what a reader cannot see and cut to `MESSAGE_CHARS` on one line. A
-server that reports thousands of times a second costs the gateway little and its caller nothing.
+of a server; one that goes back is not passed on, nor progress that is not a finite number, and
+a total that is not one is passed on as unknown: JSON has neither NaN nor infinity), and its
+message scrubbed of the call's secrets, then cleaned of what a reader cannot see and cut to
+`MESSAGE_CHARS` on one line. A server that reports thousands of times a second costs the gateway
+little and its caller nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ def progress_forwarder(
 
     async def forward(done: float, total: float | None, message: str | None) -> None:
         nonlocal allowance, last_refill, last_done, completed
+        if not math.isfinite(done):
+            return
+        if total is not None and not math.isfinite(total):
+            total = None
         now = clock()
         allowance = min(float(BURST), allowance + (now - last_refill) * PER_SECOND)
         last_refill = now
