@@ -5,16 +5,21 @@ browser, `auth set` from stdin) into a private OS keyring, then used by the gate
 from __future__ import annotations
 
 import json
+import re
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.context import ClientRequestContext
 
 from aai_gateway.executors.redaction import SECRET_MARKER
 from tests.auth.oauth_server import (
@@ -206,3 +211,97 @@ async def test_a_key_too_short_to_be_removed_from_answers_is_stored_with_a_warni
     assert "Saved" in out
     assert "the API key of dev.test.shortkey is shorter than 6 characters" in err
     assert "k3y" not in out + err
+
+
+KEY = "sk-stored-and-good-0123456789"
+
+
+class _Redirecting(BaseHTTPRequestHandler):
+    """The app: every call is sent on to `server.target`, another origin."""
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", self.server.target)  # type: ignore[attr-defined]
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """The host the app sends calls to: 401 to whoever comes without its own credentials."""
+
+    def do_GET(self) -> None:
+        body = b'{"message": "sign in here first"}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_401_from_the_host_a_redirect_led_to_does_not_ask_the_user_for_a_key_never_sent_there(
+    keyring: PrivateKeyring, tmp_path: Path, mode: str
+) -> None:
+    """The stored key is good, and never went to that host: a page asking the user to type it again
+    could change nothing (nor would a sign-in), and would replace a good key on the user's word."""
+    refusing = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    app = ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
+    app.target = f"http://127.0.0.1:{refusing.server_port}/me"  # type: ignore[attr-defined]
+    for host in (refusing, app):
+        threading.Thread(target=host.serve_forever, daemon=True).start()
+    auth = {
+        "type": "apiKey",
+        "apiKey": {"location": "header", "name": "X-Key", "obtainUrl": "https://e.example"},
+    }
+    apps = tmp_path / "apps"
+    write_json(
+        apps / "redirected.json",
+        web_app("dev.test.redirected", f"http://127.0.0.1:{app.server_port}", auth, "/me"),
+    )
+    env = keyring.child_env()
+    for desktop in ("DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(desktop, None)
+    env["AAI_GATEWAY_CONFIG"] = str(trusting_config(tmp_path / "config.toml", ["dev.test.redirected"]))
+    code, _, err = await cli(env, apps, "auth", "set", "dev.test.redirected", stdin=KEY + "\n")
+    assert code == 0, err
+    asked: list[str] = []
+
+    async def user_saves_the_key_again(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        asked.append(params.url)
+        async with httpx.AsyncClient() as browser:
+            page = await browser.get(params.url)
+            csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+            assert csrf is not None
+            await browser.post(params.url, data={"csrf": csrf.group(1), "api_key": KEY})
+        return types.ElicitResult(action="accept")
+
+    gateway_process = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(apps)],
+        env=env,
+    )
+    info = types.Implementation(name="auth-e2e", version="1")
+    try:
+        async with Client(
+            gateway_process, mode=mode, client_info=info, elicitation_callback=user_saves_the_key_again
+        ) as c:
+            result = await c.call_tool("aai_exec", {"app": "dev.test.redirected", "tool": "me", "args": {}})
+    finally:
+        for host in (refusing, app):
+            host.shutdown()
+            host.server_close()
+    assert result.is_error
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    error = json.loads(block.text)["error"]
+    assert error["code"] == "AUTH_REQUIRED" and error["data"]["credentials_sent"] is False
+    assert asked == []

@@ -286,6 +286,8 @@ class GatewayServer:
             # an expired sign-in means "sign in again" (typed secrets: see _collect_credentials)
             if error.code not in (ErrorCode.AUTH_REQUIRED, ErrorCode.AUTH_EXPIRED):
                 raise
+            if error.data.get("credentials_sent") is False:
+                raise  # refused by the host a redirect led to, where no credential of the app goes
             await self._collect_credentials(ask, app, tool, error)
             return await run()
 
