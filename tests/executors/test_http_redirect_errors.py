@@ -113,3 +113,28 @@ async def test_a_403_after_a_redirect_blames_the_app_credentials_only_where_they
         assert "does not send the app's credentials" in caught.value.message
         assert "forbidden here" in caught.value.message
         assert caught.value.data["credentials_sent"] is False
+
+
+async def test_a_refusal_back_on_the_apps_origin_after_a_detour_is_not_called_another_origins() -> None:
+    """The credentials stay behind once a redirect left the app's origin, even when a later one
+    leads back there: the refusal is no verdict on them, and the app's own URL is not another
+    origin."""
+    app, other = serving(RedirectingTo), serving(RedirectingTo)
+    app.target = f"http://127.0.0.1:{other.server_port}/go"  # type: ignore[attr-defined]
+    other.target = f"http://127.0.0.1:{app.server_port}/refuse"  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(AaiError) as caught:
+            await call(f"http://127.0.0.1:{app.server_port}", "/go")
+    finally:
+        for server in (other, app):
+            server.shutdown()
+            server.server_close()
+    assert caught.value.code == ErrorCode.AUTH_DENIED
+    assert caught.value.data["credentials_sent"] is False
+    assert "The credentials lack permission" not in caught.value.message
+    assert f"127.0.0.1:{app.server_port}/refuse, another origin" not in caught.value.message
+    assert (
+        f"redirected the call to http://127.0.0.1:{other.server_port}/go, another origin"
+        in caught.value.message
+    )
+    assert "not even back to the app's own origin" in caught.value.message

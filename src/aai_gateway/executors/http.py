@@ -153,7 +153,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         status: int | str = "error"
         try:
             with anyio.fail_after(invocation.timeout_seconds):
-                response, body, credentials_sent = await self._exchange(spec, invocation)
+                response, body, left_at = await self._exchange(spec, invocation)
             status = response.status_code
         except (TimeoutError, httpx.TimeoutException) as exc:
             status = "timeout"
@@ -210,7 +210,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
                 )
         scrubber = Scrubber.of(invocation.http_auth)  # after the exchange: a refresh may have renewed tokens
         if not response.is_success:
-            raise status_error(invocation, response, body, scrubber, credentials_sent=credentials_sent)
+            raise status_error(invocation, response, body, scrubber, left_origin_at=left_at)
         parser = call.output_parser if call is not None else None
 
         def result() -> Any:
@@ -223,10 +223,10 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
 
     async def _exchange(
         self, spec: HttpRequestSpec, invocation: Invocation
-    ) -> tuple[httpx.Response, bytes, bool]:
+    ) -> tuple[httpx.Response, bytes, httpx.URL | None]:
         """Send the request, following redirects; the final response, its (capped) body, and
-        whether the app's credentials went with the last request (never once a redirect left the
-        app's origin)."""
+        where a redirect first left the app's origin (None: the app's credentials went with every
+        request; they never go once a redirect left, not even back to the app's origin)."""
         web = invocation.app.source.kind == "web"
         client = self.web_client() if web else self.client()
         timeout = _timeout(invocation.timeout_seconds)
@@ -234,6 +234,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
         origin = _origin(url)
         headers = [(k.encode("ascii"), v.encode("utf-8")) for k, v in spec.headers]
         on_origin = True
+        left_at: httpx.URL | None = None
         for hop in range(self.max_redirects + 1):
             request = client.build_request(method, url, headers=headers, content=body, timeout=timeout)
             auth = invocation.http_auth if on_origin else None
@@ -255,7 +256,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             following = response.next_request
             if following is None:
                 try:
-                    return response, await self._read(response, invocation), on_origin
+                    return response, await self._read(response, invocation), left_at
                 finally:
                     await response.aclose()
             await response.aclose()
@@ -282,6 +283,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
             method, url = following.method, following.url
             if on_origin and _origin(url) != origin:
                 on_origin = False
+                left_at = url
                 headers = [(k, v) for k, v in headers if k.lower() in _CROSS_ORIGIN_HEADERS]
         raise AssertionError("unreachable")  # pragma: no cover
 

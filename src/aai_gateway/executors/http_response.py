@@ -109,15 +109,16 @@ def status_error(
     body: bytes,
     scrubber: Scrubber,
     *,
-    credentials_sent: bool = True,
+    left_origin_at: httpx.URL | None = None,
 ) -> HttpStatusError:
     """The error for a status that is not success. A JSON body is parsed and scrubbed value by
     value (numbers too), then written again for the preview; other bodies are scrubbed as
     text. Either way before anything is cut short (a secret cut in half would slip through).
-    `credentials_sent` False: a redirect took the call to another origin, where the app's
-    credentials are not sent, so a refusal there says nothing of them."""
+    `left_origin_at`: where a redirect first took the call off the app's origin; the app's
+    credentials are not sent there nor after it, so a refusal then says nothing of them."""
     app_id, tool = invocation.app.id, invocation.tool.name
     status = response.status_code
+    credentials_sent = left_origin_at is None
     refreshable = credentials_sent and bool(getattr(invocation.http_auth, "refreshable", False))
     code = error_code_for_status(status, refreshable_auth=refreshable)
     document = _json_document(body)
@@ -131,12 +132,19 @@ def status_error(
     message = f"{app_id} {tool}: {response.url.host} answered HTTP {status} {reason}".rstrip()
     if server_message:
         message += f": {_one_line(server_message)[:MESSAGE_CHARS]}"
-    if not credentials_sent and code in _HINTS and code != ErrorCode.RATE_LIMITED:
-        message += (
-            f". The app redirected the call to {public_url(response.url)}, another origin, where the "
-            "gateway does not send the app's credentials: this refusal is that host's, not a verdict "
-            "on the stored credentials"
-        )
+    if left_origin_at is not None and code in _HINTS and code != ErrorCode.RATE_LIMITED:
+        if _origin(response.url) == _origin(left_origin_at):
+            message += (
+                f". The app redirected the call to {public_url(response.url)}, another origin, where "
+                "the gateway does not send the app's credentials: this refusal is that host's, not a "
+                "verdict on the stored credentials"
+            )
+        else:  # further on: back on the app's origin, or a third one
+            message += (
+                f". The app redirected the call to {public_url(left_origin_at)}, another origin, after "
+                "which the gateway sends the app's credentials nowhere, not even back to the app's own "
+                f"origin: this refusal by {response.url.host} is not a verdict on the stored credentials"
+            )
     elif code in _HINTS:
         message += f". {_HINTS[code]}"
     data: dict[str, Any] = {
@@ -154,6 +162,10 @@ def status_error(
     if retry_after and status in (429, 503):
         data["retry_after"] = retry_after[:100]
     return HttpStatusError(message, data, code, status)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port  # httpx leaves a scheme's default port out
 
 
 def _json_document(body: bytes) -> Any:
