@@ -78,6 +78,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        if self.server.content_encoding:
+            self.send_header("Content-Encoding", self.server.content_encoding)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if not self.server.drip_seconds:
@@ -99,6 +101,7 @@ class TokenEndpoint(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.answer: tuple[int, bytes | None] = (200, b"{}")
         self.drip_seconds = 0.0
+        self.content_encoding: str | None = None
         self.api_calls: list[str] = []
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
@@ -327,3 +330,22 @@ async def test_an_endpoint_that_answers_megabytes_is_not_read_past_the_limit(
 
     assert caught.value.code == ErrorCode.AUTH_INVALID
     assert f"answered more than {token_requests.MAX_ANSWER_BYTES} bytes" in caught.value.message
+
+
+@pytest.mark.parametrize("kind", [*KINDS, "sign-in"])
+async def test_an_answer_that_does_not_decode_as_its_content_encoding_says_ends_in_service_unavailable(
+    endpoint: TokenEndpoint, executor: HttpExecutor, token_client: httpx.AsyncClient, kind: str
+) -> None:
+    """Not a traceback out of `auth login` (nor out of the task serving a sign-in page, which is
+    the gateway's), nor a failure blamed on the app's own host: the token endpoint's answer."""
+    endpoint.answer = (200, token_answer())
+    endpoint.content_encoding = "gzip"  # the body is plain JSON
+    try:
+        with pytest.raises(AaiError) as caught:
+            await (sign_in(endpoint) if kind == "sign-in" else renew(kind, endpoint, executor, token_client))
+    finally:
+        endpoint.content_encoding = None
+    assert caught.value.code == ErrorCode.SERVICE_UNAVAILABLE
+    assert f"token endpoint 127.0.0.1:{endpoint.server_address[1]} did not answer in valid HTTP" in (
+        caught.value.message
+    )

@@ -46,7 +46,9 @@ async def answer_of(
     """`request` sent by `client` and its answer, read and decoded: at most `limit` bytes
     (OversizedAnswerError), all of it within TOKEN_REQUEST_TIMEOUT_SECONDS (httpx.ReadTimeout).
     Each read's timeout alone would let a server that drips its answer a byte at a time hold a
-    sign-in, a refresh or the call waiting on it for hours."""
+    sign-in, a refresh or the call waiting on it for hours. A body that does not decode as its
+    Content-Encoding says is httpx.RemoteProtocolError: a transport error, which every caller
+    handles (httpx.DecodingError is not one, and went up as a traceback)."""
     try:
         with anyio.fail_after(TOKEN_REQUEST_TIMEOUT_SECONDS):
             response = await client.send(request, stream=True, follow_redirects=False)
@@ -62,6 +64,8 @@ async def answer_of(
         raise httpx.ReadTimeout(
             f"no whole answer within {TOKEN_REQUEST_TIMEOUT_SECONDS:g} s", request=request
         ) from None
+    except httpx.DecodingError as exc:
+        raise httpx.RemoteProtocolError(f"the answer does not decode ({exc})", request=request) from None
     headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _NOT_RETURNED]
     return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=request)
 
@@ -76,11 +80,13 @@ def oversized_answer(app_id: str, what: str, exc: OversizedAnswerError) -> AaiEr
 
 
 def unreachable(app_id: str, what: str, url: str, exc: Exception) -> AaiError:
-    """SERVICE_UNAVAILABLE naming the endpoint's host: it could not be reached, or (a timeout) did
-    not answer in time."""
+    """SERVICE_UNAVAILABLE naming the endpoint's host: it could not be reached, did not answer in
+    time (a timeout) or not in valid HTTP."""
     host = host_of(url)
     if isinstance(exc, httpx.TimeoutException | httpx2.TimeoutException):
         reason = f"did not answer in full within {TOKEN_REQUEST_TIMEOUT_SECONDS:g} s"
+    elif isinstance(exc, httpx.RemoteProtocolError | httpx2.RemoteProtocolError):
+        reason = f"did not answer in valid HTTP ({type(exc).__name__})"
     else:
         reason = f"could not be reached ({type(exc).__name__})"
     return ServiceUnavailableError(app_id, f"its {what} {host} {reason}", host=host)
