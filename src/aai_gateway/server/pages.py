@@ -70,14 +70,28 @@ class Pages(Generic[T]):
         task_status: TaskStatus[None],
     ) -> None:
         done = anyio.Event()
+        started = False
         try:
             async with page.serve() as url:
                 pending = self._pending[page_id] = _Pending(page, url, done, anyio.current_time())
                 task_status.started()
+                started = True
                 try:
                     pending.value = await page.wait()
                 except (TimeoutError, RuntimeError):
                     logger.info("%s for %s closed unanswered", page.kind, page.subject)
+        except Exception as exc:
+            if not started:  # `open` raises it, in the call that asked for the page
+                raise
+            # Past `started`, this task is the server's: a page that fails ends with no answer
+            # (its call goes on without one), never the server
+            logger.warning(
+                "%s for %s failed with an unexpected %s (traceback at DEBUG level)",
+                page.kind,
+                page.subject,
+                type(exc).__name__,
+            )
+            logger.debug("%s for %s failed", page.kind, page.subject, exc_info=True)
         finally:
             done.set()  # the entry stays: the user often answers before the client's retry arrives
 

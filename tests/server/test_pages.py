@@ -1,0 +1,60 @@
+"""One-time pages run in the server's task group: one that fails after it opened ends with no
+answer for its call, and the task group, the server's, goes on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import ClassVar
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+from aai_gateway.server.pages import Pages
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class FailingPage:
+    kind: ClassVar[str] = "test page"
+    subject = "dev.test.app"
+
+    def __init__(self, *, fails_opening: bool = False) -> None:
+        self.fails_opening = fails_opening
+
+    @asynccontextmanager
+    async def serve(self) -> AsyncIterator[str]:
+        if self.fails_opening:
+            raise ValueError("cannot open")
+        yield "http://127.0.0.1:9/page"
+
+    async def wait(self) -> str:
+        await anyio.lowlevel.checkpoint()
+        raise ValueError("a bug in the page")
+
+
+async def test_a_page_that_fails_after_it_opened_gives_no_answer_and_leaves_the_task_group_running() -> None:
+    pages: Pages[str] = Pages("test")
+    async with anyio.create_task_group() as tasks:
+        page_id = await pages.open(tasks, FailingPage())
+        assert await pages.result(page_id) is None
+        survivor = anyio.Event()
+
+        async def another_task() -> None:
+            survivor.set()
+
+        tasks.start_soon(another_task)
+    assert survivor.is_set()
+
+
+async def test_a_page_that_cannot_open_fails_the_call_that_asked_for_it() -> None:
+    pages: Pages[str] = Pages("test")
+    async with anyio.create_task_group() as tasks:
+        with pytest.raises(ValueError, match="cannot open"):
+            await pages.open(tasks, FailingPage(fails_opening=True))
