@@ -9,12 +9,16 @@ HTTPS server with a test CA for an authorization server reached by name."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
 
+from aai_gateway.auth import token_client
 from aai_gateway.auth.mcp_discovery import discover, mcp_route
 from aai_gateway.auth.mcp_login import login_mcp
 from aai_gateway.auth.token_client import MAX_ANSWER_BYTES, new_token_client
@@ -185,3 +189,44 @@ async def test_a_remote_servers_metadata_cannot_point_the_gateway_at_this_machin
             await route(idp.origin).get(f"{idp.origin}/.well-known/oauth-authorization-server")
 
     assert idp.requests == [] and idp.connections == 0
+
+
+class _EndlessEvents(BaseHTTPRequestHandler):
+    """An MCP server that needs no sign-in and answers the probe with an event stream it keeps
+    open (a comment now and then), as a server may while it has more to say."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        try:
+            for _ in range(200):
+                self.wfile.write(b": still here\n\n")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:  # the gateway hung up: it had what it needed
+            return
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+async def test_a_server_that_answers_the_probe_with_an_open_event_stream_needs_no_sign_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(token_client, "TOKEN_REQUEST_TIMEOUT_SECONDS", 2.0)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EndlessEvents)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/mcp"
+    try:
+        async with (
+            new_token_client(WebFetchPolicy(), web=False) as local,
+            new_token_client(WebFetchPolicy(), web=True) as web,
+        ):
+            found = await discover("open-stream", url, mcp_route(url, local, web))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert found is None

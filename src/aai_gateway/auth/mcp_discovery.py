@@ -43,7 +43,7 @@ from ..discovery.web_transport import public_url
 from ..errors import AuthInvalidError
 from .credentials import AuthorizationServer
 from .oauth_registration import is_loopback_host
-from .oauth_transport import Route, oauth_http_client, reaching
+from .oauth_transport import HEADERS_ONLY, Route, oauth_http_client, reaching
 
 GRANT_TYPES: Final = ["authorization_code", "refresh_token"]
 _PROBE: Final = {
@@ -119,6 +119,7 @@ async def _discover(
                     "Accept": "application/json, text/event-stream",
                     "MCP-Protocol-Version": mcp_types.LATEST_PROTOCOL_VERSION,
                 },
+                extensions={HEADERS_ONLY: True},  # its status and WWW-Authenticate say it all
             )
         if probe.status_code != 401:
             return None

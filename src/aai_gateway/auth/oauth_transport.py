@@ -37,6 +37,8 @@ from .token_client import (
 Route = Callable[[str], httpx.AsyncClient]
 """An endpoint's URL → the client allowed to reach it."""
 
+HEADERS_ONLY: Final = "aai_headers_only"
+"""A request extension: its answer's status and headers, its body left unread (`answer_of`)."""
 # Set by the httpx client that sends the request, not copied from the httpx2 one: what it can
 # decode (Accept-Encoding), its own User-Agent, and the framing of the body it sends.
 _NOT_FORWARDED: Final = frozenset(
@@ -62,7 +64,8 @@ class BridgeTransport(httpx2.AsyncBaseTransport):
             content=await request.aread(),
             timeout=_timeout(request),
         )
-        answer = await answer_of(client, outgoing, limit=self._max_answer_bytes)
+        headers_only = bool(request.extensions.get(HEADERS_ONLY))
+        answer = await answer_of(client, outgoing, limit=self._max_answer_bytes, headers_only=headers_only)
         return httpx2.Response(
             answer.status_code, headers=answer.headers.multi_items(), content=answer.content, request=request
         )

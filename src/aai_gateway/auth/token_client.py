@@ -41,23 +41,30 @@ class OversizedAnswerError(Exception):
 
 
 async def answer_of(
-    client: httpx.AsyncClient, request: httpx.Request, *, limit: int = MAX_ANSWER_BYTES
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    *,
+    limit: int = MAX_ANSWER_BYTES,
+    headers_only: bool = False,
 ) -> httpx.Response:
     """`request` sent by `client` and its answer, read and decoded: at most `limit` bytes
     (OversizedAnswerError), all of it within TOKEN_REQUEST_TIMEOUT_SECONDS (httpx.ReadTimeout).
     Each read's timeout alone would let a server that drips its answer a byte at a time hold a
     sign-in, a refresh or the call waiting on it for hours. A body that does not decode as its
     Content-Encoding says is httpx.RemoteProtocolError: a transport error, which every caller
-    handles (httpx.DecodingError is not one, and went up as a traceback)."""
+    handles (httpx.DecodingError is not one, and went up as a traceback). `headers_only`: the
+    status and headers, the body left unread (an MCP server may answer a probe with an event
+    stream that stays open)."""
     try:
         with anyio.fail_after(TOKEN_REQUEST_TIMEOUT_SECONDS):
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 body = bytearray()
-                async for chunk in decoded_chunks(response):  # bounded pieces, however compressed
-                    body += chunk
-                    if len(body) > limit:
-                        raise OversizedAnswerError(str(request.url), limit)
+                if not headers_only:
+                    async for chunk in decoded_chunks(response):  # bounded pieces, however compressed
+                        body += chunk
+                        if len(body) > limit:
+                            raise OversizedAnswerError(str(request.url), limit)
             finally:
                 await response.aclose()
     except TimeoutError:
