@@ -23,6 +23,9 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 
 MEMORY_SECONDS = 30 * 60
+MEMORIES_KEPT = 1000
+"""Calls waiting for their client's retry at most: past it, the longest waiting is forgotten (its
+retry starts over), so a client that never retries cannot make the gateway keep more."""
 TITLED_CHOICES_SINCE = "2025-11-25"  # the protocol version that brought titled `oneOf` choices
 
 
@@ -67,6 +70,8 @@ class CallMemories:
     def keep(self, state_id: str, memory: CallMemory) -> None:
         """`memory` waits for the retry of its call, whose round asked the client something."""
         self._memories[state_id] = memory
+        while len(self._memories) > MEMORIES_KEPT:  # the oldest kept first: a dict keeps that order
+            del self._memories[next(iter(self._memories))]
 
     def _forget_old(self) -> None:
         cutoff = time.monotonic() - MEMORY_SECONDS
