@@ -33,3 +33,18 @@ def test_no_more_calls_wait_for_a_retry_than_the_limit_and_the_longest_waiting_i
     oldest, newest = kept[0], kept[-1]
     assert memories.for_call(oldest[0], oldest[1].binding)[1] is not oldest[1]
     assert memories.for_call(newest[0], newest[1].binding) == newest
+
+
+def test_a_state_presented_by_another_call_does_not_keep_its_memory_past_those_waiting_less_long() -> None:
+    memories = CallMemories()
+    kept: list[tuple[str, CallMemory]] = []
+    for number in range(ask.MEMORIES_KEPT):
+        state, memory = memories.for_call(None, ("client", f"call {number}"))
+        memories.keep(state, memory)
+        kept.append((state, memory))
+    oldest, second = kept[0], kept[1]
+    memories.for_call(oldest[0], ("client", "another call"))  # finds nothing of its own
+    state, memory = memories.for_call(None, ("client", "one call more"))
+    memories.keep(state, memory)
+    assert memories.for_call(second[0], second[1].binding) == second
+    assert memories.for_call(oldest[0], oldest[1].binding)[1] is not oldest[1]

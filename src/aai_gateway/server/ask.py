@@ -59,11 +59,11 @@ class CallMemories:
 
     def for_call(self, state: str | None, binding: tuple[str, str]) -> tuple[str, CallMemory]:
         self._forget_old()
-        known = self._memories.pop(state, None) if state else None
-        if state is not None and known is not None:
-            if known.binding == binding:
-                return state, known
-            self._memories[state] = known  # another call's state: that call's retry still finds it
+        known = self._memories.get(state) if state else None
+        if state is not None and known is not None and known.binding == binding:
+            del self._memories[state]
+            return state, known
+        # another call's state: that call's retry still finds it, in its place among the waiting
         state_id = "call-" + secrets.token_urlsafe(18)
         return state_id, CallMemory(binding)
 
