@@ -159,6 +159,15 @@ def test_an_id_wider_than_the_room_beside_its_header_goes_whole_on_the_next_line
     assert table.splitlines() == ["ID:", "dev.example.a-rather-long-id", "DESCRIPTION: Notes"]
 
 
+def test_in_a_terminal_narrower_than_a_header_the_headers_are_cut_and_an_empty_value_adds_no_line() -> None:
+    rows = [["me", ""], ["you", "2026-12-01"]]
+
+    table = render_table(["CALLER", "DECIDED (UTC)"], rows, total_width=10, keep={0})
+
+    assert widest(table) <= 10
+    assert table.split("\n\n") == ["CALLER:\nme\nDECIDED (…", "CALLER:\nyou\nDECIDED (…\n2026-12-01"]
+
+
 # --------------------------------------------------------------------------- the commands
 
 

@@ -164,7 +164,8 @@ def _vertical(
 ) -> str:
     """One block of `HEADER: value` lines per row, the values lined up, a blank line between
     rows. A value too wide for the room beside its label goes on the next line: whole if it is
-    in `keep` (wider than the terminal, it is the only line that wraps), else cut to fit."""
+    in `keep` (wider than the terminal, it is the only line that wraps), else cut to fit; so does
+    its label, cut to the terminal's width if even that is narrower."""
     label = max(display_width(h) for h in headers) + 2
     blocks = []
     for row in cells:
@@ -172,8 +173,10 @@ def _vertical(
         for i, (header, cell) in enumerate(zip(headers, row, strict=True)):
             if display_width(cell) <= limit - label or (i not in keep and limit - label >= MIN_CUT):
                 lines.append((pad(f"{header}:", label) + cut(cell, limit - label)).rstrip())
-            else:
-                lines += [f"{header}:", cell if i in keep else cut(cell, limit)]
+            else:  # a header wider than the terminal is cut too; an empty value adds no line
+                lines.append(cut(f"{header}:", limit))
+                if cell:
+                    lines.append(cell if i in keep else cut(cell, limit))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
