@@ -29,6 +29,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from aai_gateway.consent.prompt_text import ConsentQuestion, build_prompt
+from aai_gateway.server.pages import MAX_OPEN_PAGES
 from tests.builders import c_descriptor, write_json
 from tests.keyring_session import PrivateKeyring
 from tests.server.conftest import adapter_app
@@ -408,6 +409,36 @@ async def test_a_client_that_can_only_open_links_gets_the_consent_page_and_goes_
     [page] = pages  # asked once, remembered
     assert "agent-c" in page and "Always allow this tool" in page
     await no_marker(apps)
+
+
+async def test_an_agent_calling_in_a_loop_opens_no_more_consent_pages_than_the_limit(
+    keyring: PrivateKeyring, apps: Path
+) -> None:
+    """Each page holds a socket for ten minutes: past the limit, a call is refused as one from a
+    client that cannot ask is (CONSENT_REQUIRED, with the command that grants it), at once."""
+    opened: list[str] = []
+    all_open = anyio.Event()
+
+    async def user_away(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        assert isinstance(params, types.ElicitRequestURLParams)
+        opened.append(params.url)
+        if len(opened) == MAX_OPEN_PAGES:
+            all_open.set()
+        return types.ElicitResult(action="accept")  # the link was opened; nobody answers the page
+
+    transport = link_only_client_transport(gateway(env_for(keyring, apps), apps))
+    agent = client(env_for(keyring, apps), apps, "agent-d", "legacy", user_away, transport=transport)
+    async with agent as c, anyio.create_task_group() as waiting:
+        for number in range(MAX_OPEN_PAGES):
+            waiting.start_soon(call, c, "echo", {"text": f"call {number}"})
+        await all_open.wait()
+        code, error = await call(c, "echo", {"text": "one call too many"})
+        waiting.cancel_scope.cancel()
+    assert code == "CONSENT_REQUIRED"
+    assert "aai-gateway consent grant" in json.dumps(error)
+    assert len(set(opened)) == MAX_OPEN_PAGES
 
 
 async def test_the_grant_command_works_as_printed_in_a_shell_without_discovery_options(

@@ -11,7 +11,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from aai_gateway.server.pages import Pages
+from aai_gateway.server.pages import MAX_OPEN_PAGES, Pages, TooManyPagesError
 
 pytestmark = pytest.mark.anyio
 
@@ -58,3 +58,34 @@ async def test_a_page_that_cannot_open_fails_the_call_that_asked_for_it() -> Non
     async with anyio.create_task_group() as tasks:
         with pytest.raises(ValueError, match="cannot open"):
             await pages.open(tasks, FailingPage(fails_opening=True))
+
+
+class WaitingPage:
+    kind: ClassVar[str] = "test page"
+    subject = "dev.test.app"
+
+    def __init__(self, answer: anyio.Event) -> None:
+        self.answer = answer
+
+    @asynccontextmanager
+    async def serve(self) -> AsyncIterator[str]:
+        yield "http://127.0.0.1:9/page"
+
+    async def wait(self) -> str:
+        await self.answer.wait()
+        return "answered"
+
+
+async def test_no_more_pages_wait_for_the_user_than_the_limit_and_an_answered_one_makes_room() -> None:
+    pages: Pages[str] = Pages("test")
+    answers = [anyio.Event() for _ in range(MAX_OPEN_PAGES)]
+    async with anyio.create_task_group() as tasks:
+        opened = [await pages.open(tasks, WaitingPage(answer)) for answer in answers]
+        with pytest.raises(TooManyPagesError):
+            await pages.open(tasks, WaitingPage(anyio.Event()))
+        answers[0].set()
+        assert await pages.result(opened[0]) == "answered"
+        last = anyio.Event()
+        assert await pages.open(tasks, WaitingPage(last))
+        for answer in [*answers, last]:
+            answer.set()

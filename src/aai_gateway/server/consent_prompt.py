@@ -26,7 +26,7 @@ from ..consent.prompt_text import (
     shown_line,
 )
 from .ask import Ask, NeedInput, choice_property
-from .pages import PAGE_TIMEOUT_SECONDS, Pages
+from .pages import PAGE_TIMEOUT_SECONDS, Pages, TooManyPagesError
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +108,11 @@ class UrlConsentPrompter:
         page_id: str | None = self.channel.memory.values.get(f"consent_page:{key}")
         if page_id is None or self.pages.url(page_id) is None:
             page = ConsentPage(question, timeout_seconds=PAGE_TIMEOUT_SECONDS)
-            page_id = await self.pages.open(self.tasks, page)
+            try:
+                page_id = await self.pages.open(self.tasks, page)
+            except TooManyPagesError as exc:  # the call is refused the way a client that cannot ask is
+                logger.warning("no consent page for %s: %s", question.tool, exc)
+                return None
             self.channel.memory.values[f"consent_page:{key}"] = page_id
         url = self.pages.url(page_id)
         if url is None:

@@ -25,7 +25,7 @@ from ..descriptor.model import HttpChannel
 from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth
 from ..errors import AaiError
 from .ask import Ask
-from .pages import PAGE_TIMEOUT_SECONDS, Pages
+from .pages import PAGE_TIMEOUT_SECONDS, Pages, TooManyPagesError
 
 TypedAuth = ApiKeyAuth | AppCredentialAuth | CookieAuth
 
@@ -55,7 +55,10 @@ async def collect(
     page_id: str | None = ask.memory.values.get(f"credential_page:{key}")
     if page_id is None or pages.url(page_id) is None:
         page = CredentialPage(app, auth, store, locale=locale, timeout_seconds=PAGE_TIMEOUT_SECONDS)
-        page_id = await pages.open(tasks, page)
+        try:
+            page_id = await pages.open(tasks, page)
+        except TooManyPagesError:
+            raise error from None
         ask.memory.values[f"credential_page:{key}"] = page_id
     message = (
         f"{app.names.lookup(locale)} needs your {auth.type} to run this. Open the page to enter it; it is "
@@ -88,7 +91,10 @@ async def sign_in(
             raise error from None  # discovery failed: `auth login` says why, in a terminal
         if signing_in is None:
             raise error
-        page_id = await pages.open(tasks, signing_in)
+        try:
+            page_id = await pages.open(tasks, signing_in)
+        except TooManyPagesError:
+            raise error from None
         ask.memory.values[f"sign_in:{key}"] = page_id
     message = (
         f"{app.names.lookup(locale)} needs you to sign in to run this. Open the link to sign in in your "

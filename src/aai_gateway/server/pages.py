@@ -21,6 +21,13 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 PAGE_TIMEOUT_SECONDS = 600.0
+MAX_OPEN_PAGES = 16
+"""Pages of one kind waiting for the user at once: each holds a listening socket for up to
+`PAGE_TIMEOUT_SECONDS`, and an agent calling in a loop must not open them by the thousand."""
+
+
+class TooManyPagesError(Exception):
+    """`MAX_OPEN_PAGES` pages of this kind already wait for the user: the call asks no other way."""
 
 
 class ServedPage(Protocol[T_co]):
@@ -56,8 +63,11 @@ class Pages(Generic[T]):
         tasks: TaskGroup,
         page: ServedPage[T],
     ) -> str:
-        """Serve `page` until answered or timed out; its id."""
+        """Serve `page` until answered or timed out; its id. TooManyPagesError when
+        `MAX_OPEN_PAGES` wait for the user already."""
         self._forget_abandoned()
+        if sum(not pending.done.is_set() for pending in self._pending.values()) >= MAX_OPEN_PAGES:
+            raise TooManyPagesError(f"{MAX_OPEN_PAGES} {self.prefix} pages wait for the user already")
         page_id = f"{self.prefix}-{secrets.token_urlsafe(16)}"
         await tasks.start(self._serve, page_id, page)
         return page_id
