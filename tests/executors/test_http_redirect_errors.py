@@ -12,6 +12,7 @@ import pytest
 from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors.http import HttpExecutor
 from tests.executors.conftest import c_http_app, c_tool, invocation
+from tests.http_handlers import QuietHandler, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -55,20 +56,12 @@ async def test_a_redirect_to_a_host_that_cannot_be_reached_is_reported_naming_th
     assert caught.value.data["host"] == f"127.0.0.1:{closed_port}"
 
 
-class Refusing(BaseHTTPRequestHandler):
+class Refusing(QuietHandler):
     def do_GET(self) -> None:
-        body = b'{"message": "forbidden here"}'
-        self.send_response(403)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_json(403, b'{"message": "forbidden here"}')
 
 
-class RedirectingTo(BaseHTTPRequestHandler):
+class RedirectingTo(QuietHandler):
     def do_GET(self) -> None:
         target = self.server.target  # type: ignore[attr-defined]
         self.send_response(302 if self.path == "/go" else 403)
@@ -76,33 +69,17 @@ class RedirectingTo(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def serving(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
 
 @pytest.mark.parametrize("where", ["another origin", "the app's origin"])
 async def test_a_403_after_a_redirect_blames_the_app_credentials_only_where_they_were_sent(
     where: str,
 ) -> None:
-    other, app = serving(Refusing), serving(RedirectingTo)
     same = where == "the app's origin"
-    target = (
-        f"http://127.0.0.1:{app.server_port}/refuse" if same else f"http://127.0.0.1:{other.server_port}/x"
-    )
-    app.target = target  # type: ignore[attr-defined]
-    try:
+    with serving(Refusing, RedirectingTo) as (other, app):
+        refusing = app if same else other
+        app.target = f"http://127.0.0.1:{refusing.server_port}/{'refuse' if same else 'x'}"  # type: ignore[attr-defined]
         with pytest.raises(AaiError) as caught:
             await call(f"http://127.0.0.1:{app.server_port}", "/go")
-    finally:
-        for server in (other, app):
-            server.shutdown()
-            server.server_close()
     assert caught.value.code == ErrorCode.AUTH_DENIED
     if same:
         assert "The credentials lack permission" in caught.value.message
@@ -119,16 +96,11 @@ async def test_a_refusal_back_on_the_apps_origin_after_a_detour_is_not_called_an
     """The credentials stay behind once a redirect left the app's origin, even when a later one
     leads back there: the refusal is no verdict on them, and the app's own URL is not another
     origin."""
-    app, other = serving(RedirectingTo), serving(RedirectingTo)
-    app.target = f"http://127.0.0.1:{other.server_port}/go"  # type: ignore[attr-defined]
-    other.target = f"http://127.0.0.1:{app.server_port}/refuse"  # type: ignore[attr-defined]
-    try:
+    with serving(RedirectingTo, RedirectingTo) as (app, other):
+        app.target = f"http://127.0.0.1:{other.server_port}/go"  # type: ignore[attr-defined]
+        other.target = f"http://127.0.0.1:{app.server_port}/refuse"  # type: ignore[attr-defined]
         with pytest.raises(AaiError) as caught:
             await call(f"http://127.0.0.1:{app.server_port}", "/go")
-    finally:
-        for server in (other, app):
-            server.shutdown()
-            server.server_close()
     assert caught.value.code == ErrorCode.AUTH_DENIED
     assert caught.value.data["credentials_sent"] is False
     assert "The credentials lack permission" not in caught.value.message

@@ -33,6 +33,7 @@ from tests.auth.oauth_server import (
 )
 from tests.browser import auth_login_in_browser
 from tests.builders import trusting_config, write_json
+from tests.http_handlers import QuietHandler
 from tests.keyring_session import PrivateKeyring
 
 pytestmark = pytest.mark.anyio
@@ -229,19 +230,11 @@ class _Redirecting(BaseHTTPRequestHandler):
         pass
 
 
-class _Refusing(BaseHTTPRequestHandler):
+class _Refusing(QuietHandler):
     """The host the app sends calls to: 401 to whoever comes without its own credentials."""
 
     def do_GET(self) -> None:
-        body = b'{"message": "sign in here first"}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_json(401, b'{"message": "sign in here first"}')
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from aai_gateway.consent.prompt_text import ConsentQuestion, build_prompt
 from aai_gateway.server.pages import MAX_OPEN_PAGES
 from tests.builders import c_descriptor, write_json
+from tests.http_handlers import QuietHandler
 from tests.keyring_session import PrivateKeyring
 from tests.server.conftest import adapter_app
 
@@ -484,20 +485,12 @@ async def test_a_nameless_client_is_offered_no_lasting_grant(
 KEY = "sk-typed-on-the-page-0123456789"
 
 
-class _KeyedApi(BaseHTTPRequestHandler):
+class _KeyedApi(QuietHandler):
     """GET /me: 200 with the right X-Key, else 401."""
 
     def do_GET(self) -> None:
         ok = self.headers.get("X-Key") == KEY
-        body = b'{"user": "alice"}' if ok else b'{"message": "no key"}'
-        self.send_response(200 if ok else 401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_json(200 if ok else 401, b'{"user": "alice"}' if ok else b'{"message": "no key"}')
 
 
 @GENERATIONS
