@@ -224,20 +224,18 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
     async def _exchange(
         self, spec: HttpRequestSpec, invocation: Invocation
     ) -> tuple[httpx.Response, bytes, httpx.URL | None]:
-        """Send the request, following redirects; the final response, its (capped) body, and
-        where a redirect first left the app's origin (None: the app's credentials went with every
-        request; they never go once a redirect left, not even back to the app's origin)."""
+        """Send the request, following redirects; the final response, its (capped) body, and where
+        a redirect first left the app's origin (None: never), after which no credentials go along."""
         web = invocation.app.source.kind == "web"
         client = self.web_client() if web else self.client()
         timeout = _timeout(invocation.timeout_seconds)
         method, url, body = spec.method, httpx.URL(spec.full_url), spec.body
         origin = _origin(url)
         headers = [(k.encode("ascii"), v.encode("utf-8")) for k, v in spec.headers]
-        on_origin = True
         left_at: httpx.URL | None = None
         for hop in range(self.max_redirects + 1):
             request = client.build_request(method, url, headers=headers, content=body, timeout=timeout)
-            auth = invocation.http_auth if on_origin else None
+            auth = invocation.http_auth if left_at is None else None
             try:
                 response = await client.send(request, auth=auth, follow_redirects=False, stream=True)
             except httpx.ConnectError as exc:
@@ -281,8 +279,7 @@ class HttpExecutor(ExecutorBase[HttpChannel]):
                 body = None
                 headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
             method, url = following.method, following.url
-            if on_origin and _origin(url) != origin:
-                on_origin = False
+            if left_at is None and _origin(url) != origin:
                 left_at = url
                 headers = [(k, v) for k, v in headers if k.lower() in _CROSS_ORIGIN_HEADERS]
         raise AssertionError("unreachable")  # pragma: no cover
