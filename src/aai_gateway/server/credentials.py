@@ -12,7 +12,7 @@ one tools/call so a 2026-07-28 client can retry with our `request_state`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from anyio.abc import TaskGroup
 
@@ -25,9 +25,10 @@ from ..descriptor.model import HttpChannel
 from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth
 from ..errors import AaiError
 from .ask import Ask
-from .pages import PAGE_TIMEOUT_SECONDS, Pages, TooManyPagesError
+from .pages import PAGE_TIMEOUT_SECONDS, Pages, ServedPage, TooManyPagesError
 
 TypedAuth = ApiKeyAuth | AppCredentialAuth | CookieAuth
+_Kept = TypeVar("_Kept")  # what a page keeps: a credential, or none
 
 
 def typed_secret_auth(app: AppDescriptor, tool_name: str) -> TypedAuth | None:
@@ -55,10 +56,7 @@ async def collect(
     page_id: str | None = ask.memory.values.get(f"credential_page:{key}")
     if page_id is None or pages.url(page_id) is None:
         page = CredentialPage(app, auth, store, locale=locale, timeout_seconds=PAGE_TIMEOUT_SECONDS)
-        try:
-            page_id = await pages.open(tasks, page)
-        except TooManyPagesError:
-            raise error from None
+        page_id = await _opened(pages, tasks, page, error)
         ask.memory.values[f"credential_page:{key}"] = page_id
     message = (
         f"{app.names.lookup(locale)} needs your {auth.type} to run this. Open the page to enter it; it is "
@@ -91,16 +89,21 @@ async def sign_in(
             raise error from None  # discovery failed: `auth login` says why, in a terminal
         if signing_in is None:
             raise error
-        try:
-            page_id = await pages.open(tasks, signing_in)
-        except TooManyPagesError:
-            raise error from None
+        page_id = await _opened(pages, tasks, signing_in, error)
         ask.memory.values[f"sign_in:{key}"] = page_id
     message = (
         f"{app.names.lookup(locale)} needs you to sign in to run this. Open the link to sign in in your "
         "browser; the gateway keeps the tokens in your OS keyring and never shows them to the assistant."
     )
     await _send_to_page(ask, pages, page_id, question=f"sign-in:{key}", message=message, error=error)
+
+
+async def _opened(pages: Pages[_Kept], tasks: TaskGroup, page: ServedPage[_Kept], error: AaiError) -> str:
+    """`page` opened (its id); the call's own `error` when too many pages wait for the user."""
+    try:
+        return await pages.open(tasks, page)
+    except TooManyPagesError:
+        raise error from None
 
 
 async def _send_to_page(
