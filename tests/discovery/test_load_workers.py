@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import signal
 import subprocess
@@ -18,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from aai_gateway.discovery import build_catalog, load_workers
+from aai_gateway.discovery import build_catalog, file_outcomes, load_workers
 from aai_gateway.discovery.card_cache import CardCache
 from aai_gateway.discovery.catalog import Catalog
 from aai_gateway.discovery.loading import FileLoads
 from tests.builders import c_descriptor, mcp_descriptor, write_json
+from tests.descriptor.helpers import spec_fixture_paths
 from tests.discovery.cache_support import HOUR_AGO, sources
 
 FILES = 96  # three chunks for the worker, the rest here
@@ -65,6 +67,27 @@ def _worker(command: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def answer_of(data: bytes) -> Any:
+    """A worker's answer (`load_workers.serve`): marshal data after its length."""
+    size = int.from_bytes(data[:4], "little")
+    assert len(data) == 4 + size
+    return marshal.loads(data[4:])  # noqa: S302 (a worker's, as the gateway reads it)
+
+
+def read_answer(stream: Any) -> Any:
+    size = int.from_bytes(stream.read(4), "little")
+    return marshal.loads(stream.read(size))  # noqa: S302 (a worker's, as the gateway reads it)
+
+
+WRITE_ANSWER = (
+    "def write(rows):\n"
+    "    data = marshal.dumps(rows)\n"
+    "    sys.stdout.buffer.write(len(data).to_bytes(4, 'little') + data)\n"
+    "    sys.stdout.buffer.flush()\n"
+)
+"""What a stand-in worker (`python -c`) defines to answer as a worker does."""
+
+
 def test_files_read_by_a_worker_give_what_reading_every_file_here_gives(many: Path) -> None:
     here = build(many, 10**9)
     shared = build(many, READ_AHEAD_FROM)
@@ -79,11 +102,11 @@ def test_texts_a_worker_sent_that_do_not_read_back_are_taken_from_the_file_when_
 ) -> None:
     package_root = str(Path(load_workers.__file__).resolve().parents[2])
     garbled = (
-        f"import json, sys\nsys.path.insert(0, {package_root!r})\n"
+        f"import json, marshal, sys\nsys.path.insert(0, {package_root!r})\n{WRITE_ANSWER}"
         "from aai_gateway.discovery.file_outcomes import outcome_row\n"
         "for line in sys.stdin:\n"
-        "    rows = [list(outcome_row(path, bundled, 'linux')) for path, bundled in json.loads(line)]\n"
-        '    print(json.dumps([[*row[:5], \'[["not", "texts"]]\'] for row in rows]), flush=True)'
+        "    rows = [outcome_row(path, bundled, 'linux') for path, bundled in json.loads(line)]\n"
+        '    write([(*row[:6], \'[["not", "texts"]]\') for row in rows])'
     )
     monkeypatch.setattr(load_workers, "worker_command", lambda host: [sys.executable, "-c", garbled])
     shared = build(many, READ_AHEAD_FROM)
@@ -121,28 +144,52 @@ WORKERS_THAT_FAIL = {
     "answers for another file": [
         sys.executable,
         "-c",
-        "import sys, json\n"
+        f"import sys, json, marshal\n{WRITE_ANSWER}"
         "for line in sys.stdin:\n"
-        "    rows = [['/etc/passwd', False, None, 'forged', '[]', None] for _ in json.loads(line)]\n"
-        "    print(json.dumps(rows), flush=True)",
+        "    write([('/etc/passwd', False, None, None, 'forged', '[]', None) for _ in json.loads(line)])",
     ],
     "answers a forged card": [
         sys.executable,
         "-c",
-        "import sys, json\n"
+        f"import sys, json, marshal\n{WRITE_ANSWER}"
         "for line in sys.stdin:\n"
-        "    rows = [[path, bundled, '[1, 2]', None, '[]', None] for path, bundled in json.loads(line)]\n"
-        "    print(json.dumps(rows), flush=True)",
+        "    write([(p, b, '[1, 2]', [1, 2], None, '[]', None) for p, b in json.loads(line)])",
+    ],
+    "answers rows as lists": [
+        sys.executable,
+        "-c",
+        f"import sys, json, marshal\n{WRITE_ANSWER}"
+        "for line in sys.stdin:\n"
+        "    write([[path, bundled, None, None, 'r', '[]', None] for path, bundled in json.loads(line)])",
+    ],
+    "answers code": [
+        sys.executable,
+        "-c",
+        f"import sys, marshal\n{WRITE_ANSWER}"
+        "for line in sys.stdin:\n"
+        "    write(compile('open(\"/tmp/never\", \"w\")', 'forged', 'exec'))",
     ],
     "answers too deep to parse": [
         sys.executable,
         "-c",
-        "import sys\nfor line in sys.stdin: print('[' * 100000 + ']' * 100000, flush=True)",
+        "import sys\n"
+        "data = (b'[' + (1).to_bytes(4, 'little')) * 100000 + b'N'\n"
+        "for line in sys.stdin:\n"
+        "    sys.stdout.buffer.write(len(data).to_bytes(4, 'little') + data)\n"
+        "    sys.stdout.buffer.flush()",
+    ],
+    "claims a gigabyte": [
+        sys.executable,
+        "-c",
+        "import sys, time\nsys.stdin.readline()\n"
+        "sys.stdout.buffer.write((2**30 + 1).to_bytes(4, 'little') + b'x')\n"
+        "sys.stdout.flush()\ntime.sleep(3600)",
     ],
     "stops halfway": [
         sys.executable,
         "-c",
-        "import sys\nsys.stdin.readline()\nsys.stdout.write('[')\nsys.stdout.flush()\nraise SystemExit(0)",
+        "import sys\nsys.stdin.readline()\nsys.stdout.buffer.write((100).to_bytes(4, 'little') + b'[')\n"
+        "sys.stdout.flush()\nraise SystemExit(0)",
     ],
 }
 
@@ -177,9 +224,10 @@ def test_a_worker_answers_each_path_it_is_sent_even_one_that_is_not_utf_8(tmp_pa
     write_json(tmp_path / name, c_descriptor("dev.test.latin1"))
     process = _worker(load_workers.worker_command("linux"))
     answer, _ = process.communicate(json.dumps([[str(tmp_path / name), False]]).encode() + b"\n", timeout=60)
-    [[path, bundled, card, reason, _problems, texts]] = json.loads(answer)
+    [(path, bundled, card, record, reason, _problems, texts)] = answer_of(answer)
     assert (path, bundled, reason) == (str(tmp_path / name), False, None)
     assert card is not None and "dev.test.latin1" in card and texts is not None
+    assert json.loads(card) == record
 
 
 @pytest.mark.parametrize(
@@ -222,7 +270,7 @@ def test_a_worker_takes_every_chunk_it_is_sent_while_its_answers_wait_to_be_read
         sender.start()
         sender.join(timeout=60)
         assert not sender.is_alive(), "the worker stopped reading what it was sent"
-        answers = [json.loads(process.stdout.readline()) for _ in chunks]
+        answers = [read_answer(process.stdout) for _ in chunks]
         assert [[row[0] for row in answer] for answer in answers] == [[p for p, _ in c] for c in chunks]
         to_worker.close()
         assert process.wait(timeout=60) == 0
@@ -258,7 +306,7 @@ def test_a_worker_leaves_ctrl_c_to_the_gateway_and_keeps_quiet(tmp_path: Path) -
         for _ in range(2):
             process.stdin.write(chunk)
             process.stdin.flush()
-            [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(process.stdout.readline())
+            [(_path, _bundled, card, _record, _reason, _problems, _texts)] = read_answer(process.stdout)
             assert card is not None and "dev.test.ctrl-c" in card
             process.send_signal(signal.SIGINT)
         _, errors = process.communicate(timeout=60)
@@ -301,7 +349,7 @@ def test_a_worker_ignores_ctrl_c_even_while_it_is_still_importing(tmp_path: Path
         assert process.stderr is not None
         answer, errors = process.stdout.read(), process.stderr.read()  # it has ended: small, whole
         assert (process.returncode, errors) == (0, b"")
-        [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(answer)
+        [(_path, _bundled, card, _record, _reason, _problems, _texts)] = answer_of(answer)
         assert card is not None and "dev.test.ctrl-c-at-start" in card
     finally:
         process.kill()
@@ -340,7 +388,7 @@ def test_a_worker_ends_at_once_when_its_answers_are_written_without_tearing_its_
     answer, errors = process.communicate(
         json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n", timeout=60
     )
-    [[_path, _bundled, card, _reason, _problems, _texts]] = json.loads(answer)
+    [(_path, _bundled, card, _record, _reason, _problems, _texts)] = answer_of(answer)
     assert card is not None and "dev.test.quick-exit" in card
     assert (process.returncode, errors) == (0, b"")
 
@@ -533,3 +581,29 @@ def test_apps_read_ahead_here_are_not_held_but_those_whose_server_lists_their_to
     held = set(loads._held)  # what `FileLoads.descriptor` answers without reading the file again
     servers = {e.card.location for e in catalog.entries if not e.card.tools_declared}
     assert held and held <= servers
+
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL_DESCRIPTORS = sorted(
+    [
+        *spec_fixture_paths(),
+        *(ROOT / "examples").rglob("aai.json"),
+        *(ROOT / "bench/data/search/catalog").glob("*.json"),
+        *(ROOT / "src/aai_gateway/bundled").glob("*.json"),
+    ]
+)
+
+
+def test_a_worker_s_answer_for_every_real_descriptor_reads_back_as_the_card_cache_would_read_it() -> None:
+    """A worker sends each card's record (`marshal`) beside its JSON: the gateway takes the record,
+    the cache the JSON, and both must be the same card."""
+    assert len(REAL_DESCRIPTORS) > 100
+    for path in REAL_DESCRIPTORS:
+        row = file_outcomes.outcome_row(str(path), "bundled" in path.parts, "linux")
+        [sent] = marshal.loads(marshal.dumps([row]))  # noqa: S302 (what the gateway reads)
+        assert sent == row
+        _path, _bundled, card, record, _reason, _problems, _texts = sent
+        assert (card is None) == (record is None), path
+        if card is not None:
+            assert json.loads(card) == record, path
+            assert file_outcomes.card_from_record(record) == file_outcomes.card_from_record(json.loads(card))

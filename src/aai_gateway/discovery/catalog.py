@@ -226,12 +226,13 @@ def _add_sources(
                 unreadable.add((str(item.path), item.reason))
                 catalog.skipped.append(Skipped(str(item.path), spec.label, item.reason))
                 continue
-            path = item.path  # absolute: the binding, whatever the folder
+            path, info = item.path, item.info  # absolute: the binding, whatever the folder
             files.add((path, stamp))
-            if (item.info.st_dev, item.info.st_ino) in seen_files:  # the same file by another path
+            identity = (info.st_dev, info.st_ino)
+            if identity in seen_files:  # the same file by another path
                 continue
-            seen_files.add((item.info.st_dev, item.info.st_ino))
-            load = loads.load(build, path, item.info, bundled=spec.bundled, stamp=stamp)
+            seen_files.add(identity)
+            load = loads.load(build, path, info, bundled=spec.bundled, stamp=stamp)
             if load.card is None:
                 catalog.skipped.append(Skipped(path, spec.label, load.reason, load.problems))
                 continue

@@ -69,13 +69,17 @@ def read_file(
     return result.descriptor, tuple(p for p in problems if p.severity == "warning")
 
 
-def outcome_row_of(outcome: FileLoad, texts: tuple[OperationText, ...] | None) -> NewOutcome:
-    """What the card cache stores of an outcome."""
+def outcome_row_of(
+    outcome: FileLoad, texts: tuple[OperationText, ...] | None, record: list[Any] | None = None
+) -> NewOutcome:
+    """What the card cache stores of an outcome (`record`: its card's, when made already)."""
+    if record is None and outcome.card is not None:
+        record = card_record(outcome.card)
     return NewOutcome(
         outcome.path,
         outcome.stamp,
         outcome.bundled,
-        None if outcome.card is None else record_json(card_record(outcome.card)),
+        None if record is None else record_json(record),
         outcome.reason or None,
         problems_json(outcome.problems),
         None if texts is None else record_json(texts_record(texts)),
@@ -100,13 +104,15 @@ def _outcome_of(
 
 
 def outcome_row(path: str, bundled: bool, host: Platform | None) -> WorkerRow:
-    """A worker's answer for one file (`load_workers.serve`): its outcome as the cache stores it."""
+    """A worker's answer for one file (`load_workers.serve`): its outcome as the cache stores it,
+    and its card's record, which the gateway then takes without parsing the JSON."""
     loaded = read_file(path, bundled, host)
     if isinstance(loaded, FileLoad):  # unreadable: an answer `read_ahead` refuses, so it is read there
-        return (path, bundled, None, None, "[]", None)
+        return (path, bundled, None, None, None, "[]", None)
     ahead = _outcome_of(path, "", bundled, loaded)
-    row = outcome_row_of(ahead.load, ahead.texts)
-    return (path, bundled, row.card, row.reason, row.problems, row.texts)
+    record = None if ahead.load.card is None else card_record(ahead.load.card)
+    row = outcome_row_of(ahead.load, ahead.texts, record)
+    return (path, bundled, row.card, record, row.reason, row.problems, row.texts)
 
 
 def snapshot_body(loads: Iterable[FileLoad]) -> str:

@@ -6,16 +6,24 @@ first time (later starts take every outcome from the card cache). When a build h
 walk finds them (`start_worker`), and `read_on_every_core` shares the files, in chunks, between
 this process and the workers. A worker is this same Python and this
 same `aai_gateway` (`python -P -c`: never a module that happens to lie in the working directory);
-it reads the paths it is sent on stdin and answers each file's outcome on stdout, as the card
-cache stores one (`card_cache.NewOutcome`'s JSON texts), which this process checks like a cache
-row before taking it. A worker that cannot start, dies, or answers anything else costs nothing
-but time: this process reads what it would have (a chunk it was sent goes back to the queue).
+it reads the paths it is sent on stdin (JSON lines) and answers each file's outcome on stdout, as
+the card cache stores one (`card_cache.NewOutcome`'s JSON texts) with its card's record beside its
+JSON, which this process checks like a cache row before taking it. A worker that cannot start,
+dies, or answers anything else costs nothing but time: this process reads what it would have (a
+chunk it was sent goes back to the queue).
+
+Answers travel as `marshal` data, each after its length: the rows hold JSON texts, which JSON
+would escape again and parse twice (the answer, then each card), a tenth of a worker's file in
+all. `marshal` is for data one Python writes for another of the same version (a worker is this
+same interpreter); reading it runs nothing, and what it reads is checked like anything else
+from a worker.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import marshal
 import os
 import queue
 import signal
@@ -45,8 +53,14 @@ limit for a pipe)."""
 STALL_SECONDS = 60
 """A chunk takes a worker ~30 ms: one that answers nothing for this long is stuck."""
 
-WorkerRow = tuple[str, bool, str | None, str | None, str, str | None]
-"""A file's outcome from a worker: path, bundled, card record, reason, problems and texts (JSON)."""
+MAX_ANSWER_BYTES = 1 << 30
+"""A worker's answer to one chunk is longer than this only if it is broken (32 files of at most
+4 MiB, and their cards and texts): its files are read here."""
+_LENGTH_BYTES = 4  # an answer's length, before it (unsigned, little-endian)
+
+WorkerRow = tuple[str, bool, str | None, list[Any] | None, str | None, str, str | None]
+"""A file's outcome from a worker: path, bundled, its card's JSON and record (`card_record`), the
+reason it is skipped, its problems and its texts (JSON)."""
 
 
 def worker_count(files: int, parallel_from: int = PARALLEL_FROM) -> int:
@@ -257,24 +271,43 @@ def _send(to_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> bool:
 
 
 def _answer(from_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> list[WorkerRow] | None:
+    """The worker's answer to `chunk` (`serve`), or None when it sent anything else or ended."""
     try:
-        answer = json.loads(from_worker.readline())
-    except (OSError, ValueError, RecursionError):  # RecursionError: a line nested too deep
+        size = _read_exactly(from_worker, _LENGTH_BYTES)
+        data = None if size is None else _read_exactly(from_worker, int.from_bytes(size, "little"))
+        answer = None if data is None else marshal.loads(data)  # noqa: S302 (see the module's text)
+    except (OSError, ValueError, EOFError, TypeError):
         return None
     asked = dict(chunk)
     if type(answer) is not list or len(answer) != len(chunk) or not all(_is_row(r, asked) for r in answer):
         return None
-    return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in answer]  # each checked by _is_row
+    return answer  # each row checked by _is_row
+
+
+def _read_exactly(from_worker: IO[bytes], size: int) -> bytes | None:
+    """`size` bytes, or None when the worker ends first or the size is past all reason (read as
+    they come: a broken length is no reason to set aside as much memory)."""
+    if size > MAX_ANSWER_BYTES:
+        return None
+    parts: list[bytes] = []
+    while size:
+        part = from_worker.read(min(size, ANSWER_BUFFER))
+        if not part:
+            return None
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
 
 
 def _is_row(row: Any, asked: dict[str, bool]) -> bool:
-    if type(row) is not list or len(row) != 6:
+    if type(row) is not tuple or len(row) != 7:
         return False
-    path, bundled, card, reason, problems, texts = row
+    path, bundled, card, record, reason, problems, texts = row
     return (
         type(path) is str
         and asked.get(path) is bundled
         and all(value is None or type(value) is str for value in (card, reason, texts))
+        and (record is None if card is None else type(record) is list)
         and type(problems) is str
     )
 
@@ -290,7 +323,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def serve(host: str) -> None:
-    """A worker's main loop: one JSON line of [path, bundled] pairs in, one of their rows out."""
+    """A worker's main loop: one JSON line of [path, bundled] pairs in, their rows out (`_answer`)."""
     from .file_outcomes import outcome_row  # noqa: PLC0415 (imported in the worker only)
 
     # Ctrl-C in a terminal reaches every process of its group: the gateway's to handle, which
@@ -307,9 +340,10 @@ def serve(host: str) -> None:
     with without_cyclic_gc():
         while (line := lines.get()) is not None:
             chunk = json.loads(line)
-            answer = [outcome_row(str(path), bool(bundled), platform) for path, bundled in chunk]
-            try:  # ASCII both ways: a path that is not UTF-8 travels as its surrogate escapes
-                sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
+            rows = [outcome_row(str(path), bool(bundled), platform) for path, bundled in chunk]
+            answer = marshal.dumps(rows)
+            try:  # a path that is not UTF-8 comes as its surrogate escapes, and goes back as them
+                sys.stdout.buffer.write(len(answer).to_bytes(_LENGTH_BYTES, "little") + answer)
                 sys.stdout.buffer.flush()
             except OSError:  # the gateway is gone: nothing to say, nor anyone to say it to
                 os._exit(0)

@@ -122,30 +122,23 @@ class FileLoads:
     ) -> FileLoad:
         """What the file at `path` holds; `info` and `stamp` are its `stat` and `file_stamp`."""
         build.seen.add(path)
+        ahead = build.read_ahead.pop(path, None)
+        if ahead is not None and ahead.load.stamp == stamp and ahead.load.bundled == bundled:
+            # Read for this build, as it is now (nothing this process or the cache held of it was):
+            # racy as of before it was read (the later the time, the fewer files are).
+            return self._keep(build, ahead, racy=is_racy(info, build.read_ahead_ns))
         known = self._unchanged(path, stamp, bundled)
         if known is not None:
             build.counts[1 if path in self._restored else 0] += 1
             return known
         found = self._from_cache(build, path, stamp, bundled)
-        racy = False
         if found is None:
-            ahead = build.read_ahead.pop(path, None)
-            if ahead is None or ahead.load.stamp != stamp or ahead.load.bundled != bundled:
-                racy = is_racy(info, time.time_ns())
-                ahead = read_outcome(path, stamp, bundled, self.host)
-            else:  # racy as of before it was read (the later the time, the fewer files are)
-                racy = is_racy(info, build.read_ahead_ns)
-            found = self._keep(build, ahead, racy=racy)
-            build.counts[2] += 1
-            build.counts[3] += ahead.row is not None
-        else:
-            build.counts[1] += 1
+            racy = is_racy(info, time.time_ns())  # as of before it is read
+            return self._keep(build, read_outcome(path, stamp, bundled, self.host), racy=racy)
+        build.counts[1] += 1
         with self._lock:
             self._loads[path] = found
-            if racy:
-                self._racy.add(path)
-            else:
-                self._racy.discard(path)
+            self._racy.discard(path)
         return found
 
     def _unchanged(self, path: str, stamp: str, bundled: bool) -> FileLoad | None:
@@ -242,16 +235,11 @@ class FileLoads:
             build.read_ahead[path] = ahead
 
         def take_row(answer: WorkerRow) -> None:
-            path, bundled, card, reason, problems, texts = answer
+            path, bundled, card, record, reason, problems, texts = answer
             row = NewOutcome(path, stamps[path], bundled, card, reason, problems, texts)
             try:
                 load = checked_outcome(
-                    path,
-                    row.stamp,
-                    bundled=bundled,
-                    record=None if card is None else json.loads(card),
-                    reason=reason,
-                    problems=problems,
+                    path, row.stamp, bundled=bundled, record=record, reason=reason, problems=problems
                 )
             except (ValueError, TypeError, RecursionError):
                 logger.debug("a worker's outcome of %s does not read back; loading the file here", path)
@@ -272,13 +260,21 @@ class FileLoads:
         outcome, path = ahead.load, ahead.load.path
         if ahead.app is not None and not racy:  # one that may change within its stamp is read again
             self._hold(path, outcome.stamp, ahead.app)
+        texts = None
         if self.cache is None:
             texts = ahead.texts if ahead.row is None else ahead.row.texts
-            if texts is not None:
-                with self._lock:
-                    self._texts[path] = texts
         elif not racy and outcome.stamp and storable(path):
             build.new.append(ahead.row if ahead.row is not None else outcome_row_of(outcome, ahead.texts))
+        with self._lock:
+            if texts is not None:
+                self._texts[path] = texts
+            self._loads[path] = outcome
+            if racy:
+                self._racy.add(path)
+            else:
+                self._racy.discard(path)
+        build.counts[2] += 1
+        build.counts[3] += ahead.row is not None
         return outcome
 
     def begin(self, snapshot: str = "") -> LoadBuild:
@@ -309,11 +305,15 @@ class FileLoads:
             # The rows of a file restored but not seen (its folder unmounted for now) are kept.
             forgotten = [path for path in gone if path not in self._restored and storable(path)]
             self._restored.clear()
+            if self.cache is None:
+                return
             kept = {p: load for p, load in self._loads.items() if p not in self._racy and storable(p)}
-        if self.cache is not None and forgotten:
+        if forgotten:
             self.cache.forget(forgotten)
+        if not build.snapshot:
+            return
         marks = frozenset((path, load.stamp) for path, load in kept.items())
-        if self.cache is not None and build.snapshot and marks != self._in_snapshot:
+        if marks != self._in_snapshot:
             self.cache.store_snapshot(build.snapshot, snapshot_body(kept.values()))
             self._in_snapshot = marks
 
