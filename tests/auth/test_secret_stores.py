@@ -17,6 +17,7 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail, null
 from keyring.errors import KeyringLocked, PasswordDeleteError
+from secretstorage.exceptions import ItemNotFoundException
 
 from aai_gateway.auth import KeyringSecretStore, MemorySecretStore, SecretStore
 from aai_gateway.auth.secrets import INDEX_KEY, SERVICE
@@ -33,11 +34,14 @@ class DictKeyring(KeyringBackend):
         self.values: dict[tuple[str, str], str] = {}
         self.pause = pause  # widens race windows for the thread tests
         self.locked = False
+        self.failure: Exception | None = None  # raised by every read and write, as a backend's own
         self.after_get: Callable[[str, str], None] | None = None  # runs after the read, before returning
 
     def get_password(self, service: str, username: str) -> str | None:
         if self.locked:
             raise KeyringLocked("Failed to unlock the collection!")
+        if self.failure is not None:
+            raise self.failure
         time.sleep(self.pause)
         value = self.values.get((service, username))
         if self.after_get is not None:
@@ -45,6 +49,8 @@ class DictKeyring(KeyringBackend):
         return value
 
     def set_password(self, service: str, username: str, password: str) -> None:
+        if self.failure is not None:
+            raise self.failure
         time.sleep(self.pause)
         self.values[(service, username)] = password
 
@@ -159,6 +165,26 @@ def test_keyring_store_reports_a_locked_keyring_as_unavailable_with_the_reason(
     with pytest.raises(SecretStoreUnavailableError, match="KeyringLocked: Failed to unlock") as caught:
         store.get("token")
     assert caught.value.data["reason"].startswith("KeyringLocked")
+
+
+def test_a_backend_s_own_failure_such_as_a_collection_removed_while_in_use_is_unavailable_not_a_crash(
+    backend: DictKeyring, store: KeyringSecretStore
+) -> None:
+    """SecretService passes secretstorage's D-Bus errors through (its default collection removed
+    while the gateway runs): the store is unavailable for that call, as when it is locked."""
+    backend.failure = ItemNotFoundException("Item does not exist!")
+    with pytest.raises(SecretStoreUnavailableError, match="ItemNotFoundException: Item does not exist"):
+        store.get("consent:agent")
+
+
+def test_a_backend_failure_that_quotes_the_secret_being_stored_never_repeats_it(
+    backend: DictKeyring, store: KeyringSecretStore
+) -> None:
+    backend.failure = ValueError("cannot store 'sk-live-0123456789abcdef'")
+    with pytest.raises(SecretStoreUnavailableError) as caught:
+        store.set("token", "sk-live-0123456789abcdef")
+    assert "sk-live-0123456789abcdef" not in f"{caught.value.message} {caught.value.data}"
+    assert caught.value.__cause__ is None and "ValueError" in caught.value.data["reason"]
 
 
 # --------------------------------------------------------------------------- the index

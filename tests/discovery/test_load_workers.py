@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from aai_gateway.descriptor.card_records import card_from_record
 from aai_gateway.discovery import build_catalog, file_outcomes, load_workers
 from aai_gateway.discovery.card_cache import CardCache
 from aai_gateway.discovery.catalog import Catalog
@@ -606,4 +607,4 @@ def test_a_worker_s_answer_for_every_real_descriptor_reads_back_as_the_card_cach
         assert (card is None) == (record is None), path
         if card is not None:
             assert json.loads(card) == record, path
-            assert file_outcomes.card_from_record(record) == file_outcomes.card_from_record(json.loads(card))
+            assert card_from_record(record) == card_from_record(json.loads(card))

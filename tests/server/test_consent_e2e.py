@@ -434,8 +434,9 @@ async def test_an_agent_calling_in_a_loop_opens_no_more_consent_pages_than_the_l
     async with agent as c, anyio.create_task_group() as waiting:
         for number in range(MAX_OPEN_PAGES):
             waiting.start_soon(call, c, "echo", {"text": f"call {number}"})
-        await all_open.wait()
-        code, error = await call(c, "echo", {"text": "one call too many"})
+        with anyio.fail_after(120):  # a call that never opened its page must fail the test, not hang it
+            await all_open.wait()
+            code, error = await call(c, "echo", {"text": "one call too many"})
         waiting.cancel_scope.cancel()
     assert code == "CONSENT_REQUIRED"
     assert "aai-gateway consent grant" in json.dumps(error)

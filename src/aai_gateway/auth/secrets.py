@@ -87,6 +87,15 @@ class KeyringSecretStore:
             raise  # "nothing stored under that key": not a keyring failure
         except KeyringError as exc:
             raise SecretStoreUnavailableError(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # a backend's own failure: the keyring is another process
+            # keyring's backends pass some failures of their own through: SecretService's D-Bus
+            # errors (a collection removed while in use: secretstorage's ItemNotFoundException),
+            # and any backend may do the same. The store is unavailable for this call, as when
+            # locked; what was being stored is never part of the reason.
+            reason = str(exc)
+            for value in args[1:]:
+                reason = reason.replace(value, "[secret]") if value else reason
+            raise SecretStoreUnavailableError(f"{type(exc).__name__}: {reason}") from None
 
     def get(self, key: str) -> str | None:
         value: str | None = self._call("get_password", key)
