@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from harness import Measurement, Timing, add_repeat_option, interleaved
+from harness import Measurement, Timing, add_repeat_option, interleaved, private_folders
 from scan_validate import write_descriptors
 
 BENCH = Path(__file__).resolve().parent
@@ -43,6 +43,7 @@ def gateway(folder: Path) -> StdioServerParameters:
             "--poll-interval",
             "0",
         ],
+        env=private_folders(),  # over the MCP SDK's default environment: HOME, PATH and a few more
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from aai_gateway.service import Gateway
 from aai_gateway.service.naming import app_tool_names
 
 REPEAT = 5
+_OWN_FOLDERS = tempfile.TemporaryDirectory(prefix="aai-bench-folders-")  # removed when the benchmark ends
 
 Measurement = Callable[[], Awaitable[float]]
 """One full measurement: runs the workload once and returns the seconds it took."""
@@ -151,15 +153,23 @@ def in_process_gateway(folder: Path, environ: Mapping[str, str]) -> Gateway:
     )
 
 
+def private_folders() -> dict[str, str]:
+    """The XDG folders of every gateway a benchmark starts: the benchmark's own, so that none
+    reads the user's config or writes into their cache or consent decisions."""
+    root = Path(_OWN_FOLDERS.name)
+    names = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
+    return {name: str(root / name.lower()) for name in names}
+
+
 def gateway_server(
     folder: Path, environ: Mapping[str, str], serve_args: Sequence[str] = ("--poll-interval", "0")
 ) -> StdioServerParameters:
     """`aai-gateway serve` over the descriptors in `folder` with `serve_args` (by default without
-    polling for changes), its config.toml in `folder`."""
+    polling for changes), its config.toml in `folder`, its cache and state the benchmark's."""
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(folder), *serve_args],
-        env={**environ, "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
+        env={**environ, **private_folders(), "AAI_GATEWAY_CONFIG": str(folder / "config.toml")},
     )
 
 

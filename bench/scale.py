@@ -83,7 +83,7 @@ from mcp import Client, StdioServerParameters
 from aai_gateway.bulk import without_cyclic_gc
 from aai_gateway.service.naming import app_tool_names
 from call_overhead import APP_ID, PAYLOAD, free_port, start_endpoint, write_descriptor
-from harness import Measurement, Timing, add_repeat_option, gateway_server, interleaved
+from harness import Measurement, Timing, add_repeat_option, gateway_server, interleaved, private_folders
 from process_cpu import TICKS_PER_SECOND, child_pids, tree_cpu
 from scan_validate import gateway_scan
 
@@ -206,6 +206,7 @@ def json_load_all(files: Sequence[Path]) -> int:
 def gateway_environment(folder: Path, cache: Path) -> dict[str, str]:
     return {
         **os.environ,
+        **private_folders(),
         "AAI_GATEWAY_CONFIG": str(folder / "config.toml"),
         "AAI_GATEWAY_CACHE_DIR": str(cache),
     }

@@ -84,11 +84,18 @@ class DemoUser:
         return types.ElicitResult(action="accept", content={"decision": "allow_once"})
 
 
+def private_folders(root: Path) -> dict[str, str]:
+    """The gateway's cache, config, consent decisions and data (the notes example keeps its notes
+    there) in the demo's own folder: the demo never touches the user's."""
+    names = {"XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache", "XDG_STATE_HOME": "state"}
+    return {"XDG_DATA_HOME": str(root), **{name: str(root / folder) for name, folder in names.items()}}
+
+
 async def session(data_dir: str) -> None:
     gateway = StdioServerParameters(
         command=sys.executable,
         args=["-m", "aai_gateway", "serve", "--no-default-paths", "--path", str(EXAMPLES)],
-        env={**os.environ, "XDG_DATA_HOME": data_dir},  # the notes example keeps its notes here
+        env={**os.environ, **private_folders(Path(data_dir))},
     )
     print(f"  MCP client started: {DIM}aai-gateway serve --no-default-paths --path examples{RESET}")
     info = types.Implementation(name="aai-gateway demo", version="1.0")

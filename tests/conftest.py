@@ -16,9 +16,15 @@ Parallel: pyproject's addopts run the suite in pytest-xdist workers (`-n auto`),
 share a file, a port or a daemon with another. Ports come from the OS (port 0); files live under
 `tmp_path`; session fixtures (httpbin, `private_keyring`) start once per worker.
 
-State: every test gets its own `XDG_STATE_HOME` (consent decisions kept without a keyring) and
-`XDG_CACHE_HOME` (web descriptors, MCP tool snapshots). The terminal is 120 columns wide for every
-test (`COLUMNS`), so the CLI's tables come out the same in any terminal and in any worker.
+Folders: no test, and no process a test starts, reaches the developer's own files. For the whole
+session `HOME` and the XDG folders (config, cache, state, data) are the session's, and the
+developer's `AAI_GATEWAY_*` settings are gone; every test then gets a `HOME` and XDG folders of
+its own (consent decisions kept without a keyring, web descriptors, MCP tool snapshots, the
+descriptor cache). `HOME` matters as much as the XDG variables: an MCP client starting the gateway
+passes on only HOME, PATH and a few more (the MCP SDK's and the Inspector's default environment),
+and the gateway then finds its folders from HOME alone. A gateway folder of the developer's that
+the session created fails it (`private_home`). The terminal is 120 columns wide for every test
+(`COLUMNS`), so the CLI's tables come out the same in any terminal and in any worker.
 
 Keyring: for the whole session `PYTHON_KEYRING_BACKEND` names keyring's fail backend, so no test can
 reach the developer's real keyring by accident (`KeyringSecretStore()` refuses it). A test that
@@ -41,8 +47,10 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+import platformdirs
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -54,6 +62,34 @@ pytest_plugins = ["tests.protected_mcp"]
 
 FAIL_KEYRING_BACKEND = "keyring.backends.fail.Keyring"
 TERMINAL_COLUMNS = 120  # shutil.get_terminal_size's fallback in the CLI when no terminal is attached
+GATEWAY = "aai-gateway"
+GATEWAY_SETTINGS = "AAI_GATEWAY_"  # the prefix of the gateway's environment variables
+
+
+def home_folders(home: Path) -> dict[str, str]:
+    """HOME at `home`, and the XDG folders where they are by default under it."""
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+    }
+
+
+def gateway_folders() -> list[Path]:
+    """Where a gateway started with this process's environment keeps its cache, config, state and
+    data (platformdirs: HOME and the XDG variables), and ~/.aai, where `import` writes."""
+    return [
+        Path(platformdirs.user_cache_dir(GATEWAY)),
+        Path(platformdirs.user_config_dir(GATEWAY)),
+        Path(platformdirs.user_state_dir(GATEWAY)),
+        Path(platformdirs.user_data_dir(GATEWAY)),
+        Path.home() / ".aai",
+    ]
+
+
+USER_GATEWAY_FOLDERS = gateway_folders()  # the developer's: read before any fixture moved HOME
 
 settings.register_profile(
     "dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -110,16 +146,32 @@ def fixed_terminal_width() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The session's HOME and XDG folders, before any fixture of a module starts a gateway, and
+    none of the developer's `AAI_GATEWAY_*` settings (their config, cache, descriptor folders).
+    Fails the session if it created a gateway folder of the developer's (`USER_GATEWAY_FOLDERS`;
+    one that existed before is not watched: the developer's own gateway may be writing there)."""
+    absent = [folder for folder in USER_GATEWAY_FOLDERS if not folder.exists()]
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith(GATEWAY_SETTINGS)]:
+            patch.delenv(name)
+        for name, value in home_folders(tmp_path_factory.mktemp("home")).items():
+            patch.setenv(name, value)
+        yield
+    created = [str(folder) for folder in absent if folder.exists()]
+    if created:
+        pytest.fail(f"the tests wrote into the user's own gateway folders: {', '.join(created)}")
+
+
 @pytest.fixture(autouse=True)
-def private_state_and_cache_dirs(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every test (and every gateway it starts) keeps consent decisions made without a keyring
-    in a state directory of its own, and its caches (web descriptors, MCP tool snapshots) in a
-    cache directory of its own: never the developer's, never another test's, which may be
-    running at the same moment in another pytest-xdist worker."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+def private_home_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every gateway it starts) has a HOME and XDG folders of its own: consent
+    decisions made without a keyring, caches (web descriptors, MCP tool snapshots, descriptor
+    cards) and config are never the developer's, nor another test's, which may be running at the
+    same moment in another pytest-xdist worker."""
+    for name, value in home_folders(tmp_path_factory.mktemp("home")).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture(scope="session")
