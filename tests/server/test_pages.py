@@ -1,5 +1,6 @@
 """One-time pages run in the server's task group: one that fails after it opened ends with no
-answer for its call, and the task group, the server's, goes on."""
+answer, tells its call it failed (never as if nobody had answered), and the task group, the
+server's, goes on."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from aai_gateway.server.pages import MAX_OPEN_PAGES, Pages, TooManyPagesError
+from aai_gateway.server.pages import MAX_OPEN_PAGES, PageFailedError, Pages, TooManyPagesError
 
 pytestmark = pytest.mark.anyio
 
@@ -39,11 +40,12 @@ class FailingPage:
         raise ValueError("a bug in the page")
 
 
-async def test_a_page_that_fails_after_it_opened_gives_no_answer_and_leaves_the_task_group_running() -> None:
+async def test_a_page_that_fails_after_it_opened_tells_its_call_and_leaves_the_task_group_running() -> None:
     pages: Pages[str] = Pages("test")
     async with anyio.create_task_group() as tasks:
         page_id = await pages.open(tasks, FailingPage())
-        assert await pages.result(page_id) is None
+        with pytest.raises(PageFailedError, match=r"test page for dev\.test\.app failed"):
+            await pages.result(page_id)
         survivor = anyio.Event()
 
         async def another_task() -> None:

@@ -53,9 +53,19 @@ RECORD_SECONDS = 5.0  # how stale a decision made in another process (the CLI) m
 class Prompter(Protocol):
     """One way to ask the user; None when it cannot ask now (no capability, no terminal, or
     asking failed: the next prompter is tried). It raises only to end the call, e.g. to put the
-    question to a 2026-07-28 client in the call's result."""
+    question to a 2026-07-28 client in the call's result, or `AskingFailedError`."""
 
     async def ask(self, question: ConsentQuestion) -> Answer | None: ...
+
+
+class AskingFailedError(Exception):
+    """The question reached the user and then asking broke (the consent page failed after it
+    opened): nobody answered, so the call ends with CONSENT_REQUIRED saying so (`reason`) and
+    how to grant it, never CONSENT_DENIED; no other prompter asks again what the user was shown."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class DialogPrompter:
@@ -132,7 +142,10 @@ class ConsentGate:
         if verdict.denied:
             raise _denied(target, remembered=verdict.remembered)
         question = self._question(target, app, tool, arguments, verdict)
-        answer = await self._ask(question, [*prompters, *([self.dialog] if self.dialog else [])])
+        try:
+            answer = await self._ask(question, [*prompters, *([self.dialog] if self.dialog else [])])
+        except AskingFailedError as failed:
+            raise self._required(target, app, tool, arguments, asking_failed=failed.reason) from None
         if answer is None:
             raise self._required(target, app, tool, arguments)
         await self._remember(target, answer)
@@ -195,6 +208,8 @@ class ConsentGate:
         app: AppDescriptor,
         tool: Tool,
         arguments: Mapping[str, object],
+        *,
+        asking_failed: str | None = None,
     ) -> ConsentRequiredError:
         lasting = self._no_lasting_grant(target) or (
             "the user's config asks every time (consent.always_ask), so a lasting grant would not help"
@@ -214,6 +229,7 @@ class ConsentGate:
             no_lasting_grant=lasting,
             config_file=str(self.config_path) if self.config_path is not None else None,
             auto_allow_entry=auto_allow_entry(target),
+            asking_failed=asking_failed,
         )
 
     def _no_lasting_grant(self, target: ConsentTarget) -> str | None:

@@ -85,7 +85,8 @@ class ConsentRequiredError(AaiError):
     on this machine: `command`, the grant command (None when a lasting grant cannot help or be
     kept: `no_lasting_grant` says why); `auto_allow_entry`, the `[consent.auto_allow]` tools entry
     that trusts this tool for every client, `auto_allow` the config.toml lines that hold it, and
-    `config_file` the file to put them in."""
+    `config_file` the file to put them in. `asking_failed`: why the user, who was asked, could not
+    answer (the consent page failed); nobody denied anything."""
 
     def __init__(
         self,
@@ -102,6 +103,7 @@ class ConsentRequiredError(AaiError):
         no_lasting_grant: str | None = None,
         config_file: str | None = None,
         auto_allow_entry: str | None = None,
+        asking_failed: str | None = None,
     ) -> None:
         lines = (
             ["[consent.auto_allow]", f"tools = [{json.dumps(auto_allow_entry, ensure_ascii=False)}]"]
@@ -120,12 +122,18 @@ class ConsentRequiredError(AaiError):
                 f"trust it for every client in {where}: add {entry} to `tools` in its "
                 f"[consent.auto_allow] table (a new file: {' / '.join(lines)})"
             )
-        ways.append("use an MCP client that can ask them (elicitation)")
+        if asking_failed is None:
+            why = (
+                "nobody can ask them now: this client cannot (no elicitation) and there is no desktop dialog"
+            )
+            ways.append("use an MCP client that can ask them (elicitation)")
+        else:
+            why = f"they were asked, but {asking_failed}, so nobody answered: the user did not deny it"
+            ways.append("answer it when the retried call asks them again")
         super().__init__(
-            f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}), and nobody can ask "
-            f"them now: this client cannot (no elicitation) and there is no desktop dialog. Show the user "
-            f"what this tool does and these arguments, and the ways to allow it: {'; or '.join(ways)}. "
-            "Then retry",
+            f"the user has not allowed {caller!r} to use {tool} of {app_name} ({app_id}), and {why}. "
+            f"Show the user what this tool does and these arguments, and the ways to allow it: "
+            f"{'; or '.join(ways)}. Then retry",
             {
                 "caller": caller,
                 "app_id": app_id,
@@ -137,6 +145,7 @@ class ConsentRequiredError(AaiError):
                 "arguments": arguments,
                 "command": command,
                 **({"no_lasting_grant": no_lasting_grant} if no_lasting_grant else {}),
+                **({"asking_failed": asking_failed} if asking_failed else {}),
                 "config_file": config_file,
                 "auto_allow_entry": auto_allow_entry,
                 "auto_allow": lines,

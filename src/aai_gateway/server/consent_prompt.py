@@ -15,7 +15,7 @@ from typing import Any
 
 from anyio.abc import TaskGroup
 
-from ..consent.gate import call_digest
+from ..consent.gate import AskingFailedError, call_digest
 from ..consent.page import ConsentPage
 from ..consent.prompt_text import (
     DENY,
@@ -26,10 +26,11 @@ from ..consent.prompt_text import (
     shown_line,
 )
 from .ask import Ask, NeedInput, choice_property
-from .pages import PAGE_TIMEOUT_SECONDS, Pages, TooManyPagesError
+from .pages import PAGE_TIMEOUT_SECONDS, PageFailedError, Pages, TooManyPagesError
 
 logger = logging.getLogger(__name__)
 
+PAGE_FAILED = "the consent page failed (a gateway error: its log says why)"
 CHOICE_TITLES = {
     "allow_once": "Allow once",
     "allow_tool": "Always allow this tool",
@@ -130,7 +131,10 @@ class UrlConsentPrompter:
             return None
         if reply.action != "accept":
             return DENY
-        answer = await self.pages.result(page_id)
+        try:
+            answer = await self.pages.result(page_id)
+        except PageFailedError:  # a bug, not the user: no answer, and no denial either
+            raise AskingFailedError(PAGE_FAILED) from None
         if not self.channel.modern:
             await self.channel.ctx.session.send_elicit_complete(page_id)
         answered = answer if answer is not None else DENY

@@ -25,7 +25,7 @@ from ..descriptor.model import HttpChannel
 from ..descriptor.model_auth import ApiKeyAuth, AppCredentialAuth, CookieAuth
 from ..errors import AaiError
 from .ask import Ask
-from .pages import PAGE_TIMEOUT_SECONDS, Pages, ServedPage, TooManyPagesError
+from .pages import PAGE_TIMEOUT_SECONDS, PageFailedError, Pages, ServedPage, TooManyPagesError
 
 TypedAuth = ApiKeyAuth | AppCredentialAuth | CookieAuth
 _Kept = TypeVar("_Kept")  # what a page keeps: a credential, or none
@@ -110,14 +110,19 @@ async def _send_to_page(
     ask: Ask, pages: Pages[Any], page_id: str, *, question: str, message: str, error: AaiError
 ) -> None:
     """Ask the user (URL elicitation) to open the page; returns once the page has its result,
-    re-raises `error` when the page is gone, the user declines, or the page ends without one."""
+    re-raises `error` when the page is gone, the user declines, or the page ends without one
+    (a page that failed included: the credential is still missing)."""
     url = pages.url(page_id)
     if url is None:
         raise error
     answer = await ask.url(question, message, url, page_id)
     if answer.action != "accept":
         raise error
-    if await pages.result(page_id) is None:
+    try:
+        result = await pages.result(page_id)
+    except PageFailedError:
+        raise error from None
+    if result is None:
         raise error
     if not ask.modern:
         await ask.ctx.session.send_elicit_complete(page_id)

@@ -30,6 +30,11 @@ class TooManyPagesError(Exception):
     """`MAX_OPEN_PAGES` pages of this kind already wait for the user: the call asks no other way."""
 
 
+class PageFailedError(Exception):
+    """The page failed after it opened (a bug, not the user): it ended with no answer, and nobody
+    may read that as the user's "no"."""
+
+
 class ServedPage(Protocol[T_co]):
     """What is served under an id: a one-time local page (pages/local_page.py), or an OAuth
     sign-in whose link is the authorization server's (auth/sign_in_page.py)."""
@@ -49,6 +54,7 @@ class _Pending(Generic[T]):
     done: anyio.Event
     opened_at: float
     value: T | None = None
+    failed: bool = False
 
 
 class Pages(Generic[T]):
@@ -94,7 +100,8 @@ class Pages(Generic[T]):
             if not started:  # `open` raises it, in the call that asked for the page
                 raise
             # Past `started`, this task is the server's: a page that fails ends with no answer
-            # (its call goes on without one), never the server
+            # (its call learns it failed, from `result`), never the server
+            self._pending[page_id].failed = True
             logger.warning(
                 "%s for %s failed with an unexpected %s (traceback at DEBUG level)",
                 page.kind,
@@ -117,10 +124,13 @@ class Pages(Generic[T]):
         return pending.url if pending else None
 
     async def result(self, page_id: str) -> T | None:
-        """What the user submitted on the page (waits while it is open); None if nothing."""
+        """What the user submitted on the page (waits while it is open); None if nothing (closed
+        unanswered, timed out). PageFailedError when the page failed after it opened."""
         pending = self._pending.get(page_id)
         if pending is None:
             return None
         await pending.done.wait()
         self._pending.pop(page_id, None)
+        if pending.failed:
+            raise PageFailedError(f"the {pending.page.kind} for {pending.page.subject} failed")
         return pending.value
