@@ -179,6 +179,15 @@ WORKERS_THAT_FAIL = {
         "    sys.stdout.buffer.write(len(data).to_bytes(4, 'little') + data)\n"
         "    sys.stdout.buffer.flush()",
     ],
+    "declares a list of two billion rows": [
+        sys.executable,
+        "-c",
+        "import sys\n"
+        "data = b'[' + (2**31 - 1).to_bytes(4, 'little')\n"
+        "for line in sys.stdin:\n"
+        "    sys.stdout.buffer.write(len(data).to_bytes(4, 'little') + data)\n"
+        "    sys.stdout.buffer.flush()",
+    ],
     "claims a gigabyte": [
         sys.executable,
         "-c",

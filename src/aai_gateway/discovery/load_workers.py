@@ -276,7 +276,7 @@ def _answer(from_worker: IO[bytes], chunk: list[tuple[str, bool]]) -> list[Worke
         size = _read_exactly(from_worker, _LENGTH_BYTES)
         data = None if size is None else _read_exactly(from_worker, int.from_bytes(size, "little"))
         answer = None if data is None else marshal.loads(data)  # noqa: S302 (see the module's text)
-    except (OSError, ValueError, EOFError, TypeError):
+    except (OSError, ValueError, EOFError, TypeError, MemoryError):  # MemoryError: a list said huge
         return None
     asked = dict(chunk)
     if type(answer) is not list or len(answer) != len(chunk) or not all(_is_row(r, asked) for r in answer):
