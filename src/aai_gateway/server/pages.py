@@ -101,7 +101,7 @@ class Pages(Generic[T]):
                 raise
             # Past `started`, this task is the server's: a page that fails ends with no answer
             # (its call learns it failed, from `result`), never the server
-            self._pending[page_id].failed = True
+            pending.failed = True  # bound: `started` is set after it
             logger.warning(
                 "%s for %s failed with an unexpected %s (traceback at DEBUG level)",
                 page.kind,
