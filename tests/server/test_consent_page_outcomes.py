@@ -29,11 +29,6 @@ pytestmark = pytest.mark.anyio
 CALLER = "agent-c"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class LinkOnlyClient:
     """The `Ask` of a 2025-11-25 client that can open links for the user and show no forms. Its
     user opens each link and presses `button` on the page (None: presses nothing)."""
