@@ -5,7 +5,9 @@ elicitation, sampling, a grandchild process. It speaks both protocol generations
 `--legacy-only` it refuses `server/discover`, like a server of before 2026-07-28.
 
 Its stdio is its own (not the SDK's `stdio_server`), so that tools can write to the real stdout.
-Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio), `--legacy-only`,
+Options: `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio; with `--stateless`
+no session is kept between requests, and with `--json-response` each answer is one JSON body, not
+an event stream, as servers behind load balancers run), `--legacy-only`,
 `--exit-at-start` (writes to stderr and exits 3), `--tools-list error|hang|invalid` (tools/list is
 answered with an error, never, or with one tool the SDK refuses), `--marker-dir DIR`
 (where `hang` notes that it started and that it was cancelled, and `grandchild` the pid of what
@@ -377,7 +379,7 @@ def serve_http(port: int) -> None:
     import uvicorn
 
     uvicorn.run(
-        build().streamable_http_app(),
+        build().streamable_http_app(stateless_http=OPTIONS.stateless, json_response=OPTIONS.json_response),
         host="127.0.0.1",
         port=port,
         log_level="warning",
@@ -431,6 +433,8 @@ def main() -> None:
     parser.add_argument("--banner", action="store_true")
     parser.add_argument("--marker-dir")
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--stateless", action="store_true")
+    parser.add_argument("--json-response", action="store_true")
     parser.add_argument(
         "--tools-list", choices=["error", "hang", "invalid"], help="answer tools/list so, not with the tools"
     )
