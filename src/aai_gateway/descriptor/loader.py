@@ -7,23 +7,24 @@ import logging
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+import jiter
 from pydantic import ValidationError
 
 from ..errors import DescriptorError, Problem, json_pointer
 from . import dialect_a, dialect_b, dialect_b_checks, dialect_c, dialect_c_checks
-from .checks import problems_with_schemas_plain
+from .checks import DEEP_CHECK_KEYS, problems_with_schemas_plain
 from .limits import MAX_DESCRIPTOR_BYTES, MAX_NESTING
 from .mcp_wire import is_unicode
 from .model import AppDescriptor, Dialect, Source
-from .plain_json import plainly_valid
 from .platforms import Platform, host_platform
 from .quoting import MAX_MESSAGE, clip, quoted
 from .raw import RawParse, problems_from_validation, raw_model, validated
+from .schema_cost import MAX_CHECKS
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def _contained(load: Callable[[], LoadResult], source: Source) -> LoadResult:
 
 
 def _load_text(data: str | bytes, source: Source, host: Platform | None) -> LoadResult:
-    plain = plainly_valid(data)
+    plain = _plainly_valid(data)
     if plain is not None:
         return _load_document(plain.document, source, host, plain_schemas=plain.schemas_plain)
     document, problems = _parse_exactly(data)
@@ -172,14 +173,14 @@ def load_descriptor(data: str | bytes, source: Source, host: Platform | None = N
 def parse_json(data: str | bytes) -> tuple[Any, list[Problem]]:
     """The document, or every problem of the text with its pointer. Strict: UTF-8, no `NaN`, no
     duplicate keys, at most MAX_NESTING levels, numbers that fit a float, Unicode strings."""
-    plain = plainly_valid(data)
+    plain = _plainly_valid(data)
     if plain is not None:
         return plain.document, []
     return _parse_exactly(data)
 
 
 def _parse_exactly(data: str | bytes) -> tuple[Any, list[Problem]]:
-    """`parse_json` for any text: finds and words every problem (slower than `plainly_valid`)."""
+    """`parse_json` for any text: finds and words every problem (slower than `_plainly_valid`)."""
     if isinstance(data, bytes):
         if len(data) > MAX_DESCRIPTOR_BYTES:
             return None, [
@@ -271,6 +272,63 @@ def _parse_exactly(data: str | bytes) -> tuple[Any, list[Problem]]:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_UTF8_BOM = b"\xef\xbb\xbf"
+_FLOAT_MAX = sys.float_info.max
+
+
+@dataclass(slots=True)  # never changed once made; not frozen: a frozen __init__ costs twice as much
+class _Plain:
+    document: Any
+    schemas_plain: bool  # no key of checks.DEEP_CHECK_KEYS anywhere, at most MAX_CHECKS objects
+
+
+def _plainly_valid(data: str | bytes) -> _Plain | None:
+    """The fast path of parsing, for the ordinary file: the document when jiter (a JSON parser in
+    Rust, as strict as ours and catching duplicate keys) parses it and nothing in it breaks a rule
+    of ours; else None, and the exact parser finds and words every problem. A cold start parses
+    every descriptor: this takes a third of the exact parser's time, and its one walk also tells
+    whether any schema in the file needs the deep checks (`checks.problems_with_schemas_plain`)."""
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    if len(data) > MAX_DESCRIPTOR_BYTES:
+        return None
+    try:
+        document = jiter.from_json(
+            data.removeprefix(_UTF8_BOM), allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="all"
+        )
+    except ValueError:
+        return None
+    if type(document) is not dict:  # not a descriptor at all: the exact parser says so
+        return None
+    objects = 0
+    deep_keys = False
+    level: list[Any] = [document]  # the containers `depth` levels down
+    depth = 1
+    while level:  # jiter refuses lone surrogates; depth and numbers are ours to check
+        if depth > MAX_NESTING:
+            return None
+        below: list[Any] = []
+        for value in level:
+            if type(value) is dict:
+                objects += 1
+                deep_keys = deep_keys or not DEEP_CHECK_KEYS.isdisjoint(value)
+                items: Iterable[Any] = value.values()
+            else:
+                items = value
+            for item in items:
+                kind = type(item)
+                if kind is str:  # most values: asked first
+                    continue
+                if kind is dict or kind is list:
+                    below.append(item)
+                elif (kind is float and not math.isfinite(item)) or (kind is int and abs(item) > _FLOAT_MAX):
+                    return None
+        level = below
+        depth += 1
+    return _Plain(document, not deep_keys and objects <= MAX_CHECKS)
 
 
 def _refuse_constant(name: str) -> Any:
