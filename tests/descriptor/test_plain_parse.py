@@ -4,6 +4,7 @@ same document, and lets a schema skip the deep checks only when they would find 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aai_gateway.descriptor.checks import (
+    DEEP_CHECK_KEYS,
     _compile_problem,
     _cost_problem,
     check_schema,
@@ -45,6 +47,8 @@ def test_the_fast_parse_takes_only_what_the_exact_parser_takes_and_reads_it_the_
         '{"a": 1e999}',
         '{"a": -1e999}',
         '{"a": 1' + "0" * 400 + "}",
+        '{"a": [' + str(int(sys.float_info.max) + 1) + "]}",
+        '{"a": {"b": -' + str(int(sys.float_info.max) * 2) + "}}",
         '{"a": "\\ud800"}',
         '{"a": NaN}',
         "[1]",
@@ -71,6 +75,39 @@ def test_a_file_with_a_reference_or_a_regular_expression_anywhere_gets_the_deep_
     plain = _plainly_valid(json.dumps(document))
     assert plain is not None
     assert not plain.schemas_plain
+
+
+@pytest.mark.parametrize("key", ["\\u0024ref", "$\\u0069d", "patt\\u0065rn", "\\u0070atternProperties"])
+def test_a_key_of_the_deep_checks_spelled_with_escapes_still_gets_them(key: str) -> None:
+    text = '{"tools": [{"parameters": {"properties": {"x": {"KEY": "a+"}}}}]}'.replace("KEY", key)
+    plain = _plainly_valid(text)
+    assert plain is not None
+    assert not plain.schemas_plain
+
+
+DEEP_KEYS = st.sampled_from([*sorted(DEEP_CHECK_KEYS), "type", "a", "$"])
+NESTED = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.text(max_size=3)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(DEEP_KEYS, children, max_size=3)
+    ),
+    max_leaves=15,
+)
+
+
+def has_deep_key(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(key in DEEP_CHECK_KEYS or has_deep_key(item) for key, item in value.items())
+    return isinstance(value, list) and any(has_deep_key(item) for item in value)
+
+
+@given(NESTED, st.booleans())
+def test_schemas_are_plain_exactly_when_no_object_anywhere_has_a_key_of_the_deep_checks(
+    value: Any, ascii_only: bool
+) -> None:
+    plain = _plainly_valid(json.dumps({"v": value}, ensure_ascii=ascii_only))
+    assert plain is not None
+    assert plain.schemas_plain is not has_deep_key(value)
 
 
 def test_a_file_with_more_objects_than_one_value_may_be_checked_against_gets_the_deep_schema_checks() -> None:

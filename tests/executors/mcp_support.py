@@ -25,6 +25,7 @@ from aai_gateway.executors import (
     ExecutorRegistry,
     Invocation,
     ProgressReporter,
+    ToolResult,
     UserAnswer,
     UserAsker,
     UserQuestion,
@@ -139,6 +140,26 @@ def call(
     return Invocation(
         app, found, arguments or {}, "test-1", progress, secrets=secrets or {}, ask_user=ask_user
     )
+
+
+def assert_every_kind_of_content(result: ToolResult) -> None:
+    """What mcp_upstream.py's `blocks` answers, as the executor must pass it on: unchanged."""
+    kinds = [block["type"] for block in result.content]
+    assert kinds == ["text", "image", "audio", "resource_link", "resource", "resource"]
+    assert result.content[1] == {"type": "image", "data": PNG_DATA, "mimeType": "image/png"}
+    assert result.content[3] == {
+        "type": "resource_link",
+        "uri": "file:///tmp/report.txt",
+        "name": "report",
+        "mimeType": "text/plain",
+    }
+    assert result.content[4]["resource"] == {
+        "uri": "memo://one",
+        "mimeType": "text/plain",
+        "text": "embedded text",
+    }
+    assert result.content[5]["resource"]["blob"] == PNG_DATA
+    assert result.structured_content == {"kinds": 6, "nested": {"list": [1, 2, 3]}}
 
 
 class Progress:

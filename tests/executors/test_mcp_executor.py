@@ -18,7 +18,7 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ExecutorRegistry, ToolResult, mcp_launch, programs
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.executors.programs import find_program
-from tests.executors.mcp_support import ENVIRON, PNG_DATA, call, mcp_document, write_app
+from tests.executors.mcp_support import ENVIRON, assert_every_kind_of_content, call, mcp_document, write_app
 
 pytestmark = pytest.mark.anyio
 
@@ -71,22 +71,7 @@ async def test_every_kind_of_content_and_the_structured_content_pass_through_unc
 ) -> None:
     result = await run(executor, app, "blocks")
 
-    kinds = [block["type"] for block in result.content]
-    assert kinds == ["text", "image", "audio", "resource_link", "resource", "resource"]
-    assert result.content[1] == {"type": "image", "data": PNG_DATA, "mimeType": "image/png"}
-    assert result.content[3] == {
-        "type": "resource_link",
-        "uri": "file:///tmp/report.txt",
-        "name": "report",
-        "mimeType": "text/plain",
-    }
-    assert result.content[4]["resource"] == {
-        "uri": "memo://one",
-        "mimeType": "text/plain",
-        "text": "embedded text",
-    }
-    assert result.content[5]["resource"]["blob"] == PNG_DATA
-    assert result.structured_content == {"kinds": 6, "nested": {"list": [1, 2, 3]}}
+    assert_every_kind_of_content(result)
 
 
 async def test_a_tool_that_reports_its_own_failure_is_a_result_with_is_error_not_a_gateway_error(

@@ -19,10 +19,10 @@ from aai_gateway.executors import ToolResult, UserAnswer
 from aai_gateway.executors.mcp import McpExecutor
 from tests.executors.mcp_support import (
     ENVIRON,
-    PNG_DATA,
     TOOL_NAMES,
     Progress,
     User,
+    assert_every_kind_of_content,
     call,
     http_upstream,
     mcp_document,
@@ -92,16 +92,7 @@ async def test_every_kind_of_content_passes_through_unchanged(
 ) -> None:
     result = await run(executor, app, "blocks")
 
-    assert [block["type"] for block in result.content] == [
-        "text",
-        "image",
-        "audio",
-        "resource_link",
-        "resource",
-        "resource",
-    ]
-    assert result.content[1] == {"type": "image", "data": PNG_DATA, "mimeType": "image/png"}
-    assert result.structured_content == {"kinds": 6, "nested": {"list": [1, 2, 3]}}
+    assert_every_kind_of_content(result)
 
 
 async def test_the_tools_own_failure_is_a_result_with_is_error(
