@@ -75,6 +75,16 @@ ENVIRON = {
 }
 
 
+@asynccontextmanager
+async def running_executor(environ: dict[str, str] = ENVIRON) -> AsyncIterator[McpExecutor]:
+    """An mcp executor for a test module, its servers stopped at the end (after 0.5 s of grace)."""
+    executor = McpExecutor(environ=environ, kill_grace_seconds=0.5)
+    try:
+        yield executor
+    finally:
+        await executor.aclose()
+
+
 def mcp_document(
     *,
     app_id: str = APP_ID,

@@ -18,7 +18,14 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ExecutorRegistry, ToolResult, mcp_launch, programs
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.executors.programs import find_program
-from tests.executors.mcp_support import ENVIRON, assert_every_kind_of_content, call, mcp_document, write_app
+from tests.executors.mcp_support import (
+    ENVIRON,
+    assert_every_kind_of_content,
+    call,
+    mcp_document,
+    running_executor,
+    write_app,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -30,11 +37,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def executor() -> AsyncIterator[McpExecutor]:
-    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
-    try:
+    async with running_executor() as executor:
         yield executor
-    finally:
-        await executor.aclose()
 
 
 @pytest.fixture(

@@ -18,7 +18,6 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult, UserAnswer
 from aai_gateway.executors.mcp import McpExecutor
 from tests.executors.mcp_support import (
-    ENVIRON,
     TOOL_NAMES,
     Progress,
     User,
@@ -26,6 +25,7 @@ from tests.executors.mcp_support import (
     call,
     http_upstream,
     mcp_document,
+    running_executor,
     write_app,
 )
 
@@ -63,11 +63,8 @@ def app(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> AppDescrip
 
 @pytest.fixture(scope="module")
 async def executor() -> AsyncIterator[McpExecutor]:
-    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
-    try:
+    async with running_executor() as executor:
         yield executor
-    finally:
-        await executor.aclose()
 
 
 async def run(executor: McpExecutor, app: AppDescriptor, tool: str, **arguments: object) -> ToolResult:

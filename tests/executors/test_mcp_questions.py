@@ -15,7 +15,14 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult, UserAnswer, UserQuestion
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.executors.mcp_sessions import NOBODY_ASKED
-from tests.executors.mcp_support import ENVIRON, Progress, User, call, mcp_document, write_app
+from tests.executors.mcp_support import (
+    Progress,
+    User,
+    call,
+    mcp_document,
+    running_executor,
+    write_app,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -29,11 +36,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def executor() -> AsyncIterator[McpExecutor]:
-    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
-    try:
+    async with running_executor() as executor:
         yield executor
-    finally:
-        await executor.aclose()
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["2026-07-28", "2025-11-25"])

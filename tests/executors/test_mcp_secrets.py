@@ -17,7 +17,14 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import McpExecutor
 from aai_gateway.executors.redaction import SECRET_MARKER
-from tests.executors.mcp_support import ENVIRON, call, http_upstream, mcp_document, write_app
+from tests.executors.mcp_support import (
+    ENVIRON,
+    call,
+    http_upstream,
+    mcp_document,
+    running_executor,
+    write_app,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -40,11 +47,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def executor() -> AsyncIterator[McpExecutor]:
-    executor = McpExecutor(environ=GATEWAY_ENVIRON, kill_grace_seconds=0.5)
-    try:
+    async with running_executor(GATEWAY_ENVIRON) as executor:
         yield executor
-    finally:
-        await executor.aclose()
 
 
 @pytest.fixture(scope="module")

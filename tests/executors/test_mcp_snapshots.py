@@ -17,7 +17,7 @@ from aai_gateway.errors import AaiError, ErrorCode
 from aai_gateway.executors import ToolResult
 from aai_gateway.executors.mcp import REREAD_SECONDS, McpExecutor
 from tests.builders import mcp_descriptor
-from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, write_app
+from tests.executors.mcp_support import ENVIRON, TOOL_NAMES, call, mcp_document, running_executor, write_app
 from tests.snapshot_upstream import ReadCountingMcpExecutor, UpstreamTools
 
 pytestmark = pytest.mark.anyio
@@ -30,11 +30,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def executor() -> AsyncIterator[McpExecutor]:
-    executor = McpExecutor(environ=ENVIRON, kill_grace_seconds=0.5)
-    try:
+    async with running_executor() as executor:
         yield executor
-    finally:
-        await executor.aclose()
 
 
 def server_document(legacy: bool) -> dict[str, Any]:
