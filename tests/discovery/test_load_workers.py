@@ -366,21 +366,42 @@ def test_a_worker_ignores_ctrl_c_even_while_it_is_still_importing(tmp_path: Path
         process.wait()
 
 
-def test_a_worker_does_not_import_httpx_s_command_line_client(tmp_path: Path) -> None:
-    """httpx imports its command-line client (click, rich, pygments) where they are installed; a
-    worker's start would pay for it on every first start of many files."""
-    write_json(tmp_path / "aai.json", c_descriptor("dev.test.lean-start"))
+def modules_a_worker_imports(tmp_path: Path, *descriptors: dict[str, Any]) -> set[bytes]:
+    """What a real worker imports to read `descriptors` (`-X importtime`: every module, on stderr)."""
+    paths = []
+    for number, descriptor in enumerate(descriptors):
+        paths.append(tmp_path / f"app{number}.json")
+        write_json(paths[-1], descriptor)
     command = load_workers.worker_command("linux")
-    command[1:1] = ["-X", "importtime"]  # every module imported, on stderr
+    command[1:1] = ["-X", "importtime"]
     done = subprocess.run(
         command,
-        input=json.dumps([[str(tmp_path / "aai.json"), False]]).encode() + b"\n",
+        input=json.dumps([[str(path), False] for path in paths]).encode() + b"\n",
         capture_output=True,
         timeout=60,
         check=True,
     )
-    imported = {line.rsplit(b"|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert b"httpx" in imported and b"aai_gateway.descriptor.loader" in imported
+    return {line.rsplit(b"|", 1)[-1].strip() for line in done.stderr.splitlines()}
+
+
+def test_a_worker_reading_apps_with_plain_base_urls_does_not_import_httpx(tmp_path: Path) -> None:
+    """Its URL parse is for other URLs (descriptor/origin.py): a worker's start is that much shorter."""
+    imported = modules_a_worker_imports(
+        tmp_path,
+        c_descriptor("dev.test.adapter"),
+        c_descriptor("dev.test.web", type="http", baseUrl="https://api.example.com/v1"),
+    )
+    assert b"aai_gateway.descriptor.loader" in imported
+    assert b"httpx" not in imported
+
+
+def test_a_worker_that_needs_httpx_does_not_import_its_command_line_client(tmp_path: Path) -> None:
+    """httpx imports its command-line client (click, rich, pygments) where they are installed; a
+    worker's start would pay for it on every first start of many files."""
+    imported = modules_a_worker_imports(
+        tmp_path, c_descriptor("dev.test.local", type="http", baseUrl="http://127.0.0.1:9")
+    )
+    assert b"httpx" in imported
     assert not imported & {b"click", b"rich", b"pygments"}
 
 

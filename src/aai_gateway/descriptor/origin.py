@@ -6,6 +6,10 @@
   is what gets fetched.
 - `url_origin` gives the origin of any http(s) URL as a comparable tuple: two URLs are on the
   same origin exactly when scheme, host and port (with the scheme's default filled in) are equal.
+
+httpx, whose URL parse this uses, is imported by the first URL that needs it (~20 ms): a worker
+that reads descriptors at a first start (discovery/load_workers) mostly meets plain base URLs,
+read off by `url_origin` without it, and starts that much sooner.
 """
 
 from __future__ import annotations
@@ -14,8 +18,6 @@ import ipaddress
 import re
 import socket
 from typing import Any, Final, NamedTuple
-
-import httpx
 
 from ..errors import AaiError, UsageError
 
@@ -66,6 +68,8 @@ def normalize_origin(reference: str) -> str:
         candidate = text
     else:
         candidate = "https://" + text
+    import httpx  # noqa: PLC0415 (see the module's text)
+
     try:
         url = httpx.URL(candidate)
     except (httpx.InvalidURL, ValueError) as exc:
@@ -119,6 +123,8 @@ def origin_text(host: str, port: int | None) -> str:
 
 def split_origin(origin: str) -> tuple[str, int | None]:
     """`https://[::1]:8443` → (`::1`, 8443); the port is None when it is 443."""
+    import httpx  # noqa: PLC0415 (see the module's text)
+
     url = httpx.URL(origin)
     host = url.raw_host.decode("ascii")
     return host, (url.port if url.port not in (None, 443) else None)
@@ -136,6 +142,8 @@ def url_origin(url: str) -> Origin | None:
     if plain is not None and not _NUMERIC_IPV4.fullmatch(plain[2]) and ip_literal(plain[2]) is None:
         scheme = plain[1]
         return Origin(scheme, plain[2], DEFAULT_PORTS[scheme])
+    import httpx  # noqa: PLC0415 (see the module's text)
+
     try:
         parsed = httpx.URL(url.strip())
         scheme = parsed.scheme.lower()
